@@ -1,0 +1,47 @@
+/**
+ * One registry of error codes. Every error dqctl raises on purpose is a DqError with a code from here;
+ * the CLI maps the code to an exit code in one place (cli/main.ts) and the server to an HTTP status.
+ */
+export const ERROR_CODES = {
+  INVALID_ARGUMENT: { http: 400, exit: 1, description: 'A command-line option or request parameter is wrong.' },
+  VALIDATION_FAILED: { http: 400, exit: 3, description: 'The repository has validation errors; nothing was planned or applied.' },
+  REPOSITORY_UNREADABLE: { http: 400, exit: 1, description: 'The repository folder cannot be read (missing, not a folder, permission denied).' },
+  PLAN_FILE_INVALID: { http: 400, exit: 1, description: 'A saved plan file cannot be read or has an unknown format_version.' },
+  STALE_PLAN: { http: 409, exit: 1, description: 'A saved plan no longer matches the repository or the live store; run plan again.' },
+  MASS_DELETE_REFUSED: { http: 409, exit: 1, description: 'The plan would delete more than half (or all) of the managed objects; pass --allow-mass-delete.' },
+  OWNERSHIP_CONFLICT: { http: 409, exit: 1, description: 'An object in the repository is owned by another namespace in the live store.' },
+  CONFIRMATION_REQUIRED: { http: 400, exit: 1, description: 'apply was not confirmed: pass --auto-approve when there is no terminal.' },
+  APPLY_CANCELLED: { http: 400, exit: 1, description: 'apply was declined at the confirmation prompt.' },
+  LOCK_TIMEOUT: { http: 423, exit: 1, description: 'The store lock is held by another operation and was not released within --lock-timeout.' },
+  STORE_UNREACHABLE: { http: 503, exit: 1, description: 'The live store (PostgreSQL or the embedded data directory) cannot be opened.' },
+  STORE_INCOMPATIBLE: { http: 500, exit: 1, description: 'The live store was written by a newer dqctl (unknown migration).' },
+  NOT_FOUND: { http: 404, exit: 1, description: 'The named object does not exist.' },
+  ALREADY_EXISTS: { http: 409, exit: 1, description: 'An object of that name exists already.' },
+  INTERNAL: { http: 500, exit: 1, description: 'A bug in dqctl; please report it with the command that caused it.' },
+} as const satisfies Record<string, { http: number; exit: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class DqError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'DqError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get exitCode(): number {
+    return ERROR_CODES[this.code].exit;
+  }
+
+  get httpStatus(): number {
+    return ERROR_CODES[this.code].http;
+  }
+}
+
+export function isDqError(error: unknown): error is DqError {
+  return error instanceof DqError;
+}

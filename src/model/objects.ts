@@ -1,0 +1,80 @@
+import type { JsonObject } from './json.js';
+import type { ObjectKind } from './objectKind.js';
+
+/** Who owns a live object: the repository (apply) or a REST API client. */
+export type ManagedBy = 'git' | 'api';
+
+/**
+ * An object as the repository wants it: normalized spec, its content hash and where it came from.
+ * `attachments` carries content that lives beside the YAML (the `.py` module of a rule).
+ */
+export interface DesiredObject {
+  kind: ObjectKind;
+  name: string;
+  spec: JsonObject;
+  attachments: JsonObject;
+  hash: string;
+  origin: { file: string };
+}
+
+/** An object as the live store holds it. */
+export interface LiveObject {
+  kind: ObjectKind;
+  name: string;
+  spec: JsonObject;
+  attachments: JsonObject;
+  /** Hash of the current spec + attachments. */
+  contentHash: string;
+  /** Hash written by the last apply; differs from contentHash after a write through the API ("drift"). */
+  appliedHash: string | null;
+  managedBy: ManagedBy;
+  /** Ownership namespace (dqctl.yaml `namespace`); applies only touch their own namespace. */
+  owner: string;
+  originFile: string | null;
+  originCommit: string | null;
+  /** Store revision at which this object was last written. */
+  revision: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The cheap part of a live object: enough to decide "no change" without reading specs. */
+export type LiveSummary = Omit<LiveObject, 'spec' | 'attachments' | 'createdAt' | 'updatedAt'>;
+
+/** A row written by apply (or, later, by the API). */
+export interface ObjectWrite {
+  kind: ObjectKind;
+  name: string;
+  spec: JsonObject;
+  attachments: JsonObject;
+  contentHash: string;
+  /** For git writes the same as contentHash; for API writes the previous appliedHash is kept. */
+  appliedHash: string | null;
+  managedBy: ManagedBy;
+  owner: string;
+  originFile: string | null;
+  originCommit: string | null;
+}
+
+export interface LockInfo {
+  holder: string;
+  operation: string;
+  since: string;
+  /** Process id and host of the holder, for people reading the error. */
+  pid: number | null;
+  host: string | null;
+}
+
+export interface ApplyRecordInput {
+  appliedBy: string;
+  commit: string | null;
+  repository: string | null;
+  planFingerprint: string;
+  summary: { add: number; change: number; destroy: number; objects: string[] };
+}
+
+export interface ApplyRecord extends ApplyRecordInput {
+  id: number;
+  appliedAt: string;
+  storeRevision: number;
+}
