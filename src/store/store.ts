@@ -1,0 +1,67 @@
+import type {
+  ApplyRecord,
+  ApplyRecordInput,
+  LiveObject,
+  LiveSummary,
+  LockInfo,
+  ObjectKey,
+  ObjectKind,
+  ObjectWrite,
+} from '../model/index.js';
+
+/**
+ * The live store: one SQL schema (`dqctl`) on PostgreSQL or on embedded PGlite, same SQL on both.
+ * This module is the only one that imports `pg` or PGlite.
+ */
+export interface StoreReader {
+  /** The store revision counter: bumped once by every write transaction. */
+  revision(): Promise<number>;
+  /** Every object without its spec, sorted by kind then name: what a no-change plan needs. */
+  listSummaries(filter?: { kind?: ObjectKind }): Promise<LiveSummary[]>;
+  /** Full objects, sorted by kind then name. */
+  listObjects(filter?: { kind?: ObjectKind }): Promise<LiveObject[]>;
+  /** Full objects for the given keys (missing keys are left out). */
+  getObjects(keys: ObjectKey[]): Promise<LiveObject[]>;
+}
+
+export interface StoreTransaction extends StoreReader {
+  /** Insert or replace objects (bulk); each row gets revision = the new store revision. */
+  upsertObjects(objects: ObjectWrite[]): Promise<void>;
+  deleteObjects(keys: ObjectKey[]): Promise<void>;
+  recordApply(record: ApplyRecordInput): Promise<ApplyRecord>;
+}
+
+export interface LockRequest {
+  /** Who holds it, e.g. `alice@laptop` or `ci`. */
+  holder: string;
+  /** What for, e.g. `apply`. */
+  operation: string;
+  /** How long to wait for another holder before failing with LOCK_TIMEOUT naming it. */
+  timeoutMs: number;
+}
+
+export interface Store extends StoreReader {
+  readonly engine: 'pglite' | 'postgres';
+  /** Human description without secrets: `postgres://user@host:5432/db` or `pglite:/path/.dqctl/pglite`. */
+  readonly description: string;
+  /**
+   * Take the store-wide lock, run `work` in ONE transaction, commit, release. The revision counter is bumped
+   * once at the start of the transaction. A crash or a thrown error rolls everything back and the lock
+   * cannot outlive its holder's process or connection.
+   */
+  withLock<T>(request: LockRequest, work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  /** The current lock holder, or null when free (a lock left by a dead process counts as free). */
+  currentLock(): Promise<LockInfo | null>;
+  /** Apply history, newest first. */
+  history(limit?: number): Promise<ApplyRecord[]>;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /** postgres:// URL; when absent the embedded PGlite store in `stateDir` is used. */
+  databaseUrl?: string;
+  /** Folder of the embedded store (default `.dqctl` under the current directory). */
+  stateDir?: string;
+  /** How long to wait for the embedded store's folder while another process has it open. */
+  openTimeoutMs?: number;
+}
