@@ -1,0 +1,19 @@
+import type { DesiredObject, Diagnostic } from '../model/index.js';
+import type { RepositorySettings } from './settings.js';
+
+/** What a repository asks for: its objects (normalized, hashed), its settings and every finding. */
+export interface DesiredState {
+  repository: { description: string; commit: string | null };
+  settings: RepositorySettings;
+  /** Sorted by kind, then name. Objects of files with errors are left out. */
+  objects: DesiredObject[];
+  diagnostics: Diagnostic[];
+  /** File texts of the files that have diagnostics, for snippets. */
+  texts: Map<string, string>;
+  /** Hash of every (kind, name, hash) and the namespace: the identity of this desired state. */
+  fingerprint: string;
+}
+
+export function errorCount(state: Pick<DesiredState, 'diagnostics'>): number {
+  return state.diagnostics.filter((d) => d.severity === 'error').length;
+}

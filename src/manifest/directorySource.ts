@@ -1,0 +1,118 @@
+import { execFile } from 'node:child_process';
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { promisify } from 'node:util';
+import { DqError } from '../model/index.js';
+import {
+  MAX_FILE_BYTES,
+  READ_ROOTS,
+  SETTINGS_FILE,
+  type RepositoryFile,
+  type RepositoryProblem,
+  type RepositorySource,
+} from './repositorySource.js';
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * A repository in a folder on disk. Symlinks are followed only while they stay inside the folder: a link
+ * that leaves it could make a pull request read files from the machine that runs dqctl.
+ */
+export class DirectorySource implements RepositorySource {
+  readonly description: string;
+  private rootReal: string | undefined;
+
+  constructor(private readonly root: string) {
+    this.description = root;
+  }
+
+  async commit(): Promise<string | null> {
+    try {
+      const { stdout } = await execFileAsync('git', ['rev-parse', 'HEAD'], { cwd: this.root, timeout: 10_000 });
+      return stdout.trim() || null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async realRoot(): Promise<string> {
+    if (this.rootReal) return this.rootReal;
+    let info;
+    try {
+      info = await stat(this.root);
+    } catch (error) {
+      throw new DqError('REPOSITORY_UNREADABLE', `cannot read the repository folder ${this.root}: ${(error as Error).message}`);
+    }
+    if (!info.isDirectory()) throw new DqError('REPOSITORY_UNREADABLE', `${this.root} is not a folder`);
+    this.rootReal = await realpath(this.root);
+    return this.rootReal;
+  }
+
+  async listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }> {
+    const rootReal = await this.realRoot();
+    const files: RepositoryFile[] = [];
+    const problems: RepositoryProblem[] = [];
+    const visit = async (relPath: string): Promise<void> => {
+      const absolute = join(this.root, relPath);
+      let info;
+      try {
+        info = await lstat(absolute);
+      } catch {
+        return; // vanished while listing (an editor's temp file): not ours to report
+      }
+      if (info.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = await realpath(absolute);
+        } catch {
+          problems.push({ path: relPath, code: 'unreadable_file', summary: `broken symbolic link ${relPath}` });
+          return;
+        }
+        if (target !== rootReal && !target.startsWith(rootReal + sep)) {
+          problems.push({
+            path: relPath,
+            code: 'symlink_outside_repository',
+            summary: `${relPath} is a symbolic link to ${target}, outside the repository; refusing to read it`,
+          });
+          return;
+        }
+        info = await stat(absolute);
+      }
+      if (info.isDirectory()) {
+        const entries = await readdir(absolute);
+        entries.sort();
+        await Promise.all(entries.map((entry) => visit(relPath === '' ? entry : `${relPath}/${entry}`)));
+        return;
+      }
+      if (!info.isFile()) return;
+      if (info.size > MAX_FILE_BYTES) {
+        problems.push({
+          path: relPath,
+          code: 'file_too_large',
+          summary: `${relPath} is ${(info.size / 1024 / 1024).toFixed(1)} MB; files over ${MAX_FILE_BYTES / 1024 / 1024} MB are refused`,
+        });
+        return;
+      }
+      files.push({ path: relPath, size: info.size });
+    };
+    for (const top of [...READ_ROOTS, SETTINGS_FILE]) {
+      try {
+        await lstat(join(this.root, top));
+      } catch {
+        continue;
+      }
+      await visit(top);
+    }
+    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return { files, problems };
+  }
+
+  async readFile(path: string): Promise<string> {
+    const rootReal = await this.realRoot();
+    const absolute = join(rootReal, path);
+    if (relative(rootReal, absolute).startsWith('..')) {
+      throw new DqError('REPOSITORY_UNREADABLE', `${path} is outside the repository`);
+    }
+    return readFile(absolute, 'utf8');
+  }
+}

@@ -1,0 +1,230 @@
+import { createHash } from 'node:crypto';
+import { contentHash } from '../diff/contentHash.js';
+import { normalizeSpec } from '../diff/normalizeSpec.js';
+import {
+  compareKeys,
+  isJsonObject,
+  isObjectKind,
+  type DesiredObject,
+  type Diagnostic,
+  type JsonObject,
+  type ObjectKind,
+} from '../model/index.js';
+import { validateDocument } from '../schema/index.js';
+import type { DesiredState } from './desiredState.js';
+import { DirectorySource } from './directorySource.js';
+import { classifyPath, suffixOfKind } from './objectPaths.js';
+import type { RepositorySource } from './repositorySource.js';
+import { runSemanticChecks, type LoadedObject } from './semanticChecks.js';
+import { DEFAULT_SETTINGS, readSettings, type RepositorySettings } from './settings.js';
+import { parseYamlFile, type ParsedYaml } from './yamlDocument.js';
+
+const API_VERSION = 'dqo/v1';
+const READ_CONCURRENCY = 64;
+
+/**
+ * Reads a repository into its desired state. Every problem becomes a diagnostic (all files are read, all
+ * errors reported at once); nothing here throws for bad content, only for an unreadable repository.
+ */
+export async function loadRepository(source: RepositorySource | string): Promise<DesiredState> {
+  const repo = typeof source === 'string' ? new DirectorySource(source) : source;
+  const diagnostics: Diagnostic[] = [];
+  const texts = new Map<string, string>();
+  const [{ files, problems }, commit] = await Promise.all([repo.listFiles(), repo.commit()]);
+
+  for (const problem of problems) {
+    diagnostics.push({ severity: 'error', code: problem.code, summary: problem.summary, range: fileStart(problem.path) });
+  }
+
+  type Pending = { path: string; kind: ObjectKind; name: string; connection?: string };
+  const pending: Pending[] = [];
+  const attachments = new Map<string, string>(); // owner yaml path -> .py path
+  let settingsPath: string | undefined;
+  for (const file of files) {
+    const c = classifyPath(file.path);
+    switch (c.type) {
+      case 'object':
+        pending.push({ path: file.path, kind: c.kind, name: c.name, connection: c.connection });
+        break;
+      case 'attachment':
+        attachments.set(c.ownerPath, file.path);
+        break;
+      case 'settings':
+        settingsPath = file.path;
+        break;
+      case 'invalid':
+        diagnostics.push({
+          severity: c.code === 'unrecognized_file' ? 'warning' : 'error',
+          code: c.code,
+          summary: c.summary,
+          range: fileStart(file.path),
+        });
+        break;
+      case 'ignored':
+        break;
+    }
+  }
+
+  let settings: RepositorySettings = DEFAULT_SETTINGS;
+  if (settingsPath) {
+    const text = await repo.readFile(settingsPath);
+    const { parsed, diagnostics: yamlDiagnostics } = parseYamlFile(settingsPath, text);
+    const fileDiagnostics = [...yamlDiagnostics];
+    if (parsed) fileDiagnostics.push(...schemaDiagnostics('settings', parsed));
+    if (fileDiagnostics.length > 0) texts.set(settingsPath, text);
+    diagnostics.push(...fileDiagnostics);
+    if (parsed && !fileDiagnostics.some((d) => d.severity === 'error')) settings = readSettings(parsed.value);
+  }
+
+  const loaded: LoadedObject[] = [];
+  await forEachLimited(pending, READ_CONCURRENCY, async (item) => {
+    const text = await repo.readFile(item.path);
+    const { parsed, diagnostics: yamlDiagnostics } = parseYamlFile(item.path, text);
+    const fileDiagnostics = [...yamlDiagnostics];
+    if (parsed) {
+      const envelope = envelopeDiagnostics(item.kind, parsed);
+      fileDiagnostics.push(...envelope);
+      if (envelope.length === 0) fileDiagnostics.push(...schemaDiagnostics(item.kind, parsed));
+    }
+    const hasErrors = fileDiagnostics.some((d) => d.severity === 'error');
+    if (fileDiagnostics.length > 0) texts.set(item.path, text);
+    diagnostics.push(...fileDiagnostics);
+    if (parsed && !hasErrors) {
+      const document = parsed.value as JsonObject;
+      loaded.push({ kind: item.kind, name: item.name, connection: item.connection, file: item.path, rawSpec: isJsonObject(document.spec) ? document.spec : {}, parsed });
+    }
+  });
+
+  for (const [ownerPath, modulePath] of attachments) {
+    if (!pending.some((p) => p.path === ownerPath)) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'orphan_rule_module',
+        summary: `${modulePath} has no ${ownerPath.split('/').pop()} beside it; a custom rule needs both files`,
+        range: fileStart(modulePath),
+      });
+    }
+  }
+
+  const declaredConnections = new Set(pending.filter((p) => p.kind === 'source').map((p) => p.name));
+  const semantic = runSemanticChecks(loaded, { declaredConnections });
+  for (const d of semantic) if (d.range && !texts.has(d.range.filename)) {
+    const owner = loaded.find((o) => o.file === d.range!.filename);
+    if (owner) texts.set(owner.file, owner.parsed.text);
+  }
+  diagnostics.push(...semantic);
+  const excluded = new Set(semantic.filter((d) => d.severity === 'error' && d.range).map((d) => d.range!.filename));
+
+  const objects: DesiredObject[] = [];
+  for (const item of loaded) {
+    if (excluded.has(item.file)) continue;
+    const spec = normalizeSpec(item.kind, item.rawSpec);
+    const attachmentsOfObject: JsonObject = {};
+    const modulePath = attachments.get(item.file);
+    if (item.kind === 'rule' && modulePath) attachmentsOfObject.python_module = await repo.readFile(modulePath);
+    objects.push({
+      kind: item.kind,
+      name: item.name,
+      spec,
+      attachments: attachmentsOfObject,
+      hash: contentHash(spec, attachmentsOfObject),
+      origin: { file: item.file },
+    });
+  }
+  objects.sort(compareKeys);
+  diagnostics.sort(compareDiagnostics);
+
+  return {
+    repository: { description: repo.description, commit },
+    settings,
+    objects,
+    diagnostics,
+    texts,
+    fingerprint: desiredFingerprint(objects, settings),
+  };
+}
+
+export function desiredFingerprint(objects: readonly DesiredObject[], settings: RepositorySettings): string {
+  const hash = createHash('sha256');
+  hash.update(`namespace:${settings.namespace}\n`);
+  for (const o of objects) hash.update(`${o.kind}\t${o.name}\t${o.hash}\n`);
+  return hash.digest('hex');
+}
+
+function envelopeDiagnostics(expectedKind: ObjectKind, parsed: ParsedYaml): Diagnostic[] {
+  const doc = parsed.value;
+  if (!isJsonObject(doc)) {
+    return [
+      {
+        severity: 'error',
+        code: 'not_a_document',
+        summary: doc === undefined || doc === null ? 'the file is empty' : 'the file must hold a mapping with apiVersion, kind and spec',
+        range: parsed.locate([]),
+      },
+    ];
+  }
+  const out: Diagnostic[] = [];
+  if (doc.apiVersion !== API_VERSION) {
+    out.push({
+      severity: 'error',
+      code: 'wrong_api_version',
+      summary:
+        doc.apiVersion === undefined ? `missing apiVersion (expected ${API_VERSION})` : `apiVersion must be ${API_VERSION}, not ${JSON.stringify(doc.apiVersion)}`,
+      range: parsed.locate(doc.apiVersion === undefined ? [] : ['apiVersion']),
+    });
+  }
+  if (doc.kind === undefined) {
+    out.push({ severity: 'error', code: 'wrong_kind', summary: `missing kind (expected ${expectedKind})`, range: parsed.locate([]) });
+  } else if (!isObjectKind(doc.kind)) {
+    out.push({
+      severity: 'error',
+      code: 'wrong_kind',
+      summary: `unknown kind ${JSON.stringify(doc.kind)} (expected ${expectedKind} in a ${suffixOfKind(expectedKind)} file)`,
+      range: parsed.locate(['kind']),
+    });
+  } else if (doc.kind !== expectedKind) {
+    out.push({
+      severity: 'error',
+      code: 'kind_mismatch',
+      summary: `kind ${doc.kind} does not match the file name: a ${suffixOfKind(expectedKind)} file holds kind ${expectedKind}`,
+      detail: `kind ${doc.kind} belongs in a ${suffixOfKind(doc.kind)} file.`,
+      range: parsed.locate(['kind']),
+    });
+  }
+  return out;
+}
+
+function schemaDiagnostics(kind: ObjectKind | 'settings', parsed: ParsedYaml): Diagnostic[] {
+  return validateDocument(kind, parsed.value).map((v) => ({
+    severity: 'error' as const,
+    code: v.code,
+    summary: v.summary,
+    detail: v.detail,
+    range: parsed.locate(v.path, v.onKey),
+  }));
+}
+
+function fileStart(path: string) {
+  return { filename: path, start: { line: 1, column: 1 }, end: { line: 1, column: 1 } };
+}
+
+function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+  const fa = a.range?.filename ?? '';
+  const fb = b.range?.filename ?? '';
+  if (fa !== fb) return fa < fb ? -1 : 1;
+  const la = a.range?.start.line ?? 0;
+  const lb = b.range?.start.line ?? 0;
+  if (la !== lb) return la - lb;
+  return (a.range?.start.column ?? 0) - (b.range?.start.column ?? 0);
+}
+
+async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      await work(item);
+    }
+  });
+  await Promise.all(workers);
+}

@@ -1,0 +1,143 @@
+import type { ObjectKind } from '../model/index.js';
+
+/**
+ * Object names come from file paths, exactly as DQOps derives them:
+ * - `sources/<connection>/connection.dqoconnection.yaml`            → source `<connection>`
+ * - `sources/<connection>/<schema>.<table>.dqotable.yaml`           → table `<connection>/<schema>.<table>`
+ *   (split on the FIRST dot; `%XX` sequences decoded in both parts)
+ * - `rules/<folder…>/<name>.dqorule.yaml`                           → rule `<folder…>/<name>`
+ * - `patterns/[<folder…>/]<name>.dqotablepattern.yaml|.dqocolumnpattern.yaml` → policy `<folder…>/<name>`
+ */
+export type PathClassification =
+  | { type: 'object'; kind: ObjectKind; name: string; connection?: string; schema?: string; table?: string }
+  | { type: 'attachment'; ownerPath: string }
+  | { type: 'settings' }
+  | { type: 'ignored' }
+  | { type: 'invalid'; code: 'file_name_invalid' | 'unrecognized_file'; summary: string };
+
+const SUFFIXES: Array<[suffix: string, kind: ObjectKind]> = [
+  ['.dqoconnection.yaml', 'source'],
+  ['.dqotable.yaml', 'table'],
+  ['.dqorule.yaml', 'rule'],
+  ['.dqotablepattern.yaml', 'default_table_checks'],
+  ['.dqocolumnpattern.yaml', 'default_column_checks'],
+];
+
+/** The file-name suffix a kind must live in; used to say "kind source does not belong in a .dqotable.yaml file". */
+export function suffixOfKind(kind: ObjectKind): string {
+  return SUFFIXES.find(([, k]) => k === kind)![0];
+}
+
+export function kindOfFileName(fileName: string): ObjectKind | undefined {
+  return SUFFIXES.find(([suffix]) => fileName.endsWith(suffix))?.[1];
+}
+
+/** DQOps writes `/ \ < > : " ' | ? * & %` as `%XX`; undefined when a `%` is not followed by two hex digits. */
+export function decodeNamePart(part: string): string | undefined {
+  if (!part.includes('%')) return part;
+  if (/%(?![0-9A-Fa-f]{2})/.test(part)) return undefined;
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
+}
+
+const ENCODED_CHARACTERS = /[/\\<>:"'|?*&%]/g;
+
+/** The inverse of decodeNamePart, with upper-case hex as DQOps writes it. */
+export function encodeNamePart(part: string): string {
+  return part.replace(ENCODED_CHARACTERS, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+export function tableObjectName(connection: string, schema: string, table: string): string {
+  return `${connection}/${schema}.${table}`;
+}
+
+export function classifyPath(path: string): PathClassification {
+  if (path === 'dqctl.yaml') return { type: 'settings' };
+  const segments = path.split('/');
+  const fileName = segments[segments.length - 1];
+  const top = segments[0];
+  const kind = kindOfFileName(fileName);
+
+  if (top === 'rules' && fileName.endsWith('.py')) {
+    return { type: 'attachment', ownerPath: path.slice(0, -'.py'.length) + '.dqorule.yaml' };
+  }
+  if (!kind) {
+    if (fileName.endsWith('.yaml') || fileName.endsWith('.yml')) {
+      return {
+        type: 'invalid',
+        code: 'unrecognized_file',
+        summary: `${path} is not a DQOps file name (expected *.dqoconnection.yaml, *.dqotable.yaml, *.dqorule.yaml, *.dqotablepattern.yaml or *.dqocolumnpattern.yaml); it is ignored`,
+      };
+    }
+    return { type: 'ignored' };
+  }
+
+  const misplaced = (where: string): PathClassification => ({
+    type: 'invalid',
+    code: 'unrecognized_file',
+    summary: `${path}: ${fileName.slice(fileName.indexOf('.dqo'))} files belong in ${where}; this file is ignored`,
+  });
+
+  switch (kind) {
+    case 'source': {
+      if (top !== 'sources' || segments.length !== 3) return misplaced('sources/<connection>/');
+      if (fileName !== 'connection.dqoconnection.yaml') {
+        return { type: 'invalid', code: 'file_name_invalid', summary: `a connection file must be named connection.dqoconnection.yaml, not ${fileName}` };
+      }
+      const connection = decodeNamePart(segments[1]);
+      if (connection === undefined || connection === '') return undecodable(path, segments[1]);
+      return { type: 'object', kind, name: connection, connection };
+    }
+    case 'table': {
+      if (top !== 'sources' || segments.length !== 3) return misplaced('sources/<connection>/');
+      const connection = decodeNamePart(segments[1]);
+      if (connection === undefined || connection === '') return undecodable(path, segments[1]);
+      const stem = fileName.slice(0, -'.dqotable.yaml'.length);
+      const dot = stem.indexOf('.');
+      if (dot <= 0 || dot === stem.length - 1) {
+        return {
+          type: 'invalid',
+          code: 'file_name_invalid',
+          summary: `table file name ${JSON.stringify(fileName)} must be <schema>.<table>.dqotable.yaml`,
+        };
+      }
+      const schema = decodeNamePart(stem.slice(0, dot));
+      const table = decodeNamePart(stem.slice(dot + 1));
+      if (schema === undefined || table === undefined) return undecodable(path, stem);
+      return { type: 'object', kind, name: tableObjectName(connection, schema, table), connection, schema, table };
+    }
+    case 'rule': {
+      if (top !== 'rules' || segments.length < 2) return misplaced('rules/');
+      const decoded = decodeSegments(segments.slice(1), '.dqorule.yaml');
+      if (decoded === undefined) return undecodable(path, segments.slice(1).join('/'));
+      return { type: 'object', kind, name: decoded };
+    }
+    case 'default_table_checks':
+    case 'default_column_checks': {
+      if (top !== 'patterns' || segments.length < 2) return misplaced('patterns/');
+      const decoded = decodeSegments(segments.slice(1), kind === 'default_table_checks' ? '.dqotablepattern.yaml' : '.dqocolumnpattern.yaml');
+      if (decoded === undefined) return undecodable(path, segments.slice(1).join('/'));
+      return { type: 'object', kind, name: decoded };
+    }
+  }
+}
+
+function decodeSegments(segments: string[], suffix: string): string | undefined {
+  const parts = [...segments];
+  parts[parts.length - 1] = parts[parts.length - 1].slice(0, -suffix.length);
+  if (parts[parts.length - 1] === '') return undefined;
+  const decoded = parts.map(decodeNamePart);
+  if (decoded.some((p) => p === undefined)) return undefined;
+  return decoded.join('/');
+}
+
+function undecodable(path: string, part: string): PathClassification {
+  return {
+    type: 'invalid',
+    code: 'file_name_invalid',
+    summary: `the name ${JSON.stringify(part)} in ${path} does not decode: a % must be followed by two hex digits (e.g. %2F for /)`,
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * Where a repository's files come from. The loader only sees this interface, so a folder today and a
+ * git ref later (issue: plan --git-ref) read the same way. Paths are repository-relative with '/'.
+ */
+export interface RepositoryFile {
+  path: string;
+  /** Size in bytes, checked against the limit before reading. */
+  size: number;
+}
+
+export interface RepositoryProblem {
+  path: string;
+  code: 'symlink_outside_repository' | 'file_too_large' | 'unreadable_file';
+  summary: string;
+}
+
+export interface RepositorySource {
+  /** For messages: the folder path or `git:<ref>`. */
+  readonly description: string;
+  /** The commit the files belong to, when known (HEAD of the folder's git repository). */
+  commit(): Promise<string | null>;
+  /** Every file under the folders dqctl reads, plus the problems met while listing them. */
+  listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
+  readFile(path: string): Promise<string>;
+}
+
+/** Files larger than this are refused: no configuration file is that big, and parsing one would stall. */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** Top-level entries of a DQOps user home that dqctl reads; everything else (.data, settings/, …) is ignored. */
+export const READ_ROOTS = ['sources', 'rules', 'patterns'] as const;
+export const SETTINGS_FILE = 'dqctl.yaml';

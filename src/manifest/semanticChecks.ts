@@ -1,0 +1,260 @@
+import { isSecretKey, isSecretReference } from '../diff/secrets.js';
+import { isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
+import type { ParsedYaml } from './yamlDocument.js';
+
+/** An object whose file parsed and passed its schema: the input of the checks that span files. */
+export interface LoadedObject {
+  kind: ObjectKind;
+  name: string;
+  /** For sources and tables: the decoded connection folder name. */
+  connection?: string;
+  file: string;
+  rawSpec: JsonObject;
+  parsed: ParsedYaml;
+}
+
+export interface SemanticContext {
+  /** Connections that have a connection file, even one with errors (so a broken connection file does not
+   *  also make every table of it "unknown"). */
+  declaredConnections: ReadonlySet<string>;
+}
+
+/**
+ * Checks that a JSON Schema cannot express: across files (duplicates, dangling connections and lineage) and
+ * within values (threshold order, literal secrets, policy targets that can never match).
+ */
+export function runSemanticChecks(objects: readonly LoadedObject[], context: SemanticContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  checkDuplicates(objects, out);
+  const tablesByConnection = new Map<string, Set<string>>();
+  for (const o of objects) {
+    if (o.kind !== 'table' || !o.connection) continue;
+    const set = tablesByConnection.get(o.connection) ?? new Set<string>();
+    set.add(o.name.slice(o.connection.length + 1));
+    tablesByConnection.set(o.connection, set);
+  }
+  for (const o of objects) {
+    switch (o.kind) {
+      case 'source':
+        checkSecrets(o, out);
+        break;
+      case 'table':
+        checkTableConnection(o, context, out);
+        checkLineage(o, context, tablesByConnection, out);
+        checkThresholds(o, out);
+        checkPartitioning(o, out);
+        break;
+      case 'default_table_checks':
+      case 'default_column_checks':
+        checkThresholds(o, out);
+        checkPolicyTarget(o, context, out);
+        break;
+      case 'rule':
+        break;
+    }
+  }
+  return out;
+}
+
+function checkDuplicates(objects: readonly LoadedObject[], out: Diagnostic[]): void {
+  const seen = new Map<string, LoadedObject>();
+  for (const o of objects) {
+    const id = `${o.kind}:${o.name}`;
+    const first = seen.get(id);
+    if (!first) {
+      seen.set(id, o);
+      continue;
+    }
+    out.push({
+      severity: 'error',
+      code: 'duplicate_object',
+      summary: `${o.kind} ${JSON.stringify(o.name)} is defined twice: in ${first.file} and in ${o.file}`,
+      detail: 'Both file names decode to the same object name; keep one of them.',
+      range: o.parsed.locate([]),
+    });
+  }
+}
+
+function checkTableConnection(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
+  if (o.connection && !context.declaredConnections.has(o.connection)) {
+    out.push({
+      severity: 'error',
+      code: 'unknown_connection',
+      summary: `table ${JSON.stringify(o.name)} belongs to connection ${JSON.stringify(o.connection)}, which has no sources/${o.file.split('/')[1]}/connection.dqoconnection.yaml`,
+      range: o.parsed.locate([]),
+    });
+  }
+}
+
+function checkLineage(
+  o: LoadedObject,
+  context: SemanticContext,
+  tablesByConnection: Map<string, Set<string>>,
+  out: Diagnostic[],
+): void {
+  const sources = o.rawSpec.source_tables;
+  if (!Array.isArray(sources)) return;
+  sources.forEach((entry, index) => {
+    if (!isJsonObject(entry)) return;
+    const connection = entry.source_connection;
+    if (typeof connection !== 'string') return;
+    if (!context.declaredConnections.has(connection)) {
+      out.push({
+        severity: 'error',
+        code: 'lineage_unknown_connection',
+        summary: `lineage source connection ${JSON.stringify(connection)} does not exist in the repository`,
+        range: o.parsed.locate(['spec', 'source_tables', index, 'source_connection']),
+      });
+      return;
+    }
+    const schema = entry.source_schema;
+    const table = entry.source_table;
+    const known = tablesByConnection.get(connection);
+    if (typeof schema === 'string' && typeof table === 'string' && known && !known.has(`${schema}.${table}`)) {
+      out.push({
+        severity: 'warning',
+        code: 'lineage_unknown_table',
+        summary: `lineage source table ${schema}.${table} is not among the tables of connection ${JSON.stringify(connection)} in the repository`,
+        range: o.parsed.locate(['spec', 'source_tables', index, 'source_table']),
+      });
+    }
+  });
+}
+
+
+function checkSecrets(o: LoadedObject, out: Diagnostic[]): void {
+  for (const [block, value] of Object.entries(o.rawSpec)) {
+    if (!isJsonObject(value)) continue;
+    for (const [key, secret] of Object.entries(value)) {
+      if (!isSecretKey(key) || typeof secret !== 'string' || secret === '' || isSecretReference(secret)) continue;
+      out.push({
+        severity: 'warning',
+        code: 'plaintext_secret',
+        summary: `${block}.${key} holds a literal secret; use a reference such as \${PG_PASSWORD} or \${credential://file}`,
+        detail: 'The value is committed to git in clear text. dqctl never shows it (plans print (sensitive)), but anyone who can read the repository can.',
+        range: o.parsed.locate(['spec', block, key]),
+      });
+    }
+  }
+}
+
+/** Severity thresholds must tighten from fatal to warning: a warning fires first, a fatal only on big problems. */
+function checkThresholds(o: LoadedObject, out: Diagnostic[]): void {
+  forEachCheck(o.rawSpec, ['spec'], (check, path) => {
+    const warning = isJsonObject(check.warning) ? check.warning : undefined;
+    const error = isJsonObject(check.error) ? check.error : undefined;
+    const fatal = isJsonObject(check.fatal) ? check.fatal : undefined;
+    const pairs: Array<[string, JsonObject | undefined, string, JsonObject | undefined]> = [
+      ['warning', warning, 'error', error],
+      ['error', error, 'fatal', fatal],
+      ['warning', warning, 'fatal', fatal],
+    ];
+    for (const [lowName, low, highName, high] of pairs) {
+      if (!low || !high) continue;
+      if (lowName === 'warning' && highName === 'fatal' && error) continue; // reported through error already
+      for (const parameter of Object.keys(low)) {
+        const a = low[parameter];
+        const b = high[parameter];
+        if (typeof a !== 'number' || typeof b !== 'number') continue;
+        const looser = parameter.startsWith('max_') ? a > b : parameter.startsWith('min_') ? a < b : false;
+        if (!looser) continue;
+        out.push({
+          severity: 'warning',
+          code: 'threshold_order',
+          summary: `${path[path.length - 1]}: the ${lowName} threshold ${parameter}=${a} is looser than the ${highName} threshold ${parameter}=${b}`,
+          detail: `A ${lowName} should fire before an ${highName}: for ${parameter} use ${parameter.startsWith('max_') ? `${lowName} <= ${highName}` : `${lowName} >= ${highName}`}.`,
+          range: o.parsed.locate([...path, lowName, parameter]),
+        });
+      }
+    }
+  });
+}
+
+function checkPartitioning(o: LoadedObject, out: Diagnostic[]): void {
+  const timestamps = isJsonObject(o.rawSpec.timestamp_columns) ? o.rawSpec.timestamp_columns : {};
+  if (typeof timestamps.partition_by_column === 'string' && timestamps.partition_by_column !== '') return;
+  const locations: Array<Array<string | number>> = [];
+  if (hasChecks(o.rawSpec.partitioned_checks)) locations.push(['spec', 'partitioned_checks']);
+  const columns = isJsonObject(o.rawSpec.columns) ? o.rawSpec.columns : {};
+  for (const [name, column] of Object.entries(columns)) {
+    if (isJsonObject(column) && hasChecks(column.partitioned_checks)) locations.push(['spec', 'columns', name, 'partitioned_checks']);
+  }
+  for (const path of locations) {
+    out.push({
+      severity: 'warning',
+      code: 'partitioned_without_partition_column',
+      summary: 'partitioned checks need timestamp_columns.partition_by_column; without it they never run',
+      range: o.parsed.locate(path, true),
+    });
+  }
+}
+
+const CATEGORIES = new Set([
+  'numeric_integer', 'numeric_decimal', 'numeric_float', 'datetime_timestamp', 'datetime_datetime', 'datetime_date',
+  'datetime_time', 'text', 'clob', 'json', 'bool', 'binary', 'array', 'other',
+]);
+
+function checkPolicyTarget(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
+  const target = isJsonObject(o.rawSpec.target) ? o.rawSpec.target : undefined;
+  if (!target) return;
+  const category = target.data_type_category;
+  if (typeof category === 'string' && !CATEGORIES.has(category)) {
+    out.push({
+      severity: 'error',
+      code: 'policy_target_cannot_match',
+      summary: `data_type_category ${JSON.stringify(category)} is not a data type category; the policy can never match`,
+      detail: `Known categories: ${[...CATEGORIES].join(', ')}.`,
+      range: o.parsed.locate(['spec', 'target', 'data_type_category']),
+    });
+  }
+  const connection = target.connection;
+  if (typeof connection === 'string' && connection !== '') {
+    const names = connection.split(',').map((s) => s.trim());
+    if (names.every((n) => !n.includes('*') && !context.declaredConnections.has(n))) {
+      out.push({
+        severity: 'warning',
+        code: 'policy_target_unknown_connection',
+        summary: `the policy targets connection ${JSON.stringify(connection)}, which is not in the repository`,
+        range: o.parsed.locate(['spec', 'target', 'connection']),
+      });
+    }
+  }
+}
+
+function hasChecks(container: JsonValue | undefined): boolean {
+  return isJsonObject(container) && Object.values(container).some((v) => isJsonObject(v) && Object.keys(v).length > 0);
+}
+
+/** Visits every check node of a table or policy spec, with its path from the document root. */
+export function forEachCheck(
+  spec: JsonObject,
+  prefix: Array<string | number>,
+  visit: (check: JsonObject, path: Array<string | number>) => void,
+): void {
+  const visitContainer = (container: JsonValue | undefined, path: Array<string | number>, timeScaled: boolean) => {
+    if (!isJsonObject(container)) return;
+    const levels: Array<[JsonValue | undefined, Array<string | number>]> = timeScaled
+      ? Object.entries(container).map(([scale, v]) => [v, [...path, scale]])
+      : [[container, path]];
+    for (const [level, levelPath] of levels) {
+      if (!isJsonObject(level)) continue;
+      for (const [category, checks] of Object.entries(level)) {
+        if (!isJsonObject(checks)) continue;
+        for (const [name, check] of Object.entries(checks)) {
+          if (isJsonObject(check)) visit(check, [...levelPath, category, name]);
+        }
+      }
+    }
+  };
+  const visitChecksOf = (node: JsonObject, path: Array<string | number>) => {
+    visitContainer(node.profiling_checks, [...path, 'profiling_checks'], false);
+    visitContainer(node.monitoring_checks, [...path, 'monitoring_checks'], true);
+    visitContainer(node.partitioned_checks, [...path, 'partitioned_checks'], true);
+  };
+  visitChecksOf(spec, prefix);
+  if (isJsonObject(spec.columns)) {
+    for (const [name, column] of Object.entries(spec.columns)) {
+      if (isJsonObject(column)) visitChecksOf(column, [...prefix, 'columns', name]);
+    }
+  }
+}

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import type { Change, Conflict, Drift, Kept } from '../diff/change.js';
+import type { DiffResult } from '../diff/diff.js';
+import { isSecretKey, isSecretReference } from '../diff/secrets.js';
+import { isJsonObject, type ObjectKey } from '../model/index.js';
+
+/**
+ * A plan is a value: what apply would do, why, and the fingerprint that ties it to one desired state and one
+ * live revision. Apply refuses a plan whose fingerprint no longer matches (a stale plan).
+ */
+export const PLAN_FORMAT_VERSION = '1.0';
+
+export interface PlanOptions {
+  pruneUnmanaged: boolean;
+  keepDrift: boolean;
+  allowMassDelete: boolean;
+  massDeleteThreshold: number;
+}
+
+export interface PlanContext {
+  repository: { description: string; commit: string | null };
+  store: { engine: string; description: string; revision: number };
+  namespace: string;
+  desiredFingerprint: string;
+  /** Live objects managed by this repository (git, same namespace): the base of the mass-delete guard. */
+  managedCount: number;
+  options: PlanOptions;
+  createdAt: string;
+}
+
+/** An analyzer's finding. Errors block apply (and make `plan` fail); warnings are shown. */
+export interface Finding {
+  code: 'MASS_DELETE' | 'OWNERSHIP_CONFLICT' | 'PLAINTEXT_SECRET';
+  severity: 'error' | 'warning';
+  message: string;
+  objects: string[];
+}
+
+export interface Plan {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  createdAt: string;
+  repository: PlanContext['repository'];
+  store: PlanContext['store'];
+  namespace: string;
+  options: PlanOptions;
+  changes: Change[];
+  kept: Kept[];
+  drift: Drift[];
+  conflicts: Conflict[];
+  resynced: ObjectKey[];
+  summary: { add: number; change: number; destroy: number };
+  findings: Finding[];
+  fingerprint: { desired: string; liveRevision: number; plan: string };
+}
+
+export function planFingerprint(desired: string, liveRevision: number, options: PlanOptions): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ desired, liveRevision, prune: options.pruneUnmanaged, keepDrift: options.keepDrift }))
+    .digest('hex');
+}
+
+/** Steps in the order they are shown and applied: creates and updates parents first, deletes children first. */
+const CREATE_ORDER = ['source', 'rule', 'default_table_checks', 'default_column_checks', 'table'];
+
+function orderChanges(changes: Change[]): Change[] {
+  const rank = (c: Change) => {
+    const kindRank = CREATE_ORDER.indexOf(c.key.kind);
+    return c.action === 'delete' ? 100 + (CREATE_ORDER.length - kindRank) : kindRank;
+  };
+  return [...changes].sort((a, b) => rank(a) - rank(b) || (a.key.name < b.key.name ? -1 : a.key.name > b.key.name ? 1 : 0));
+}
+
+export function buildPlan(result: DiffResult, context: PlanContext): Plan {
+  const changes = orderChanges(result.changes);
+  const summary = {
+    add: changes.filter((c) => c.action === 'create').length,
+    change: changes.filter((c) => c.action === 'update').length,
+    destroy: changes.filter((c) => c.action === 'delete').length,
+  };
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    createdAt: context.createdAt,
+    repository: context.repository,
+    store: context.store,
+    namespace: context.namespace,
+    options: context.options,
+    changes,
+    kept: result.kept,
+    drift: result.drift,
+    conflicts: result.conflicts,
+    resynced: result.resynced,
+    summary,
+    findings: analyze(changes, result.conflicts, context),
+    fingerprint: {
+      desired: context.desiredFingerprint,
+      liveRevision: context.store.revision,
+      plan: planFingerprint(context.desiredFingerprint, context.store.revision, context.options),
+    },
+  };
+}
+
+export function blockingFindings(plan: Pick<Plan, 'findings'>): Finding[] {
+  return plan.findings.filter((f) => f.severity === 'error');
+}
+
+export function hasChanges(plan: Pick<Plan, 'changes' | 'resynced'>): boolean {
+  return plan.changes.length > 0;
+}
+
+function label(key: ObjectKey): string {
+  return `${key.kind} ${key.name}`;
+}
+
+function analyze(changes: Change[], conflicts: Conflict[], context: PlanContext): Finding[] {
+  const findings: Finding[] = [];
+  const managedDeletes = changes.filter((c) => c.action === 'delete' && c.reason === 'not_in_repository');
+  const { managedCount, options } = context;
+  if (!options.allowMassDelete && managedDeletes.length > 0 && managedCount > 0) {
+    const all = managedDeletes.length >= managedCount;
+    const share = managedDeletes.length / managedCount;
+    if (all || share > options.massDeleteThreshold) {
+      findings.push({
+        code: 'MASS_DELETE',
+        severity: 'error',
+        message: all
+          ? `this plan deletes ALL ${managedCount} objects managed by this repository (an empty or broken checkout?); pass --allow-mass-delete if that is what you want`
+          : `this plan deletes ${managedDeletes.length} of the ${managedCount} objects managed by this repository (${Math.round(share * 100)}%, over the ${Math.round(options.massDeleteThreshold * 100)}% limit); pass --allow-mass-delete if that is what you want`,
+        objects: managedDeletes.map((c) => label(c.key)),
+      });
+    }
+  }
+  if (conflicts.length > 0) {
+    findings.push({
+      code: 'OWNERSHIP_CONFLICT',
+      severity: 'error',
+      message: `${conflicts.length} object(s) in the repository are managed by another namespace in the live store: ${conflicts
+        .slice(0, 5)
+        .map((c) => `${label(c.key)} (owner ${c.owner}, from ${c.file})`)
+        .join(', ')}${conflicts.length > 5 ? ', …' : ''}`,
+      objects: conflicts.map((c) => label(c.key)),
+    });
+  }
+  const literalSecrets = changes.filter(
+    (c) =>
+      c.action !== 'delete' &&
+      c.key.kind === 'source' &&
+      Object.values(c.desired.spec).some(
+        (block) => isJsonObject(block) && Object.entries(block).some(([k, v]) => isSecretKey(k) && typeof v === 'string' && v !== '' && !isSecretReference(v)),
+      ),
+  );
+  if (literalSecrets.length > 0) {
+    findings.push({
+      code: 'PLAINTEXT_SECRET',
+      severity: 'warning',
+      message: `${literalSecrets.length} connection(s) carry a literal password instead of a \${ENV} reference; it is stored but never shown`,
+      objects: literalSecrets.map((c) => label(c.key)),
+    });
+  }
+  return findings;
+}

@@ -1,0 +1,96 @@
+import type { PlanChangeDocument, PlanDocument } from './planDocument.js';
+import { flattenFields, formatValue } from './flattenFields.js';
+
+/**
+ * Terraform's conventions: `+` create, `~` update, `-` destroy, a `# … will be …` line with the reason, field
+ * lines `old -> new`, then `Plan: X to add, Y to change, Z to destroy.` and the objects affected.
+ */
+export interface TextOptions {
+  color: boolean;
+}
+
+const COLORS = { green: '\x1b[32m', yellow: '\x1b[33m', red: '\x1b[31m', bold: '\x1b[1m', dim: '\x1b[2m', reset: '\x1b[0m' };
+
+export const NO_CHANGES = 'No changes. The live state matches the repository.';
+
+export function renderPlanText(plan: PlanDocument, options: TextOptions = { color: false }): string {
+  const c = (color: keyof typeof COLORS, text: string) => (options.color ? `${COLORS[color]}${text}${COLORS.reset}` : text);
+  const lines: string[] = [];
+  const symbol = { create: c('green', '+'), update: c('yellow', '~'), delete: c('red', '-') };
+  const verb = { create: 'will be created', update: 'will be updated in-place', delete: 'will be destroyed' };
+
+  lines.push(`Repository: ${plan.repository.path}${plan.repository.commit ? ` @ ${plan.repository.commit.slice(0, 12)}` : ''}`);
+  lines.push(`Live store: ${plan.store.location} (revision ${plan.store.revision}), namespace ${plan.namespace}`);
+  lines.push('');
+
+  if (plan.changes.length > 0) {
+    lines.push('dqctl will perform the following actions:');
+    lines.push('');
+    for (const change of plan.changes) lines.push(...renderChange(change, symbol, verb, c), '');
+  }
+
+  if (plan.drift.length > 0) {
+    lines.push(c('bold', 'Objects changed outside git since the last apply:'));
+    lines.push('');
+    for (const d of plan.drift) {
+      lines.push(`  ${symbol.update} ${d.address}: changed through the API; ${d.restored ? 'apply restores the repository version' : 'kept as it is (--keep-drift)'}`);
+      for (const f of d.fields) {
+        const [from, to] = d.restored ? [f.after, f.before] : [f.before, f.after];
+        lines.push(`      ${f.path}: ${formatValue(from)} (live) vs ${formatValue(to)} (repository)`);
+      }
+    }
+    lines.push('');
+  }
+
+  if (plan.kept.length > 0) {
+    lines.push(c('bold', 'Left alone:'));
+    for (const k of plan.kept) lines.push(`  ${k.address}: ${k.reason}`);
+    lines.push('');
+  }
+
+  for (const f of plan.findings) {
+    lines.push(`${f.severity === 'error' ? c('red', 'Error:') : c('yellow', 'Warning:')} ${f.message}`);
+  }
+  if (plan.findings.length > 0) lines.push('');
+
+  if (plan.changes.length === 0) {
+    lines.push(c('green', NO_CHANGES));
+    return lines.join('\n') + '\n';
+  }
+  lines.push(c('bold', `Plan: ${plan.summary.add} to add, ${plan.summary.change} to change, ${plan.summary.destroy} to destroy.`));
+  for (const change of plan.changes) lines.push(`  ${symbol[change.actions[0]]} ${change.address}`);
+  return lines.join('\n') + '\n';
+}
+
+function renderChange(
+  change: PlanChangeDocument,
+  symbol: Record<'create' | 'update' | 'delete', string>,
+  verb: Record<'create' | 'update' | 'delete', string>,
+  c: (color: 'dim', text: string) => string,
+): string[] {
+  const action = change.actions[0];
+  const out = [`  # ${change.address} ${verb[action]}`, c('dim', `  # (${change.reason})`)];
+  switch (action) {
+    case 'create': {
+      out.push(`  ${symbol.create} ${change.address} {`);
+      for (const [path, value] of flattenFields(change.after)) out.push(`      ${symbol.create} ${path} = ${formatValue(value)}`);
+      out.push('    }');
+      break;
+    }
+    case 'update': {
+      out.push(`  ${symbol.update} ${change.address} {`);
+      if (change.fields.length === 0) out.push('      # (no field changes; ownership moves to the repository)');
+      for (const f of change.fields) {
+        if (f.before === null) out.push(`      ${symbol.create} ${f.path} = ${formatValue(f.after)}`);
+        else if (f.after === null) out.push(`      ${symbol.delete} ${f.path} = ${formatValue(f.before)} -> null`);
+        else out.push(`      ${symbol.update} ${f.path} = ${formatValue(f.before)} -> ${formatValue(f.after)}`);
+      }
+      out.push('    }');
+      break;
+    }
+    case 'delete':
+      out.push(`  ${symbol.delete} ${change.address}${change.file ? ` (was ${change.file})` : ''}`);
+      break;
+  }
+  return out;
+}
