@@ -1,0 +1,109 @@
+import type { Change } from '../diff/change.js';
+import { blockingFindings, type Plan } from '../plan/plan.js';
+import { DqError, type ApplyRecord, type DesiredObject, type ObjectKey, type ObjectWrite } from '../model/index.js';
+import type { Store, StoreTransaction } from '../store/store.js';
+
+/**
+ * Applies a plan: all of it in one transaction under the store lock, or nothing. The plan must still describe
+ * the live store: if anything wrote to the store since the plan was made (its revision moved), the plan is
+ * stale and refused. Writes the audit record in the same transaction.
+ */
+export interface ApplyOptions {
+  /** Lock holder shown to others, e.g. `alice@laptop`. */
+  holder: string;
+  /** Recorded in the audit log. */
+  appliedBy: string;
+  lockTimeoutMs: number;
+}
+
+export interface ApplyResult {
+  applied: { add: number; change: number; destroy: number };
+  /** Objects recorded as in sync again (their API change now matches the repository). */
+  resynced: number;
+  record: ApplyRecord | null;
+  storeRevision: number;
+}
+
+export async function applyPlan(plan: Plan, store: Store, options: ApplyOptions): Promise<ApplyResult> {
+  const blocking = blockingFindings(plan);
+  if (blocking.length > 0) {
+    const first = blocking[0];
+    throw new DqError(first.code === 'MASS_DELETE' ? 'MASS_DELETE_REFUSED' : 'OWNERSHIP_CONFLICT', first.message, {
+      objects: first.objects.slice(0, 20),
+    });
+  }
+  if (plan.changes.length === 0 && plan.resynced.length === 0) {
+    return { applied: { add: 0, change: 0, destroy: 0 }, resynced: 0, record: null, storeRevision: plan.store.revision };
+  }
+  return store.withLock({ holder: options.holder, operation: 'apply', timeoutMs: options.lockTimeoutMs }, async (tx) => {
+    const before = await revisionBeforeThisTransaction(tx);
+    if (before !== plan.fingerprint.liveRevision) {
+      throw new DqError(
+        'STALE_PLAN',
+        `the live store changed since the plan was made (revision ${plan.fingerprint.liveRevision} then, ${before} now); run plan again`,
+      );
+    }
+    const commit = plan.repository.commit;
+    const writes: ObjectWrite[] = [];
+    const deletes: ObjectKey[] = [];
+    for (const change of plan.changes) {
+      const write = toWrite(change, plan.namespace, commit);
+      if (write) writes.push(write);
+      else deletes.push(change.key);
+    }
+    for (const desired of plan.resynced) writes.push(gitWrite(desired, plan.namespace, commit));
+    if (deletes.length > 0) await tx.deleteObjects(deletes);
+    if (writes.length > 0) await tx.upsertObjects(writes);
+    faultInjection('after-writes');
+    const record = await tx.recordApply({
+      appliedBy: options.appliedBy,
+      commit,
+      repository: plan.repository.description,
+      planFingerprint: plan.fingerprint.plan,
+      summary: { ...plan.summary, objects: plan.changes.map((c) => `${c.action} ${c.key.kind} ${c.key.name}`).slice(0, 1000) },
+    });
+    return { applied: { ...plan.summary }, resynced: plan.resynced.length, record, storeRevision: record.storeRevision };
+  });
+}
+
+function toWrite(change: Change, namespace: string, commit: string | null): ObjectWrite | undefined {
+  switch (change.action) {
+    case 'create':
+    case 'update':
+      return gitWrite(change.desired, namespace, commit);
+    case 'delete':
+      return undefined;
+    default: {
+      const unreachable: never = change;
+      throw new DqError('INTERNAL', `unknown change ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+function gitWrite(desired: DesiredObject, namespace: string, commit: string | null): ObjectWrite {
+  return {
+    kind: desired.kind,
+    name: desired.name,
+    spec: desired.spec,
+    attachments: desired.attachments,
+    contentHash: desired.hash,
+    appliedHash: desired.hash,
+    managedBy: 'git',
+    owner: namespace,
+    originFile: desired.origin.file,
+    originCommit: commit,
+  };
+}
+
+/** withLock bumps the revision once when the transaction starts; the plan was made against the one before. */
+async function revisionBeforeThisTransaction(tx: StoreTransaction): Promise<number> {
+  return (await tx.revision()) - 1;
+}
+
+/**
+ * Crash testing: `DQCTL_FAULT_INJECTION=kill-after-writes` kills the process after the writes and before the
+ * commit, the way a power cut or `kill -9` would, so tests can prove the old state survives whole.
+ */
+function faultInjection(point: 'after-writes'): void {
+  if (process.env.DQCTL_FAULT_INJECTION === `kill-${point}`) process.kill(process.pid, 'SIGKILL');
+}

@@ -1,0 +1,11 @@
+import { resolve } from 'node:path';
+import { readSavedPlan } from '../../app/applyRepository.js';
+import type { CliIo } from '../io.js';
+import { renderPlan, type PlanFormat } from './plan.js';
+
+/** `dqctl show plan.json`: renders a saved plan without touching the repository or the store. */
+export async function showCommand(file: string, options: { format: PlanFormat }, io: CliIo): Promise<number> {
+  const doc = await readSavedPlan(resolve(io.cwd, file));
+  io.stdout(renderPlan(doc, options.format, io));
+  return 0;
+}

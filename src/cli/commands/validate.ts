@@ -1,0 +1,28 @@
+import { resolve } from 'node:path';
+import { loadRepository } from '../../manifest/loadRepository.js';
+import type { CliIo } from '../io.js';
+import { diagnosticsReport, renderDiagnosticsGithub, renderDiagnosticsText } from '../render/diagnostics.js';
+
+export interface ValidateOptions {
+  format: 'text' | 'json' | 'github';
+}
+
+/** `dqctl validate [DIR]`: every finding at once; exit 0 when there are no errors, 3 otherwise. */
+export async function validateCommand(dir: string | undefined, options: ValidateOptions, io: CliIo): Promise<number> {
+  const desired = await loadRepository(resolve(io.cwd, dir ?? '.'));
+  const report = diagnosticsReport(desired.diagnostics);
+  switch (options.format) {
+    case 'json':
+      io.stdout(JSON.stringify(report, null, 2) + '\n');
+      break;
+    case 'github':
+      io.stdout(renderDiagnosticsGithub(desired.diagnostics));
+      io.stdout(report.valid ? `dqctl: valid (${report.warning_count} warnings)\n` : `dqctl: ${report.error_count} errors, ${report.warning_count} warnings\n`);
+      break;
+    case 'text':
+      io.stdout(renderDiagnosticsText(desired.diagnostics, desired.texts, io.color));
+      if (report.valid) io.stdout(`${desired.objects.length} objects in ${dir ?? '.'}\n`);
+      break;
+  }
+  return report.valid ? 0 : 3;
+}

@@ -1,0 +1,86 @@
+import { Command, Option } from 'commander';
+import { applyCommand } from './commands/apply.js';
+import { planCommand } from './commands/plan.js';
+import { showCommand } from './commands/show.js';
+import { stateListCommand } from './commands/stateList.js';
+import { validateCommand } from './commands/validate.js';
+import type { CliIo } from './io.js';
+
+export const VERSION = '0.1.0';
+
+/**
+ * The command table. Each action runs a handler that returns an exit code; `setResult` hands it to main.ts,
+ * the only place that exits.
+ */
+export function buildProgram(io: CliIo, setResult: (promise: Promise<number>) => void): Command {
+  const program = new Command('dqctl')
+    .description('Data quality monitoring as code: validate, plan and apply DQOps-format YAML against a live store.')
+    .version(VERSION)
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .addHelpText(
+      'after',
+      `
+Store selection (plan, apply, state): --database postgres://… or DQCTL_DATABASE_URL for PostgreSQL;
+otherwise the embedded store (PGlite) in --state-dir (default .dqctl under the current directory).
+
+Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-exitcode), 3 validation failed.`,
+    );
+
+  const storeOptions = (command: Command) =>
+    command
+      .option('--database <url>', 'PostgreSQL URL of the live store (default: $DQCTL_DATABASE_URL, else the embedded store)')
+      .option('--state-dir <dir>', 'folder of the embedded store (default: $DQCTL_STATE_DIR or .dqctl)');
+
+  program
+    .command('validate')
+    .description('check every file of a repository: YAML, JSON Schema, check catalog and cross-file rules; reports all errors at once')
+    .argument('[dir]', 'repository folder (a DQOps user home)', '.')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'github']).default('text'))
+    .action((dir: string, options) => setResult(validateCommand(dir, options, io)));
+
+  storeOptions(
+    program
+      .command('plan')
+      .description('show what apply would change in the live store, Terraform-style')
+      .argument('[dir]', 'repository folder', '.')
+      .option('--out <file>', 'save the plan as JSON, for `dqctl apply <file>` and `dqctl show <file>`')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+      .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none')
+      .option('--prune-unmanaged', 'also delete objects created through the API that are not in the repository')
+      .option('--keep-drift', 'leave objects changed through the API as they are when the repository did not change them')
+      .option('--allow-mass-delete', 'allow deleting more than half (or all) of the managed objects'),
+  ).action((dir: string, options) => setResult(planCommand(dir, options, io)));
+
+  storeOptions(
+    program
+      .command('apply')
+      .description('apply the repository (or a saved plan) to the live store, in one transaction under the store lock')
+      .argument('[target]', 'repository folder, or a plan file saved by `plan --out`', '.')
+      .option('--auto-approve', 'apply without asking (required when not on a terminal)')
+      .option('--allow-mass-delete', 'allow deleting more than half (or all) of the managed objects')
+      .option('--prune-unmanaged', 'also delete objects created through the API that are not in the repository')
+      .option('--keep-drift', 'leave objects changed through the API as they are when the repository did not change them')
+      .option('--lock-timeout <duration>', 'how long to wait for another apply to finish (e.g. 30s, 2m)', '30s')
+      .option('--repository <dir>', 'with a saved plan: the repository folder, if not where the plan was made')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((target: string, options) => setResult(applyCommand(target, options, io)));
+
+  program
+    .command('show')
+    .description('render a plan saved with `plan --out`')
+    .argument('<plan>', 'plan file')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .action((file: string, options) => setResult(showCommand(file, options, io)));
+
+  const state = program.command('state').description('inspect the live store');
+  storeOptions(
+    state
+      .command('list')
+      .description('list the objects of the live store with managed_by, owner and origin')
+      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(stateListCommand(options, io)));
+
+  return program;
+}
