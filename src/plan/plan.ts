@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Change, Conflict, Drift, Kept } from '../diff/change.js';
 import type { DiffResult } from '../diff/diff.js';
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
-import { isJsonObject, type ObjectKey } from '../model/index.js';
+import { isJsonObject, type DesiredObject, type ObjectKey } from '../model/index.js';
 
 /**
  * A plan is a value: what apply would do, why, and the fingerprint that ties it to one desired state and one
@@ -47,7 +47,7 @@ export interface Plan {
   kept: Kept[];
   drift: Drift[];
   conflicts: Conflict[];
-  resynced: ObjectKey[];
+  resynced: DesiredObject[];
   summary: { add: number; change: number; destroy: number };
   findings: Finding[];
   fingerprint: { desired: string; liveRevision: number; plan: string };

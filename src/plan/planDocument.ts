@@ -45,7 +45,7 @@ export interface PlanDocument {
 const REASONS: Record<string, string> = {
   create: 'it is in the repository but not in the live store',
   repository_changed: 'the repository changed it',
-  restore_drift: 'it was changed outside git (through the API); apply restores the repository version',
+  restore_drift: 'it was changed outside git, through the API; apply restores the repository version',
   adopt: 'it was created through the API and is now in the repository; apply takes it over',
   not_in_repository: 'its file left the repository',
   prune_unmanaged: 'it was created through the API and --prune-unmanaged was given',

@@ -35,8 +35,9 @@ export function renderPlanText(plan: PlanDocument, options: TextOptions = { colo
     for (const d of plan.drift) {
       lines.push(`  ${symbol.update} ${d.address}: changed through the API; ${d.restored ? 'apply restores the repository version' : 'kept as it is (--keep-drift)'}`);
       for (const f of d.fields) {
-        const [from, to] = d.restored ? [f.after, f.before] : [f.before, f.after];
-        lines.push(`      ${f.path}: ${formatValue(from)} (live) vs ${formatValue(to)} (repository)`);
+        // restored drift is described live -> repository (the update to come); kept drift repository -> live
+        const [liveValue, repositoryValue] = d.restored ? [f.before, f.after] : [f.after, f.before];
+        lines.push(`      ${f.path}: ${formatValue(liveValue)} (live) vs ${formatValue(repositoryValue)} (repository)`);
       }
     }
     lines.push('');

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { diff, keysNeedingDetail, type DiffOptions } from '../../src/diff/diff.js';
+import { keyId, type DesiredObject, type LiveObject } from '../../src/model/index.js';
+import { buildPlan, type PlanContext } from '../../src/plan/plan.js';
+import { parsePlanDocument, toPlanDocument } from '../../src/plan/planDocument.js';
+import { renderPlanMarkdown, MARKDOWN_LIMIT } from '../../src/plan/renderMarkdown.js';
+import { NO_CHANGES, renderPlanText } from '../../src/plan/renderText.js';
+import { desired, drifted, live } from '../helpers/objects.js';
+
+const diffOptions: DiffOptions = { namespace: 'default', protectedPatterns: [], pruneUnmanaged: false, keepDrift: false };
+
+function plan(d: DesiredObject[], l: LiveObject[], context: Partial<PlanContext> = {}) {
+  const needed = new Set(keysNeedingDetail(d, l, diffOptions).map(keyId));
+  const result = diff(d, l, new Map(l.filter((x) => needed.has(keyId(x))).map((x) => [keyId(x), x])), diffOptions);
+  return buildPlan(result, {
+    repository: { description: 'examples/shop', commit: '0123456789abcdef0123' },
+    store: { engine: 'pglite', description: 'pglite:.dqctl/pglite', revision: 7 },
+    namespace: 'default',
+    desiredFingerprint: 'f'.repeat(64),
+    managedCount: l.filter((x) => x.managedBy === 'git').length,
+    options: { pruneUnmanaged: false, keepDrift: false, allowMassDelete: false, massDeleteThreshold: 0.5 },
+    createdAt: '2026-11-21T12:00:00.000Z',
+    ...context,
+  });
+}
+
+const source = { provider_type: 'postgresql', postgresql: { host: 'db', port: 5432, user: 'dq', password: '${PG_PASSWORD}' } };
+
+describe('buildPlan', () => {
+  it('renders the Terraform-style golden plan', async () => {
+    const p = plan(
+      [
+        desired('source', 'shop', { ...source, postgresql: { ...source.postgresql, password: 'hunter2' } }),
+        desired('table', 'shop/public.orders', {
+          monitoring_checks: { daily: { volume: { daily_row_count: { error: { min_count: 5 } } } } },
+        }),
+        desired('default_table_checks', 'Detect empty tables', { target: { table: '*' } }),
+      ],
+      [
+        live('source', 'shop', source),
+        live('table', 'shop/public.orders', { monitoring_checks: { daily: { volume: { daily_row_count: { error: { min_count: 1 } } } } } }),
+        live('rule', 'custom/old', { type: 'python' }),
+        live('table', 'shop/public.api_made', {}, { managedBy: 'api', appliedHash: null }),
+      ],
+      { managedCount: 10 },
+    );
+    expect(p.summary).toEqual({ add: 1, change: 2, destroy: 1 });
+    const text = renderPlanText(toPlanDocument(p));
+    expect(text).not.toContain('hunter2');
+    expect(text).toContain('(sensitive)');
+    expect(text).toContain('Plan: 1 to add, 2 to change, 1 to destroy.');
+    await expect(text).toMatchFileSnapshot('golden/plan.txt');
+  });
+
+  it('says there is nothing to do', () => {
+    const p = plan([desired('source', 'shop', source)], [live('source', 'shop', source)]);
+    expect(renderPlanText(toPlanDocument(p))).toContain(NO_CHANGES);
+    expect(p.changes).toEqual([]);
+  });
+
+  it('refuses to delete everything, or more than half, without allowMassDelete', () => {
+    const lives = ['a', 'b', 'c', 'd'].map((n) => live('rule', `r/${n}`, {}));
+    const all = plan([], lives);
+    expect(all.findings).toEqual([expect.objectContaining({ code: 'MASS_DELETE', severity: 'error' })]);
+    expect(all.findings[0].message).toContain('ALL 4');
+    const three = plan([desired('rule', 'r/a', {})], lives);
+    expect(three.findings.map((f) => f.code)).toEqual(['MASS_DELETE']);
+    const two = plan([desired('rule', 'r/a', {}), desired('rule', 'r/b', {})], lives);
+    expect(two.findings).toEqual([]);
+    const allowed = plan([], lives, { options: { pruneUnmanaged: false, keepDrift: false, allowMassDelete: true, massDeleteThreshold: 0.5 } });
+    expect(allowed.findings).toEqual([]);
+  });
+
+  it('lists drift in its own section', () => {
+    const base = live('source', 'shop', source);
+    const p = plan([desired('source', 'shop', source)], [drifted(base, { ...source, parallel_jobs_limit: 9 })]);
+    const text = renderPlanText(toPlanDocument(p));
+    expect(text).toContain('Objects changed outside git since the last apply:');
+    expect(text).toContain('spec.parallel_jobs_limit: 9 (live) vs null (repository)');
+  });
+
+  it('round-trips through the JSON document and refuses other formats', () => {
+    const p = plan([desired('source', 'shop', source)], []);
+    const doc = toPlanDocument(p);
+    expect(doc).toMatchObject({ format_version: '1.0', changes: [{ actions: ['create'], before: null }], fingerprint: { live_revision: 7 } });
+    expect(parsePlanDocument(JSON.stringify(doc), 'p.json')).toEqual(doc);
+    expect(() => parsePlanDocument('{"format_version":"9.0"}', 'p.json')).toThrow(/format 9.0/);
+    expect(() => parsePlanDocument('nope', 'p.json')).toThrow(/not a JSON plan/);
+  });
+
+  it('keeps the markdown under the limit however large the plan, with counts of what was left out', () => {
+    const many = Array.from({ length: 3000 }, (_, i) =>
+      desired('table', `shop/public.t${i}`, { columns: { id: { profiling_checks: { nulls: { profile_nulls_count: { error: { max_count: i } } } } } } }),
+    );
+    const md = renderPlanMarkdown(toPlanDocument(plan(many, [])));
+    expect(md.length).toBeLessThan(MARKDOWN_LIMIT);
+    expect(md.startsWith('### dqctl plan: 3000 to add, 0 to change, 0 to destroy')).toBe(true);
+    expect(md).toMatch(/and \d+ more change\(s\) not listed/);
+    expect(md).toMatch(/Details of \d+ more object\(s\) left out/);
+  });
+});
