@@ -30,7 +30,7 @@ export interface DiffResult {
   drift: Drift[];
   conflicts: Conflict[];
   /** Drifted objects the repository now agrees with: apply only records them as in sync again. */
-  resynced: ObjectKey[];
+  resynced: DesiredObject[];
 }
 
 type Decision =
@@ -106,7 +106,7 @@ export function diff(
       case 'noop':
         break;
       case 'resync':
-        result.resynced.push(key);
+        result.resynced.push(d);
         break;
       case 'create':
         result.changes.push({ action: 'create', key, desired: d });
