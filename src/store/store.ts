@@ -62,6 +62,8 @@ export interface OpenStoreOptions {
   databaseUrl?: string;
   /** Folder of the embedded store (default `.dqctl` under the current directory). */
   stateDir?: string;
-  /** How long to wait for the embedded store's folder while another process has it open. */
+  /** How long to wait for the embedded store's folder while another process has it open (default 30 s). */
   openTimeoutMs?: number;
+  /** What this process opens the store for (e.g. `plan`), shown to others waiting on the embedded store's folder. */
+  operation?: string;
 }

@@ -1,0 +1,13 @@
+import { migration0001 } from './0001_initial.js';
+
+/**
+ * Every migration this version knows, in order. Append only: a released migration is never edited, and its
+ * number is never reused, because stores record the numbers they have run.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [migration0001];

@@ -1,0 +1,41 @@
+import { compareKeys, keyId, type LiveObject, type LiveSummary, type ObjectKey, type ObjectKind } from '../model/index.js';
+import { OBJECT_COLUMNS, SUMMARY_COLUMNS, toLiveObject, toLiveSummary, type ObjectRow, type SummaryRow } from './objectRows.js';
+import type { SqlQueryable } from './sql/sqlClient.js';
+
+/**
+ * The read side of the store, the same for a plain connection and inside the locked transaction.
+ * Results are sorted with `compareKeys` in JS rather than by SQL collation, so both engines (and every
+ * database collation) return the order the diff expects.
+ */
+export async function readRevision(sql: SqlQueryable): Promise<number> {
+  const rows = await sql.query<{ revision: number }>('select revision from dqctl.store_state');
+  return rows[0]?.revision ?? 0;
+}
+
+export async function listSummaries(sql: SqlQueryable, filter: { kind?: ObjectKind } = {}): Promise<LiveSummary[]> {
+  const rows = await sql.query<SummaryRow>(
+    `select ${SUMMARY_COLUMNS} from dqctl.objects o where ($1::text is null or o.kind = $1)`,
+    [filter.kind ?? null],
+  );
+  return rows.map(toLiveSummary).sort(compareKeys);
+}
+
+export async function listObjects(sql: SqlQueryable, filter: { kind?: ObjectKind } = {}): Promise<LiveObject[]> {
+  const rows = await sql.query<ObjectRow>(
+    `select ${OBJECT_COLUMNS} from dqctl.objects o where ($1::text is null or o.kind = $1)`,
+    [filter.kind ?? null],
+  );
+  return rows.map(toLiveObject).sort(compareKeys);
+}
+
+export async function getObjects(sql: SqlQueryable, keys: ObjectKey[]): Promise<LiveObject[]> {
+  const unique = [...new Map(keys.map((key) => [keyId(key), { kind: key.kind, name: key.name }])).values()];
+  if (unique.length === 0) return [];
+  const rows = await sql.query<ObjectRow>(
+    `select ${OBJECT_COLUMNS}
+       from jsonb_to_recordset($1::text::jsonb) as k(kind text, name text)
+       join dqctl.objects o on o.kind = k.kind and o.name = k.name`,
+    [JSON.stringify(unique)],
+  );
+  return rows.map(toLiveObject).sort(compareKeys);
+}

@@ -1,0 +1,109 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { acquireStateDirLock, type StateDirLock } from './stateDirLock.js';
+import { storeUnreachable } from './storeUnreachable.js';
+import {
+  INT8_OID,
+  parseInt8,
+  type AdvisoryKey,
+  type SqlClient,
+  type SqlParam,
+  type SqlQueryable,
+  type SqlSession,
+} from './sqlClient.js';
+
+/**
+ * The embedded engine: PGlite (PostgreSQL in WASM) in `<stateDir>/pglite`, held exclusively through the
+ * `<stateDir>/lock` file. PGlite has a single connection: a transaction makes every other query of the process
+ * wait until it ends (so nobody reads uncommitted rows), and session-level advisory locks are replaced by an
+ * in-process lock, which is enough because no other process can open the folder.
+ */
+export interface PgliteClientOptions {
+  stateDir: string;
+  /** How long to wait for another process that has the folder open. */
+  openTimeoutMs: number;
+  /** Written in the lock file for whoever waits on it. */
+  operation: string;
+}
+
+export async function openPgliteClient(options: PgliteClientOptions): Promise<SqlClient> {
+  const stateDir = resolve(options.stateDir);
+  const dataDir = join(stateDir, 'pglite');
+  const description = `pglite:${dataDir}`;
+
+  try {
+    await mkdir(stateDir, { recursive: true });
+  } catch (error) {
+    throw storeUnreachable(description, error, 'cannot create the store folder for');
+  }
+
+  let fileLock: StateDirLock;
+  try {
+    fileLock = await acquireStateDirLock(stateDir, { timeoutMs: options.openTimeoutMs, operation: options.operation });
+  } catch (error) {
+    throw storeUnreachable(description, error, 'cannot lock the store folder for');
+  }
+
+  let db: PGlite;
+  try {
+    db = await PGlite.create(dataDir, { parsers: { [INT8_OID]: parseInt8 } });
+  } catch (error) {
+    await fileLock.release();
+    throw storeUnreachable(description, error);
+  }
+
+  /** Advisory keys held in this process, and by which session. */
+  const heldBy = new Map<string, object>();
+  const keyId = (key: AdvisoryKey): string => `${key.namespace}:${key.id}`;
+
+  const client: SqlClient = {
+    engine: 'pglite',
+    description,
+    ...wrap(db),
+    async session(): Promise<SqlSession> {
+      const owner = {};
+      return {
+        ...wrap(db),
+        async tryAdvisoryLock(key: AdvisoryKey): Promise<boolean> {
+          if (heldBy.has(keyId(key))) return false;
+          heldBy.set(keyId(key), owner);
+          return true;
+        },
+        async advisoryUnlock(key: AdvisoryKey): Promise<void> {
+          if (heldBy.get(keyId(key)) === owner) heldBy.delete(keyId(key));
+        },
+        async transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T> {
+          return db.transaction((tx) => work(wrap(tx)));
+        },
+        async release(): Promise<void> {
+          // Like a closed connection: the session's locks go with it.
+          for (const [key, holder] of heldBy) if (holder === owner) heldBy.delete(key);
+        },
+      };
+    },
+    async holdsAdvisoryLock(key: AdvisoryKey): Promise<boolean> {
+      // Every session shares one backend here, so the in-process state is the truth.
+      return heldBy.has(keyId(key));
+    },
+    async close(): Promise<void> {
+      try {
+        if (!db.closed) await db.close();
+      } finally {
+        await fileLock.release();
+      }
+    },
+  };
+  return client;
+}
+
+function wrap(target: PGlite | Transaction): SqlQueryable {
+  return {
+    async query<R extends object>(text: string, params: readonly SqlParam[] = []): Promise<R[]> {
+      return (await target.query<R>(text, params as SqlParam[])).rows;
+    },
+    async exec(script: string): Promise<void> {
+      await target.exec(script);
+    },
+  };
+}

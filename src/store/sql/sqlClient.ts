@@ -1,0 +1,73 @@
+/**
+ * The one seam between the store and its two engines (PostgreSQL through `pg`, embedded PGlite).
+ * Everything above it sends the same SQL and receives the same JS values from both:
+ * int8 as number, jsonb parsed, text as string. Timestamps are formatted in SQL (see `isoTimestamp`),
+ * so no engine-specific Date handling leaks out.
+ */
+
+export type SqlParam = string | number | boolean | null;
+
+export interface SqlQueryable {
+  /** One statement with bind parameters ($1, $2 …); never concatenate values into `text`. */
+  query<R extends object = Record<string, unknown>>(text: string, params?: readonly SqlParam[]): Promise<R[]>;
+  /** A script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+/**
+ * One database session, held until `release()`: the locked transaction runs on it so that the session-level
+ * lock, the lock row and the transaction all belong to the same connection.
+ */
+export interface SqlSession extends SqlQueryable {
+  /**
+   * `pg_try_advisory_lock(namespace, key)` on this session. Session-level: it dies with the connection, so a
+   * killed process never leaves it behind. On PGlite every session of the process shares one backend (where
+   * advisory locks are re-entrant), so the adapter keeps an in-process lock instead; the data-directory file
+   * lock keeps other processes out.
+   */
+  tryAdvisoryLock(key: AdvisoryKey): Promise<boolean>;
+  advisoryUnlock(key: AdvisoryKey): Promise<void>;
+  /**
+   * BEGIN, `work`, COMMIT; ROLLBACK and rethrow when `work` throws. While it runs, queries of other sessions
+   * neither see nor join it (on PGlite they wait for it to end).
+   */
+  transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+  /** Give the connection back; `broken` closes it instead (after an error that may have left it dirty). */
+  release(broken?: boolean): Promise<void>;
+}
+
+export interface SqlClient extends SqlQueryable {
+  readonly engine: 'pglite' | 'postgres';
+  /** Human description without secrets. */
+  readonly description: string;
+  session(): Promise<SqlSession>;
+  /** Whether the session whose `pg_backend_pid()` is `backendPid` still holds the advisory lock `key`. */
+  holdsAdvisoryLock(key: AdvisoryKey, backendPid: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** The two-int4 form of an advisory lock key (shows in pg_locks as classid, objid, objsubid = 2). */
+export interface AdvisoryKey {
+  namespace: number;
+  id: number;
+}
+
+/** Every advisory lock dqctl takes lives in this namespace ("dqct" as an int4). */
+const DQCTL_LOCK_NAMESPACE = 0x64716374;
+
+export const STORE_LOCK_KEY: AdvisoryKey = { namespace: DQCTL_LOCK_NAMESPACE, id: 1 };
+export const MIGRATION_LOCK_KEY: AdvisoryKey = { namespace: DQCTL_LOCK_NAMESPACE, id: 2 };
+
+/** int8 → number, for both engines' type parsers (pg gives strings, PGlite bigints above 2^53). */
+export function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value ${text} does not fit a JavaScript number`);
+  return value;
+}
+
+export const INT8_OID = 20;
+
+/** A timestamptz column as an ISO-8601 UTC string with milliseconds, the same text on both engines. */
+export function isoTimestamp(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

@@ -1,0 +1,76 @@
+import { DqError, displayKey, keyId, type ObjectKey, type ObjectWrite } from '../model/index.js';
+import type { SqlQueryable } from './sql/sqlClient.js';
+
+/**
+ * Bulk writes of live objects. Each statement takes ONE jsonb parameter holding an array of rows, expanded by
+ * `jsonb_to_recordset` (a jsonb[] parameter with unnest is an order of magnitude slower), in chunks that keep
+ * a statement's parameter to about 2 MB (measured: 1-2 MB chunks are fastest on both engines; 32 MB is 2x slower). Values are always bound, never spliced into SQL.
+ */
+const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
+
+export async function upsertObjects(sql: SqlQueryable, objects: ObjectWrite[], revision: number): Promise<void> {
+  const seen = new Set<string>();
+  for (const object of objects) {
+    const id = keyId(object);
+    if (seen.has(id)) throw new DqError('INTERNAL', `${displayKey(object)} is written twice in one upsert`);
+    seen.add(id);
+  }
+  const rows = objects.map((object) =>
+    JSON.stringify({
+      kind: object.kind,
+      name: object.name,
+      spec: object.spec,
+      attachments: object.attachments,
+      content_hash: object.contentHash,
+      applied_hash: object.appliedHash,
+      managed_by: object.managedBy,
+      owner: object.owner,
+      origin_file: object.originFile,
+      origin_commit: object.originCommit,
+    }),
+  );
+  for (const chunk of chunksOfJson(rows)) {
+    await sql.query(
+      `insert into dqctl.objects as o (kind, name, spec, attachments, content_hash, applied_hash, managed_by, owner,
+                                       origin_file, origin_commit, revision, created_at, updated_at)
+       select r.kind, r.name, r.spec, coalesce(r.attachments, '{}'::jsonb), r.content_hash, r.applied_hash,
+              r.managed_by, r.owner, r.origin_file, r.origin_commit, $2, now(), now()
+         from jsonb_to_recordset($1::text::jsonb) as r(kind text, name text, spec jsonb, attachments jsonb,
+              content_hash text, applied_hash text, managed_by text, owner text, origin_file text, origin_commit text)
+       on conflict (kind, name) do update set
+         spec = excluded.spec, attachments = excluded.attachments, content_hash = excluded.content_hash,
+         applied_hash = excluded.applied_hash, managed_by = excluded.managed_by, owner = excluded.owner,
+         origin_file = excluded.origin_file, origin_commit = excluded.origin_commit, revision = excluded.revision,
+         updated_at = excluded.updated_at`,
+      [chunk, revision],
+    );
+  }
+}
+
+export async function deleteObjects(sql: SqlQueryable, keys: ObjectKey[]): Promise<void> {
+  const rows = keys.map((key) => JSON.stringify({ kind: key.kind, name: key.name }));
+  for (const chunk of chunksOfJson(rows)) {
+    await sql.query(
+      `delete from dqctl.objects o
+        using jsonb_to_recordset($1::text::jsonb) as k(kind text, name text)
+        where o.kind = k.kind and o.name = k.name`,
+      [chunk],
+    );
+  }
+}
+
+/** JSON arrays of already-serialized rows, each at most MAX_CHUNK_BYTES (or one row, if a row is larger). */
+function* chunksOfJson(rows: string[]): Generator<string> {
+  let chunk: string[] = [];
+  let size = 0;
+  for (const row of rows) {
+    if (chunk.length > 0 && size + row.length > MAX_CHUNK_BYTES) {
+      yield `[${chunk.join(',')}]`;
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(row);
+    size += row.length + 1;
+  }
+  if (chunk.length > 0) yield `[${chunk.join(',')}]`;
+}
