@@ -32,7 +32,8 @@ function closeness(wanted: string, candidate: string): number | undefined {
   if (wanted === candidate) return 0;
   const distance = editDistance(wanted, candidate);
   const allowed = Math.max(1, Math.floor(Math.max(wanted.length, candidate.length) / 4));
-  if (distance <= allowed) return distance;
+  // Replacing every letter of a short name is no typo.
+  if (distance <= allowed && distance < Math.min(wanted.length, candidate.length)) return distance;
   // A name written without its prefix or suffix (`row_count` for `daily_row_count`) is close too, but ranks
   // after real typos.
   if (wanted.length >= 4 && (candidate.endsWith(`_${wanted}`) || candidate.startsWith(`${wanted}_`))) return allowed + 1;
