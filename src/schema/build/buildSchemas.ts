@@ -1,0 +1,27 @@
+/** Every schema file of schemas/, built from code and the check catalog; `npm run schemas` writes them. */
+import type { CheckCatalog } from '../../catalog/index.js';
+import { SCHEMA_FILES, type DocumentKind } from '../schemaFiles.js';
+import { connectionSchema } from './connectionSchema.js';
+import { policySchema } from './policySchemas.js';
+import { ruleSchema } from './ruleSchema.js';
+import type { Schema } from './schemaShapes.js';
+import { settingsSchema } from './settingsSchema.js';
+import { tableSchema } from './tableSchema.js';
+
+export interface SchemaFile {
+  kind: DocumentKind;
+  file: string;
+  schema: Schema;
+}
+
+export function buildSchemas(catalog: CheckCatalog): SchemaFile[] {
+  const build: Record<DocumentKind, (file: string) => Schema> = {
+    source: (file) => connectionSchema(file),
+    table: (file) => tableSchema(file, catalog),
+    rule: (file) => ruleSchema(file),
+    default_table_checks: (file) => policySchema(file, 'table', catalog),
+    default_column_checks: (file) => policySchema(file, 'column', catalog),
+    settings: (file) => settingsSchema(file),
+  };
+  return (Object.keys(SCHEMA_FILES) as DocumentKind[]).map((kind) => ({ kind, file: SCHEMA_FILES[kind], schema: build[kind](SCHEMA_FILES[kind]) }));
+}

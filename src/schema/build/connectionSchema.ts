@@ -1,0 +1,87 @@
+/**
+ * sources/<connection>/connection.dqoconnection.yaml (kind: source). The postgresql block is validated in
+ * full because dqctl runs checks on PostgreSQL; the blocks of the other DQOps providers are accepted as
+ * objects so that an existing DQOps home still loads.
+ */
+import { documentSchema } from './documentSchema.js';
+import { closedObject, enumOf, freeObject, int, ref, str, stringMap, type Schema } from './schemaShapes.js';
+import { commentDefs, cronScheduleDefs, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
+
+export const PROVIDER_TYPES = [
+  'bigquery', 'clickhouse', 'databricks', 'db2', 'duckdb', 'hana', 'mariadb', 'mysql', 'oracle',
+  'postgresql', 'presto', 'questdb', 'redshift', 'snowflake', 'spark', 'sqlserver', 'teradata', 'trino',
+] as const;
+
+export const SCHEDULING_GROUPS = ['profiling', 'monitoring_daily', 'monitoring_monthly', 'partitioned_daily', 'partitioned_monthly'] as const;
+
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
+
+export function connectionSchema(file: string): Schema {
+  const spec: Record<string, Schema> = {
+    provider_type: enumOf(PROVIDER_TYPES, 'The database engine of the data source.'),
+  };
+  for (const provider of PROVIDER_TYPES) {
+    spec[provider] = provider === 'postgresql' ? ref('postgresql_parameters') : freeObject(`Connection settings for ${provider} (accepted, not validated).`);
+  }
+  const schedules: Record<string, Schema> = {};
+  for (const group of SCHEDULING_GROUPS) schedules[group] = ref('cron_schedule');
+  Object.assign(spec, {
+    parallel_jobs_limit: int('How many checks may run on this source at the same time.', { minimum: 1 }),
+    default_grouping_configuration: ref('data_grouping_configuration'),
+    schedules: closedObject(schedules, { description: 'Schedules of each group of checks.' }),
+    auto_import_tables: closedObject(
+      {
+        schema_filter: str('Schemas to import (wildcards allowed).'),
+        table_name_contains: str('Only tables whose name contains this text.'),
+        schedule: ref('cron_schedule'),
+      },
+      { description: 'Periodic import of new tables.' },
+    ),
+    incident_grouping: closedObject(
+      {
+        ...incidentGroupingFields(),
+        incident_notification: closedObject(
+          {
+            incident_opened_addresses: str('Where to notify when an incident is opened (emails or webhook URLs).'),
+            incident_acknowledged_addresses: str('Where to notify when an incident is acknowledged.'),
+            incident_resolved_addresses: str('Where to notify when an incident is resolved.'),
+            incident_muted_addresses: str('Where to notify when an incident is muted.'),
+            filtered_notifications: freeObject('Notifications sent only for incidents matching filters.'),
+          },
+          { description: 'Notification addresses for incidents of this source.' },
+        ),
+      },
+      { description: 'How failed checks of this source are grouped into incidents.' },
+    ),
+    comments: ref('comments'),
+    labels: labelsSchema(),
+    advanced_properties: stringMap('Extra properties passed to the provider.'),
+  });
+  return documentSchema({
+    file,
+    title: 'dqctl / DQOps connection',
+    description: 'A data source: sources/<connection>/connection.dqoconnection.yaml (kind: source).',
+    apiVersion: 'dqo/v1',
+    kind: 'source',
+    spec: closedObject(spec, { description: 'The connection specification.' }),
+    defs: {
+      postgresql_parameters: closedObject(
+        {
+          host: str('Host name or IP address; may be an ${ENV_VAR} reference.'),
+          port: { type: ['string', 'integer'], description: 'Port number, or a ${ENV_VAR} reference.' },
+          database: str('Database name.'),
+          user: str('User name.'),
+          password: str('Password; use a ${ENV_VAR} or ${credential://...} reference, not a literal.'),
+          options: str('PostgreSQL connection options (the options startup parameter).'),
+          sslmode: enumOf(SSL_MODES, 'TLS mode, as in libpq.'),
+          postgresql_engine_type: enumOf(['postgresql', 'timescale'], 'The PostgreSQL flavour.'),
+          properties: stringMap('Extra JDBC / driver properties.'),
+        },
+        { description: 'Connection settings for PostgreSQL.' },
+      ),
+      ...cronScheduleDefs(),
+      ...dataGroupingDefs(),
+      ...commentDefs(),
+    },
+  });
+}
