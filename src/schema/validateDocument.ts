@@ -1,0 +1,16 @@
+/**
+ * Validates one parsed YAML document against the schema of its kind and returns every violation at once
+ * (empty when valid). Pure apart from compiling the schema file on the first call per kind; the catalog is read
+ * only when a check-related key needs explaining.
+ */
+import { getCheckCatalog } from '../catalog/index.js';
+import { validatorFor } from './schemaCompiler.js';
+import type { DocumentKind } from './schemaFiles.js';
+import type { SchemaViolation } from './schemaViolation.js';
+import { translateAjvErrors } from './translateAjvErrors.js';
+
+export function validateDocument(kind: DocumentKind, document: unknown): SchemaViolation[] {
+  const validate = validatorFor(kind);
+  if (validate(document)) return [];
+  return translateAjvErrors(validate.errors ?? [], document, { kind, catalog: getCheckCatalog, rootSchema: validate.schema });
+}
