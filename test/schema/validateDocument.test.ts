@@ -169,6 +169,13 @@ describe('validateDocument: invalid_value', () => {
     expect(only('table', doc)).toEqual({ path: ['apiVersion'], onKey: false, code: 'invalid_value', summary: 'apiVersion must be "dqo/v1", not "dqo/v2"' });
   });
 
+  it('reports only the envelope of a document of another kind, not every key of its spec', () => {
+    const doc = validDocument('source');
+    expect(validateDocument('table', doc)).toEqual([
+      { path: ['kind'], onKey: false, code: 'invalid_value', summary: 'kind must be "table", not "source"' },
+    ]);
+  });
+
   it('reports numbers out of range and strings not matching a pattern', () => {
     const doc = validDocument('settings');
     doc.spec.namespace = 'Team A';
