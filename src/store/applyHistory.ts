@@ -33,6 +33,7 @@ export async function recordApply(sql: SqlQueryable, record: ApplyRecordInput, r
   return toApplyRecord(rows[0]);
 }
 
+/** Newest first; 50 records unless told otherwise. */
 export async function listHistory(sql: SqlQueryable, limit = 50): Promise<ApplyRecord[]> {
   const rows = await sql.query<HistoryRow>(
     `select ${HISTORY_COLUMNS} from dqctl.apply_history order by id desc limit $1`,

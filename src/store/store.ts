@@ -52,7 +52,7 @@ export interface Store extends StoreReader {
   withLock<T>(request: LockRequest, work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /** The current lock holder, or null when free (a lock left by a dead process counts as free). */
   currentLock(): Promise<LockInfo | null>;
-  /** Apply history, newest first. */
+  /** Apply history, newest first (the last 50 unless `limit` says otherwise). */
   history(limit?: number): Promise<ApplyRecord[]>;
   close(): Promise<void>;
 }

@@ -3,8 +3,9 @@ import type { SqlQueryable } from './sql/sqlClient.js';
 
 /**
  * Bulk writes of live objects. Each statement takes ONE jsonb parameter holding an array of rows, expanded by
- * `jsonb_to_recordset` (a jsonb[] parameter with unnest is an order of magnitude slower), in chunks that keep
- * a statement's parameter to about 2 MB (measured: 1-2 MB chunks are fastest on both engines; 32 MB is 2x slower). Values are always bound, never spliced into SQL.
+ * `jsonb_to_recordset` (a jsonb[] parameter with unnest is an order of magnitude slower), in chunks of about
+ * 2 MB (measured: 1-2 MB chunks are fastest on both engines, one 32 MB statement is twice as slow).
+ * Values are always bound, never spliced into SQL.
  */
 const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
 

@@ -62,6 +62,13 @@ describe('pglite store: the folder lock', () => {
     await lock.release();
   });
 
+  it('takes over a lock file naming its own pid that it does not hold (pid reused after a restart)', async () => {
+    await writeFile(lockPath(), JSON.stringify({ pid: process.pid, host: hostname(), since: 'before restart', operation: 'apply' }));
+    const lock = await acquireStateDirLock(stateDir, { timeoutMs: 1_000, operation: 'plan' });
+    expect(JSON.parse(await readFile(lockPath(), 'utf8')).since).not.toBe('before restart');
+    await lock.release();
+  });
+
   it('waits for a holder on another host, whose pid it cannot check', async () => {
     await writeFile(lockPath(), JSON.stringify({ pid: deadPid(), host: 'elsewhere', since: 'x', operation: 'apply' }));
     await expect(acquireStateDirLock(stateDir, { timeoutMs: 200, operation: 'plan' })).rejects.toMatchObject({

@@ -15,7 +15,10 @@ export function describeDatabaseUrl(databaseUrl: string): string {
     throw new DqError('INVALID_ARGUMENT', `the database URL must start with postgres:// (got ${url.protocol}//…)`);
   }
   const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
-  const port = url.port || '5432';
+  // `postgres:///db?host=/var/run/postgresql` connects through a Unix socket folder.
+  const host = url.hostname || url.searchParams.get('host') || 'localhost';
+  const port = url.port || url.searchParams.get('port') || '5432';
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
-  return `postgres://${user}${url.hostname}:${port}/${database}`;
+  if (host.startsWith('/')) return `postgres://${user}localhost:${port}/${database} (socket ${host})`;
+  return `postgres://${user}${host}:${port}/${database}`;
 }

@@ -33,6 +33,12 @@ export interface StateDirLock {
   release(): Promise<void>;
 }
 
+/**
+ * Tokens of the lock files this process holds. A lock file naming our own pid but not one of these tokens was
+ * left by an earlier process that had the same pid (containers reuse small pids after a restart): stale.
+ */
+const heldByThisProcess = new Set<string>();
+
 /** A lock file this old that still cannot be parsed was left by a process killed between create and write. */
 const UNREADABLE_STALE_AFTER_MS = 5_000;
 
@@ -65,6 +71,7 @@ export async function acquireStateDirLock(stateDir: string, options: StateDirLoc
     await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())));
   }
 
+  heldByThisProcess.add(mine.token!);
   const releaseOnExit = (): void => {
     try {
       if (readFileSync(path, 'utf8').includes(mine.token!)) unlinkSync(path);
@@ -80,6 +87,7 @@ export async function acquireStateDirLock(stateDir: string, options: StateDirLoc
       if (released) return;
       released = true;
       process.off('exit', releaseOnExit);
+      heldByThisProcess.delete(mine.token!);
       const current = await readHolder(path);
       if (typeof current === 'object' && current.token === mine.token) await unlink(path).catch(() => {});
     },
@@ -129,7 +137,7 @@ async function readHolder(path: string): Promise<StateDirLockHolder | 'missing' 
 /** Only a holder on this host can be checked; a process that no longer exists (ESRCH) is stale. */
 function isStale(holder: StateDirLockHolder): boolean {
   if (holder.host !== hostname()) return false;
-  if (holder.pid === process.pid) return false;
+  if (holder.pid === process.pid) return holder.token === undefined || !heldByThisProcess.has(holder.token);
   try {
     process.kill(holder.pid, 0);
     return false;
