@@ -1,13 +1,15 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
-import type {
-  ApplyRecord,
-  ApplyRecordInput,
-  LiveObject,
-  LiveSummary,
-  LockInfo,
-  ObjectKey,
-  ObjectKind,
-  ObjectWrite,
+import {
+  DqError,
+  type ApplyRecord,
+  type ApplyRecordInput,
+  type LiveObject,
+  type LiveSummary,
+  type LockInfo,
+  type ObjectKey,
+  type ObjectKind,
+  type ObjectWrite,
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
@@ -20,10 +22,16 @@ import { deleteObjects, upsertObjects } from './writeObjects.js';
  * The Store over any SqlClient: the same code and SQL for PostgreSQL and PGlite. Writes happen only inside
  * `withLock`, in one transaction on the session that holds the lock; a throw or a crash rolls all of it back.
  * The caller must have run `migrate(client)`; `openStore` does both.
+ *
+ * Inside `work`, use the transaction it is given: calling the store itself there (or withLock again) would
+ * wait for the very transaction that is waiting on it (on PGlite, forever), so it fails at once instead.
  */
 export function createSqlStore(client: SqlClient): Store {
   return new SqlStore(client);
 }
+
+/** Which store's withLock work is running, in that work's async context only; cleared when the work ends. */
+const insideWork = new AsyncLocalStorage<{ active: boolean; store: Store }>();
 
 class SqlStore implements Store {
   readonly engine: 'pglite' | 'postgres';
@@ -37,38 +45,50 @@ class SqlStore implements Store {
     this.description = client.description;
   }
 
-  revision(): Promise<number> {
+  async revision(): Promise<number> {
+    this.refuseInsideWork('revision');
     return readRevision(this.client);
   }
 
-  listSummaries(filter?: { kind?: ObjectKind }): Promise<LiveSummary[]> {
+  async listSummaries(filter?: { kind?: ObjectKind }): Promise<LiveSummary[]> {
+    this.refuseInsideWork('listSummaries');
     return listSummaries(this.client, filter);
   }
 
-  listObjects(filter?: { kind?: ObjectKind }): Promise<LiveObject[]> {
+  async listObjects(filter?: { kind?: ObjectKind }): Promise<LiveObject[]> {
+    this.refuseInsideWork('listObjects');
     return listObjects(this.client, filter);
   }
 
-  getObjects(keys: ObjectKey[]): Promise<LiveObject[]> {
+  async getObjects(keys: ObjectKey[]): Promise<LiveObject[]> {
+    this.refuseInsideWork('getObjects');
     return getObjects(this.client, keys);
   }
 
-  history(limit?: number): Promise<ApplyRecord[]> {
+  async history(limit?: number): Promise<ApplyRecord[]> {
+    this.refuseInsideWork('history');
     return listHistory(this.client, limit);
   }
 
   async currentLock(): Promise<LockInfo | null> {
+    this.refuseInsideWork('currentLock');
     return this.#held ?? (await readLockHolder(this.client));
   }
 
   async withLock<T>(request: LockRequest, work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    this.refuseInsideWork('withLock');
     const session = await this.client.session();
     let broken = false;
     const markBroken = (): void => {
       broken = true;
     };
     try {
-      await acquireStoreLock(session, request, () => this.currentLock());
+      try {
+        await acquireStoreLock(session, request, () => this.currentLock());
+      } catch (error) {
+        if (!(error instanceof DqError && error.code === 'LOCK_TIMEOUT')) broken = true;
+        throw error;
+      }
       const info: LockInfo = {
         holder: request.holder,
         operation: request.operation,
@@ -83,7 +103,12 @@ class SqlStore implements Store {
           const [{ revision }] = await tx.query<{ revision: number }>(
             'update dqctl.store_state set revision = revision + 1 returning revision',
           );
-          return work(new SqlTransaction(tx, revision));
+          const context = { active: true, store: this as Store };
+          try {
+            return await insideWork.run(context, () => work(new SqlTransaction(tx, revision)));
+          } finally {
+            context.active = false;
+          }
         });
       } finally {
         // If the connection is gone these fail, and the server has already dropped the lock with it.
@@ -93,6 +118,16 @@ class SqlStore implements Store {
       }
     } finally {
       await session.release(broken);
+    }
+  }
+
+  private refuseInsideWork(what: string): void {
+    const context = insideWork.getStore();
+    if (context?.active && context.store === this) {
+      throw new DqError(
+        'INTERNAL',
+        `store.${what}() was called inside withLock on ${this.description}; use the transaction passed to the work`,
+      );
     }
   }
 

@@ -89,6 +89,22 @@ describe.each(STORE_ENGINES)('$engine store: transactions and history', ({ setup
     expect(await fx.store.revision()).toBe(1);
   });
 
+  it('refuses store calls and nested withLock inside the work, instead of waiting on itself', async () => {
+    const attempt = fx.store.withLock(LOCK, async (tx) => {
+      await tx.upsertObjects([objectWrite('source', 'a', {})]);
+      await fx.store.listSummaries();
+    });
+    await expect(attempt).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: expect.stringContaining('store.listSummaries() was called inside withLock'),
+    });
+    await expect(fx.store.withLock(LOCK, () => fx.store.withLock(LOCK, async () => {}))).rejects.toMatchObject({
+      code: 'INTERNAL',
+    });
+    expect(await fx.store.listSummaries()).toEqual([]);
+    expect(await fx.store.currentLock()).toBeNull();
+  });
+
   it('records applies with the store revision, newest first', async () => {
     const first = await fx.store.withLock(LOCK, (tx) => tx.recordApply(applyRecord('fp-1', ['table "a/public.x"'])));
     expect(first).toMatchObject({ ...applyRecord('fp-1', ['table "a/public.x"']), storeRevision: 1 });
