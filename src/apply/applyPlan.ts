@@ -54,7 +54,7 @@ export async function applyPlan(plan: Plan, store: Store, options: ApplyOptions)
     for (const desired of plan.resynced) writes.push(gitWrite(desired, plan.namespace, commit));
     if (deletes.length > 0) await tx.deleteObjects(deletes);
     if (writes.length > 0) await tx.upsertObjects(writes);
-    faultInjection('after-writes');
+    await faultInjection('after-writes');
     const record = await tx.recordApply({
       appliedBy: options.appliedBy,
       commit,
@@ -101,9 +101,17 @@ async function revisionBeforeThisTransaction(tx: StoreTransaction): Promise<numb
 }
 
 /**
- * Crash testing: `DQCTL_FAULT_INJECTION=kill-after-writes` kills the process after the writes and before the
- * commit, the way a power cut or `kill -9` would, so tests can prove the old state survives whole.
+ * Crash and concurrency testing, off unless the variable is set:
+ * `DQCTL_FAULT_INJECTION=kill-after-writes` kills the process after the writes and before the commit, the way
+ * a power cut or `kill -9` would, so tests can prove the old state survives whole;
+ * `DQCTL_FAULT_INJECTION=pause-after-writes` holds the lock (and the open transaction) for
+ * DQCTL_FAULT_PAUSE_MS (default 5000), so tests can run a second apply against it.
  */
-function faultInjection(point: 'after-writes'): void {
-  if (process.env.DQCTL_FAULT_INJECTION === `kill-${point}`) process.kill(process.pid, 'SIGKILL');
+async function faultInjection(point: 'after-writes'): Promise<void> {
+  const mode = process.env.DQCTL_FAULT_INJECTION;
+  if (mode === `kill-${point}`) process.kill(process.pid, 'SIGKILL');
+  if (mode === `pause-${point}`) {
+    process.stderr.write('dqctl: fault injection: pausing inside the apply transaction\n');
+    await new Promise((resolve) => setTimeout(resolve, Number(process.env.DQCTL_FAULT_PAUSE_MS ?? 5000)));
+  }
 }

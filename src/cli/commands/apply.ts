@@ -49,7 +49,7 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
   const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
   const path = resolve(io.cwd, target ?? '.');
   const fromSavedPlan = await isFile(path);
-  return withStore(options, io, async (store) => {
+  return withStore(options, io, { operation: `apply by ${whoAmI(io.env)}`, waitMs: lockTimeoutMs }, async (store) => {
     let plan: Plan;
     if (fromSavedPlan) {
       const saved = await readSavedPlan(path);

@@ -36,7 +36,7 @@ export function renderPlan(doc: PlanDocument, format: PlanFormat, io: CliIo): st
  */
 export async function planCommand(dir: string | undefined, options: PlanCommandOptions, io: CliIo): Promise<number> {
   const repository = resolve(io.cwd, dir ?? '.');
-  return withStore(options, io, async (store) => {
+  return withStore(options, io, { operation: 'plan' }, async (store) => {
     const { plan } = await planRepository({
       repository,
       store,

@@ -13,7 +13,7 @@ export async function stateListCommand(options: StateListOptions, io: CliIo): Pr
     throw new DqError('INVALID_ARGUMENT', `--kind must be one of ${OBJECT_KINDS.join(', ')}, not ${JSON.stringify(options.kind)}`);
   }
   const kind = options.kind;
-  return withStore(options, io, async (store) => {
+  return withStore(options, io, { operation: 'state list' }, async (store) => {
     const [revision, objects] = await Promise.all([store.revision(), store.listSummaries(kind ? { kind } : undefined)]);
     if (options.format === 'json') {
       io.stdout(
