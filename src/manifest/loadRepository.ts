@@ -107,7 +107,14 @@ export async function loadRepository(source: RepositorySource | string): Promise
   }
 
   const declaredConnections = new Set(pending.filter((p) => p.kind === 'source').map((p) => p.name));
-  const semantic = runSemanticChecks(loaded, { declaredConnections });
+  const declaredTables = new Map<string, Set<string>>();
+  for (const p of pending) {
+    if (p.kind !== 'table' || !p.connection) continue;
+    const tables = declaredTables.get(p.connection) ?? new Set<string>();
+    tables.add(p.name.slice(p.connection.length + 1));
+    declaredTables.set(p.connection, tables);
+  }
+  const semantic = runSemanticChecks(loaded, { declaredConnections, declaredTables });
   for (const d of semantic) if (d.range && !texts.has(d.range.filename)) {
     const owner = loaded.find((o) => o.file === d.range!.filename);
     if (owner) texts.set(owner.file, owner.parsed.text);

@@ -17,6 +17,8 @@ export interface SemanticContext {
   /** Connections that have a connection file, even one with errors (so a broken connection file does not
    *  also make every table of it "unknown"). */
   declaredConnections: ReadonlySet<string>;
+  /** Tables that have a file (`conn` -> `schema.table`), even one with errors, for the same reason. */
+  declaredTables: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**
@@ -26,13 +28,6 @@ export interface SemanticContext {
 export function runSemanticChecks(objects: readonly LoadedObject[], context: SemanticContext): Diagnostic[] {
   const out: Diagnostic[] = [];
   checkDuplicates(objects, out);
-  const tablesByConnection = new Map<string, Set<string>>();
-  for (const o of objects) {
-    if (o.kind !== 'table' || !o.connection) continue;
-    const set = tablesByConnection.get(o.connection) ?? new Set<string>();
-    set.add(o.name.slice(o.connection.length + 1));
-    tablesByConnection.set(o.connection, set);
-  }
   for (const o of objects) {
     switch (o.kind) {
       case 'source':
@@ -40,7 +35,7 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
         break;
       case 'table':
         checkTableConnection(o, context, out);
-        checkLineage(o, context, tablesByConnection, out);
+        checkLineage(o, context, out);
         checkThresholds(o, out);
         checkPartitioning(o, out);
         break;
@@ -86,12 +81,7 @@ function checkTableConnection(o: LoadedObject, context: SemanticContext, out: Di
   }
 }
 
-function checkLineage(
-  o: LoadedObject,
-  context: SemanticContext,
-  tablesByConnection: Map<string, Set<string>>,
-  out: Diagnostic[],
-): void {
+function checkLineage(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
   const sources = o.rawSpec.source_tables;
   if (!Array.isArray(sources)) return;
   sources.forEach((entry, index) => {
@@ -109,7 +99,7 @@ function checkLineage(
     }
     const schema = entry.source_schema;
     const table = entry.source_table;
-    const known = tablesByConnection.get(connection);
+    const known = context.declaredTables.get(connection);
     if (typeof schema === 'string' && typeof table === 'string' && known && !known.has(`${schema}.${table}`)) {
       out.push({
         severity: 'warning',
