@@ -52,6 +52,8 @@ export class DirectorySource implements RepositorySource {
     const rootReal = await this.realRoot();
     const files: RepositoryFile[] = [];
     const problems: RepositoryProblem[] = [];
+    // Real paths of the folders read so far: a link back to one of them (a loop) is reported, not followed.
+    const visitedFolders = new Set<string>([rootReal]);
     const visit = async (relPath: string): Promise<void> => {
       const absolute = join(this.root, relPath);
       let info;
@@ -79,6 +81,16 @@ export class DirectorySource implements RepositorySource {
         info = await stat(absolute);
       }
       if (info.isDirectory()) {
+        const real = await realpath(absolute);
+        if (visitedFolders.has(real)) {
+          problems.push({
+            path: relPath,
+            code: 'symlink_loop',
+            summary: `${relPath} leads to a folder that is read already (${relative(rootReal, real) || '.'}); it is not read twice`,
+          });
+          return;
+        }
+        visitedFolders.add(real);
         const entries = await readdir(absolute);
         entries.sort();
         await Promise.all(entries.map((entry) => visit(relPath === '' ? entry : `${relPath}/${entry}`)));

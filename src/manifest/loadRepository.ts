@@ -33,7 +33,8 @@ export async function loadRepository(source: RepositorySource | string): Promise
   const [{ files, problems }, commit] = await Promise.all([repo.listFiles(), repo.commit()]);
 
   for (const problem of problems) {
-    diagnostics.push({ severity: 'error', code: problem.code, summary: problem.summary, range: fileStart(problem.path) });
+    const severity = problem.code === 'symlink_loop' ? 'warning' : 'error';
+    diagnostics.push({ severity, code: problem.code, summary: problem.summary, range: fileStart(problem.path) });
   }
 
   type Pending = { path: string; kind: ObjectKind; name: string; connection?: string };
@@ -106,6 +107,8 @@ export async function loadRepository(source: RepositorySource | string): Promise
     }
   }
 
+  // Reads finish in any order; sort so that "first" and "second" of a duplicate are always the same files.
+  loaded.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const declaredConnections = new Set(pending.filter((p) => p.kind === 'source').map((p) => p.name));
   const declaredTables = new Map<string, Set<string>>();
   for (const p of pending) {

@@ -65,6 +65,14 @@ export function classifyPath(path: string): PathClassification {
     return { type: 'attachment', ownerPath: path.slice(0, -'.py'.length) + '.dqorule.yaml' };
   }
   if (!kind) {
+    const ymlKind = fileName.endsWith('.yml') ? kindOfFileName(fileName.slice(0, -4) + '.yaml') : undefined;
+    if (ymlKind) {
+      return {
+        type: 'invalid',
+        code: 'unrecognized_file',
+        summary: `${path} ends in .yml; DQOps files end in .yaml (rename it to ${fileName.slice(0, -4)}.yaml); it is ignored`,
+      };
+    }
     if (fileName.endsWith('.yaml') || fileName.endsWith('.yml')) {
       return {
         type: 'invalid',
@@ -112,14 +120,15 @@ export function classifyPath(path: string): PathClassification {
     case 'rule': {
       if (top !== 'rules' || segments.length < 2) return misplaced('rules/');
       const decoded = decodeSegments(segments.slice(1), '.dqorule.yaml');
-      if (decoded === undefined) return undecodable(path, segments.slice(1).join('/'));
+      if (decoded === undefined) return undecodable(path, segments.slice(1).join('/').slice(0, -'.dqorule.yaml'.length));
       return { type: 'object', kind, name: decoded };
     }
     case 'default_table_checks':
     case 'default_column_checks': {
       if (top !== 'patterns' || segments.length < 2) return misplaced('patterns/');
-      const decoded = decodeSegments(segments.slice(1), kind === 'default_table_checks' ? '.dqotablepattern.yaml' : '.dqocolumnpattern.yaml');
-      if (decoded === undefined) return undecodable(path, segments.slice(1).join('/'));
+      const suffix = kind === 'default_table_checks' ? '.dqotablepattern.yaml' : '.dqocolumnpattern.yaml';
+      const decoded = decodeSegments(segments.slice(1), suffix);
+      if (decoded === undefined) return undecodable(path, segments.slice(1).join('/').slice(0, -suffix.length));
       return { type: 'object', kind, name: decoded };
     }
   }
@@ -135,9 +144,11 @@ function decodeSegments(segments: string[], suffix: string): string | undefined 
 }
 
 function undecodable(path: string, part: string): PathClassification {
-  return {
-    type: 'invalid',
-    code: 'file_name_invalid',
-    summary: `the name ${JSON.stringify(part)} in ${path} does not decode: a % must be followed by two hex digits (e.g. %2F for /)`,
-  };
+  const summary =
+    part === '' || part.startsWith('.') || part.endsWith('/') || part.includes('//')
+      ? `${path} has an empty name`
+      : /%(?![0-9A-Fa-f]{2})/.test(part)
+        ? `the name ${JSON.stringify(part)} in ${path} does not decode: a % must be followed by two hex digits (e.g. %2F for /)`
+        : `the name ${JSON.stringify(part)} in ${path} does not decode: its %XX sequences are not valid UTF-8`;
+  return { type: 'invalid', code: 'file_name_invalid', summary };
 }

@@ -10,7 +10,7 @@ export interface RepositoryFile {
 
 export interface RepositoryProblem {
   path: string;
-  code: 'symlink_outside_repository' | 'file_too_large' | 'unreadable_file';
+  code: 'symlink_outside_repository' | 'symlink_loop' | 'file_too_large' | 'unreadable_file';
   summary: string;
 }
 

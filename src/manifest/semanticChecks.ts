@@ -23,7 +23,8 @@ export interface SemanticContext {
 
 /**
  * Checks that a JSON Schema cannot express: across files (duplicates, dangling connections and lineage) and
- * within values (threshold order, literal secrets, policy targets that can never match).
+ * within values (threshold order, literal secrets, policies targeting connections that do not exist).
+ * (An unknown data_type_category in a policy target is the schema's enum violation, reported there.)
  */
 export function runSemanticChecks(objects: readonly LoadedObject[], context: SemanticContext): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -100,7 +101,7 @@ function checkLineage(o: LoadedObject, context: SemanticContext, out: Diagnostic
     const schema = entry.source_schema;
     const table = entry.source_table;
     const known = context.declaredTables.get(connection);
-    if (typeof schema === 'string' && typeof table === 'string' && known && !known.has(`${schema}.${table}`)) {
+    if (typeof schema === 'string' && typeof table === 'string' && !known?.has(`${schema}.${table}`)) {
       out.push({
         severity: 'warning',
         code: 'lineage_unknown_table',
@@ -122,7 +123,8 @@ function checkSecrets(o: LoadedObject, out: Diagnostic[]): void {
         code: 'plaintext_secret',
         summary: `${block}.${key} holds a literal secret; use a reference such as \${PG_PASSWORD} or \${credential://file}`,
         detail: 'The value is committed to git in clear text. dqctl never shows it (plans print (sensitive)), but anyone who can read the repository can.',
-        range: o.parsed.locate(['spec', block, key]),
+        // the key, not the value: the snippet under the caret must not print the secret
+        range: o.parsed.locate(['spec', block, key], true),
       });
     }
   }
@@ -141,18 +143,19 @@ function checkThresholds(o: LoadedObject, out: Diagnostic[]): void {
     ];
     for (const [lowName, low, highName, high] of pairs) {
       if (!low || !high) continue;
-      if (lowName === 'warning' && highName === 'fatal' && error) continue; // reported through error already
       for (const parameter of Object.keys(low)) {
         const a = low[parameter];
         const b = high[parameter];
         if (typeof a !== 'number' || typeof b !== 'number') continue;
+        // warning vs fatal only when the error does not stand between them (then the pairs above report it)
+        if (lowName === 'warning' && highName === 'fatal' && typeof error?.[parameter] === 'number') continue;
         const looser = parameter.startsWith('max_') ? a > b : parameter.startsWith('min_') ? a < b : false;
         if (!looser) continue;
         out.push({
           severity: 'warning',
           code: 'threshold_order',
           summary: `${path[path.length - 1]}: the ${lowName} threshold ${parameter}=${a} is looser than the ${highName} threshold ${parameter}=${b}`,
-          detail: `A ${lowName} should fire before an ${highName}: for ${parameter} use ${parameter.startsWith('max_') ? `${lowName} <= ${highName}` : `${lowName} >= ${highName}`}.`,
+          detail: `${lowName === "warning" ? "A warning" : "An error"} should fire before ${highName === 'error' ? 'an error' : 'a fatal'}: for ${parameter} use ${parameter.startsWith('max_') ? `${lowName} <= ${highName}` : `${lowName} >= ${highName}`}.`,
           range: o.parsed.locate([...path, lowName, parameter]),
         });
       }
@@ -179,24 +182,9 @@ function checkPartitioning(o: LoadedObject, out: Diagnostic[]): void {
   }
 }
 
-const CATEGORIES = new Set([
-  'numeric_integer', 'numeric_decimal', 'numeric_float', 'datetime_timestamp', 'datetime_datetime', 'datetime_date',
-  'datetime_time', 'text', 'clob', 'json', 'bool', 'binary', 'array', 'other',
-]);
-
 function checkPolicyTarget(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
   const target = isJsonObject(o.rawSpec.target) ? o.rawSpec.target : undefined;
   if (!target) return;
-  const category = target.data_type_category;
-  if (typeof category === 'string' && !CATEGORIES.has(category)) {
-    out.push({
-      severity: 'error',
-      code: 'policy_target_cannot_match',
-      summary: `data_type_category ${JSON.stringify(category)} is not a data type category; the policy can never match`,
-      detail: `Known categories: ${[...CATEGORIES].join(', ')}.`,
-      range: o.parsed.locate(['spec', 'target', 'data_type_category']),
-    });
-  }
   const connection = target.connection;
   if (typeof connection === 'string' && connection !== '') {
     const names = connection.split(',').map((s) => s.trim());
@@ -204,7 +192,10 @@ function checkPolicyTarget(o: LoadedObject, context: SemanticContext, out: Diagn
       out.push({
         severity: 'warning',
         code: 'policy_target_unknown_connection',
-        summary: `the policy targets connection ${JSON.stringify(connection)}, which is not in the repository`,
+        summary:
+          names.length === 1
+            ? `the policy targets connection ${JSON.stringify(connection)}, which is not in the repository`
+            : `the policy targets connections ${names.map((n) => JSON.stringify(n)).join(', ')}, none of which is in the repository`,
         range: o.parsed.locate(['spec', 'target', 'connection']),
       });
     }

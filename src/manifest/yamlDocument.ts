@@ -1,6 +1,6 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
-import type { Diagnostic, JsonValue, SourceRange } from '../model/index.js';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isJsonObject, type Diagnostic, type JsonValue, type SourceRange } from '../model/index.js';
 
 /**
  * One YAML file parsed with its positions kept, so that any value found wrong later (by the schema, by a
@@ -13,6 +13,9 @@ export interface ParsedYaml {
   /** Range of the value at `path` (or of its key when `onKey`), falling back to the nearest existing parent. */
   locate(path: ReadonlyArray<string | number>, onKey?: boolean): SourceRange;
 }
+
+/** Aliases may share nodes, but a document may not expand to more than this many nodes ("billion laughs"). */
+export const MAX_EXPANDED_NODES = 1_000_000;
 
 /**
  * Two parsers, for speed: js-yaml (about 2.5x faster) reads every file; the `yaml` library, which keeps
@@ -27,31 +30,79 @@ export function parseYamlFile(file: string, text: string): { parsed?: ParsedYaml
   } catch {
     return parseWithPositions(file, text);
   }
-  let located: ParsedYaml | undefined;
+  let located: ReturnType<typeof positionsOf> | undefined;
   const locate = (path: ReadonlyArray<string | number>, onKey?: boolean): SourceRange => {
-    located ??= parseWithPositions(file, text).parsed;
-    return located ? located.locate(path, onKey) : { filename: file, start: { line: 1, column: 1 }, end: { line: 1, column: 1 } };
+    located ??= positionsOf(file, text);
+    return located.locate(path, onKey);
   };
+  // js-yaml shares aliased nodes instead of copying them; walking such a document later would not end.
+  if (text.includes('*') && expandedSize(value, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES) {
+    return {
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'yaml_alias_expansion',
+          summary: `the YAML aliases of this file expand to more than ${MAX_EXPANDED_NODES.toLocaleString('en-US')} values; refusing to read it`,
+          detail: 'Anchors and aliases (&a / *a) nested inside each other grow exponentially ("billion laughs").',
+          range: locate([]),
+        },
+      ],
+    };
+  }
   return { parsed: { file, text, value, locate }, diagnostics: [] };
 }
 
-function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
-  const toRange = (start: number, end: number): SourceRange => {
-    const s = lineCounter.linePos(start);
-    const e = lineCounter.linePos(Math.max(start, end));
-    return { filename: file, start: { line: s.line, column: s.col }, end: { line: e.line, column: e.col } };
+/** Number of values of a document with aliases expanded, counted without expanding them (memoized). */
+function expandedSize(value: JsonValue | undefined, limit: number): number {
+  const memo = new Map<object, number>();
+  const size = (v: JsonValue | undefined): number => {
+    if (v === null || typeof v !== 'object') return 1;
+    const known = memo.get(v);
+    if (known !== undefined) return known;
+    memo.set(v, limit + 1); // a cycle counts as too big
+    let total = 1;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      total += size(child);
+      if (total > limit) break;
+    }
+    memo.set(v, total);
+    return total;
   };
+  return size(value);
+}
+
+const YAML_MESSAGES: Array<[RegExp, string]> = [
+  [/multiple documents/i, 'a file must hold one YAML document; remove the second "---" document'],
+  [/tab characters? (must not|are not allowed)/i, 'tabs are not allowed for indentation in YAML; indent with spaces'],
+];
+
+function friendlyYamlMessage(message: string): string {
+  const first = message.split('\n')[0];
+  for (const [pattern, replacement] of YAML_MESSAGES) if (pattern.test(first)) return replacement;
+  return first;
+}
+
+function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
+  const positions = positionsOf(file, text);
+  const { doc, toRange } = positions;
   const diagnostics: Diagnostic[] = [];
+  const seenLines = new Set<number>();
   for (const error of doc.errors) {
     const duplicate = error.code === 'DUPLICATE_KEY';
+    const range = toRange(error.pos[0], error.pos[1]);
+    if (range.start.line > text.split('\n').length) {
+      // the library reports unterminated constructs at the end of the file; that line does not exist
+      range.start = { line: text.split('\n').length, column: 1 };
+      range.end = range.start;
+    }
+    if (seenLines.has(range.start.line)) continue; // one report per line: the rest are consequences
+    seenLines.add(range.start.line);
     diagnostics.push({
       severity: 'error',
       code: duplicate ? 'duplicate_key' : 'yaml_syntax',
-      summary: duplicate ? 'duplicate key: the same key appears twice in one mapping' : `malformed YAML: ${firstLine(error.message)}`,
+      summary: duplicate ? 'duplicate key: the same key appears twice in one mapping' : `malformed YAML: ${friendlyYamlMessage(error.message)}`,
       detail: duplicate ? 'YAML forbids repeating a key in one mapping; remove or merge the second one.' : undefined,
-      range: toRange(error.pos[0], error.pos[1]),
+      range,
     });
   }
   if (diagnostics.length > 0) return { diagnostics };
@@ -61,10 +112,49 @@ function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; 
   } catch (error) {
     return {
       diagnostics: [
-        { severity: 'error', code: 'yaml_syntax', summary: `malformed YAML: ${firstLine((error as Error).message)}`, range: toRange(0, 0) },
+        { severity: 'error', code: 'yaml_syntax', summary: `malformed YAML: ${friendlyYamlMessage((error as Error).message)}`, range: toRange(0, 0) },
       ],
     };
   }
+  if (isJsonObject(value) && hasMixedKeyTypes(doc)) {
+    return {
+      diagnostics: [{ severity: 'error', code: 'duplicate_key', summary: 'duplicate key: a key appears twice in one mapping (as a number and as a string)', range: toRange(0, 0) }],
+    };
+  }
+  return { parsed: { file, text, value, locate: positions.locate }, diagnostics };
+}
+
+/** `1:` and `"1":` are one key once converted to JSON: js-yaml refuses that, and so must we. */
+function hasMixedKeyTypes(doc: Document): boolean {
+  let found = false;
+  const visit = (node: unknown): void => {
+    if (found) return;
+    if (isMap(node)) {
+      const keys = new Set<string>();
+      for (const item of node.items) {
+        const key = isScalar(item.key) ? String(item.key.value) : undefined;
+        if (key !== undefined) {
+          if (keys.has(key)) found = true;
+          keys.add(key);
+        }
+        visit(item.value);
+      }
+    } else if (isSeq(node)) node.items.forEach(visit);
+  };
+  visit(doc.contents);
+  return found;
+}
+
+/** The `yaml` library's view of a file: positions of every node, errors with ranges. */
+function positionsOf(file: string, text: string) {
+  const lineCounter = new LineCounter();
+  // Positions only: aliases are not expanded here, so any number of them is fine.
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  const toRange = (start: number, end: number): SourceRange => {
+    const s = lineCounter.linePos(start);
+    const e = lineCounter.linePos(Math.max(start, end));
+    return { filename: file, start: { line: s.line, column: s.col }, end: { line: e.line, column: e.col } };
+  };
   const locate = (path: ReadonlyArray<string | number>, onKey = false): SourceRange => {
     let node: unknown = doc.contents;
     let keyNode: unknown;
@@ -89,14 +179,10 @@ function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; 
     if (!target?.range) return toRange(0, 0);
     return toRange(target.range[0], target.range[1]);
   };
-  return { parsed: { file, text, value, locate }, diagnostics };
+  return { doc, toRange, locate };
 }
 
 function keyText(key: unknown): string | undefined {
   if (isScalar(key)) return String(key.value);
   return undefined;
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0];
 }

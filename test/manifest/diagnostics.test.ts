@@ -48,7 +48,7 @@ const CASES: Case[] = [
     name: 'yaml_syntax',
     golden: true,
     expected: [
-      ['error', 'yaml_syntax', 'sources/shop/public.customers.dqotable.yaml:6:1', '---', 'malformed YAML: Source contains multiple documents'],
+      ['error', 'yaml_syntax', 'sources/shop/public.customers.dqotable.yaml:6:1', '---', 'malformed YAML: a file must hold one YAML document'],
       ['error', 'yaml_syntax', `${ORDERS}:13:25`, 'orders: row count', 'malformed YAML: Nested mappings are not allowed in compact mappings'],
     ],
     objects: ONLY_SOURCE,
@@ -210,7 +210,7 @@ const CASES: Case[] = [
     expected: [
       ['warning', 'unrecognized_file', 'patterns/public.customers.dqotable.yaml:1:1', null, '.dqotable.yaml files belong in sources/<connection>/'],
       ['warning', 'unrecognized_file', 'sources/shop/notes.yaml:1:1', null, 'is not a DQOps file name'],
-      ['warning', 'unrecognized_file', 'sources/shop/public.payments.dqotable.yml:1:1', null, 'is not a DQOps file name'],
+      ['warning', 'unrecognized_file', 'sources/shop/public.payments.dqotable.yml:1:1', null, 'rename it to public.payments.dqotable.yaml'],
     ],
     objects: BASE_OBJECTS,
   },
@@ -265,7 +265,7 @@ const CASES: Case[] = [
   },
   {
     name: 'plaintext_secret',
-    expected: [['warning', 'plaintext_secret', `${CONNECTION}:11:15`, 's3cr3t-Passw0rd', 'postgresql.password holds a literal secret']],
+    expected: [['warning', 'plaintext_secret', `${CONNECTION}:11:5`, 'password', 'postgresql.password holds a literal secret']],
     objects: BASE_OBJECTS,
   },
   {
@@ -311,7 +311,7 @@ const CASES: Case[] = [
         'policy_target_unknown_connection',
         'patterns/oltp/Detect empty tables daily.dqotablepattern.yaml:8:17',
         '"shop_oltp, shop_replica"',
-        'the policy targets connection "shop_oltp, shop_replica"',
+        'the policy targets connections "shop_oltp", "shop_replica", none of which is in the repository',
       ],
     ],
     objects: [...BASE_OBJECTS, 'default_table_checks:oltp/Detect empty tables daily', 'default_column_checks:id_columns_not_null'],
@@ -367,6 +367,8 @@ const LOADER_CODES = [
   'plaintext_secret',
   'partitioned_without_partition_column',
   'policy_target_unknown_connection',
+  'symlink_loop',
+  'yaml_alias_expansion',
   // 'policy_target_cannot_match' is unreachable: the schema's data_type_category enum rejects the same values
   // first, and a file with schema errors never reaches the semantic checks (see policy_unknown_data_type_category).
 ];
@@ -590,6 +592,66 @@ describe('faults made at test time in a temporary copy', () => {
       'sources/shop/public.events.dqotable.yaml:1:1: error[file_too_large]: sources/shop/public.events.dqotable.yaml is 11.0 MB; files over 10 MB are refused\n\ninvalid: 1 error, 0 warnings\n',
     );
     expect(objectKeys(state)).toEqual(BASE_OBJECTS);
+  });
+});
+
+describe('secrets stay out of the output', () => {
+  it('the plaintext_secret snippet shows the key, never the value', async () => {
+    const state = await loadRepository(join(FIXTURES, 'plaintext_secret'));
+    const text = renderDiagnosticsText(state.diagnostics, state.texts);
+    expect(text).toContain('password: (sensitive)');
+    expect(text).not.toContain('s3cr3t');
+  });
+});
+
+describe('hostile repositories end quickly', () => {
+  it('symlink_loop: links back to a folder already read are reported once, not followed', async () => {
+    const dir = await tempCopy('valid_minimal');
+    await symlink('..', join(dir, 'sources/shop/a'));
+    await symlink('..', join(dir, 'sources/shop/b'));
+    const started = Date.now();
+    const state = await loadRepository(dir);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(state.diagnostics.map((d) => [d.severity, d.code, d.range?.filename])).toEqual([
+      ['warning', 'symlink_loop', 'sources/shop/a'],
+      ['warning', 'symlink_loop', 'sources/shop/b'],
+    ]);
+    triggered.add('symlink_loop');
+    expect(objectKeys(state)).toEqual(BASE_OBJECTS);
+  });
+
+  it('yaml_alias_expansion: a "billion laughs" document is refused, not expanded', async () => {
+    const dir = await tempCopy('valid_minimal');
+    const levels = ['a0: &a0 [x, x, x, x]'];
+    for (let i = 1; i <= 14; i++) levels.push(`a${i}: &a${i} [*a${i - 1}, *a${i - 1}, *a${i - 1}, *a${i - 1}]`);
+    const bomb = [
+      'apiVersion: dqo/v1',
+      'kind: rule',
+      'spec:',
+      '  type: python',
+      '  fields:',
+      '    - field_name: f',
+      '      default_value:',
+      ...levels.map((l) => `        ${l}`),
+    ].join('\n');
+    await mkdir(join(dir, 'rules/x'), { recursive: true });
+    await writeFile(join(dir, 'rules/x/bomb.dqorule.yaml'), bomb);
+    const started = Date.now();
+    const state = await loadRepository(dir);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(state.diagnostics.map((d) => [d.severity, d.code, d.range?.filename])).toEqual([
+      ['error', 'yaml_alias_expansion', 'rules/x/bomb.dqorule.yaml'],
+    ]);
+    triggered.add('yaml_alias_expansion');
+  });
+
+  it('a file with many aliases that is otherwise fine still gets exact positions', async () => {
+    const dir = await tempCopy('valid_minimal');
+    const columns = Array.from({ length: 120 }, (_, i) => `    c${i}: *col`).join('\n');
+    const text = `apiVersion: dqo/v1\nkind: table\nspec:\n  prority: 3\n  columns:\n    base: &col\n      type_snapshot: {column_type: int4}\n${columns}\n`;
+    await writeFile(join(dir, 'sources/shop/public.wide.dqotable.yaml'), text);
+    const state = await loadRepository(dir);
+    expect(state.diagnostics.map((d) => [d.code, d.range?.start.line, d.range?.start.column])).toEqual([['unknown_key', 4, 3]]);
   });
 });
 

@@ -17,7 +17,7 @@ export async function validateCommand(dir: string | undefined, options: Validate
       break;
     case 'github':
       io.stdout(renderDiagnosticsGithub(desired.diagnostics));
-      io.stdout(report.valid ? `dqctl: valid (${report.warning_count} warnings)\n` : `dqctl: ${report.error_count} errors, ${report.warning_count} warnings\n`);
+      io.stdout(report.valid ? `dqctl: valid (${plural(report.warning_count, 'warning')})\n` : `dqctl: ${plural(report.error_count, 'error')}, ${plural(report.warning_count, 'warning')}\n`);
       break;
     case 'text':
       io.stdout(renderDiagnosticsText(desired.diagnostics, desired.texts, io.color));
@@ -25,4 +25,8 @@ export async function validateCommand(dir: string | undefined, options: Validate
       break;
   }
   return report.valid ? 0 : 3;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

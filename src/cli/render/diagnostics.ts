@@ -16,6 +16,9 @@ export function diagnosticsReport(diagnostics: Diagnostic[]): DiagnosticsReport 
   return { valid: error_count === 0, error_count, warning_count: diagnostics.length - error_count, diagnostics };
 }
 
+/** Findings whose source line holds a secret: the snippet shows the line only up to the end of the range. */
+const SENSITIVE_SNIPPETS = new Set(['plaintext_secret']);
+
 export function renderDiagnosticsText(diagnostics: Diagnostic[], texts: ReadonlyMap<string, string>, color = false): string {
   const paint = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   const out: string[] = [];
@@ -26,7 +29,11 @@ export function renderDiagnosticsText(diagnostics: Diagnostic[], texts: Readonly
     const text = d.range ? texts.get(d.range.filename) : undefined;
     if (d.range && text !== undefined && !(d.range.start.line === 1 && d.range.start.column === 1 && d.range.end.line === 1 && d.range.end.column === 1 && d.code !== 'yaml_syntax')) {
       const lines = text.split('\n');
-      const lineText = lines[d.range.start.line - 1];
+      let lineText = lines[d.range.start.line - 1]?.replace(/\r$/, '');
+      if (lineText !== undefined && SENSITIVE_SNIPPETS.has(d.code)) {
+        const keyEnd = d.range.end.line === d.range.start.line ? d.range.end.column - 1 : lineText.length;
+        lineText = `${lineText.slice(0, keyEnd)}: (sensitive)`;
+      }
       if (lineText !== undefined) {
         const gutter = String(d.range.start.line);
         const width =
