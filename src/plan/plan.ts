@@ -103,10 +103,6 @@ export function blockingFindings(plan: Pick<Plan, 'findings'>): Finding[] {
   return plan.findings.filter((f) => f.severity === 'error');
 }
 
-export function hasChanges(plan: Pick<Plan, 'changes' | 'resynced'>): boolean {
-  return plan.changes.length > 0;
-}
-
 function label(key: ObjectKey): string {
   return `${key.kind} ${key.name}`;
 }

@@ -1,0 +1,44 @@
+import { VIOLATION_CODES } from '../schema/schemaViolation.js';
+
+/**
+ * Every diagnostic code `validate` can report, with its severity and meaning: the registry the README's table
+ * is checked against (a test fails when a code is not documented).
+ */
+export const LOADER_DIAGNOSTICS = {
+  yaml_syntax: { severity: 'error', description: 'The file is not well-formed YAML.' },
+  yaml_alias_expansion: { severity: 'error', description: 'YAML anchors and aliases expand to more than a million values ("billion laughs").' },
+  duplicate_key: { severity: 'error', description: 'A key appears twice in one mapping.' },
+  not_a_document: { severity: 'error', description: 'The file is empty or does not hold a mapping.' },
+  wrong_api_version: { severity: 'error', description: 'apiVersion is missing or is not dqo/v1.' },
+  wrong_kind: { severity: 'error', description: 'kind is missing or unknown.' },
+  kind_mismatch: { severity: 'error', description: 'kind does not match the file name (a .dqotable.yaml file must hold kind: table).' },
+  file_name_invalid: { severity: 'error', description: 'A name in the path does not decode (%XX) or is empty, or a table file name has no schema part.' },
+  unrecognized_file: { severity: 'warning', description: 'A YAML file that is not a DQOps file, or a DQOps file in the wrong folder; it is ignored.' },
+  symlink_outside_repository: { severity: 'error', description: 'A symbolic link leads out of the repository; it is not read.' },
+  symlink_loop: { severity: 'warning', description: 'A symbolic link leads to a folder read already; it is not read twice.' },
+  unreadable_file: { severity: 'error', description: 'A file cannot be read (a broken link, permissions).' },
+  file_too_large: { severity: 'error', description: 'A file over 10 MB; it is not read.' },
+  orphan_rule_module: { severity: 'warning', description: 'A rule .py module without its .dqorule.yaml.' },
+  duplicate_object: { severity: 'error', description: 'Two files decode to the same object name.' },
+  unknown_connection: { severity: 'error', description: 'A table whose connection folder has no connection.dqoconnection.yaml.' },
+  lineage_unknown_connection: { severity: 'error', description: 'A lineage source names a connection that is not in the repository.' },
+  lineage_unknown_table: { severity: 'warning', description: 'A lineage source names a table that is not in the repository.' },
+  threshold_order: { severity: 'warning', description: 'A warning threshold looser than the error one, or an error looser than the fatal one.' },
+  plaintext_secret: { severity: 'warning', description: 'A literal password or secret instead of a ${ENV} / ${credential://…} reference.' },
+  partitioned_without_partition_column: { severity: 'warning', description: 'Partitioned checks on a table without timestamp_columns.partition_by_column.' },
+  policy_target_unknown_connection: { severity: 'warning', description: 'A policy targets connections none of which is in the repository.' },
+} as const;
+
+export const SCHEMA_DIAGNOSTICS: Record<(typeof VIOLATION_CODES)[number], { severity: 'error'; description: string }> = {
+  unknown_key: { severity: 'error', description: 'A key the schema does not know (with a did-you-mean).' },
+  wrong_type: { severity: 'error', description: 'A value of the wrong type.' },
+  missing_key: { severity: 'error', description: 'A required key is missing.' },
+  invalid_value: { severity: 'error', description: 'A value outside the allowed values (an enum, a pattern, a range), e.g. an unknown data_type_category.' },
+  unknown_check: { severity: 'error', description: 'A check name that is not in the check catalog (with a did-you-mean).' },
+  check_wrong_container: { severity: 'error', description: 'A known check under the wrong container or category (says where it belongs).' },
+  unknown_category: { severity: 'error', description: 'A check category that does not exist in that container.' },
+  unknown_rule_parameter: { severity: 'error', description: "A parameter the check's rule does not have (with a did-you-mean)." },
+  unknown_sensor_parameter: { severity: 'error', description: "A parameter the check's sensor does not have (with a did-you-mean)." },
+};
+
+export type DiagnosticCode = keyof typeof LOADER_DIAGNOSTICS | keyof typeof SCHEMA_DIAGNOSTICS;
