@@ -17,6 +17,12 @@ export const ERROR_CODES = {
   STORE_INCOMPATIBLE: { http: 500, exit: 1, description: 'The live store was written by a newer dqctl (unknown migration).' },
   NOT_FOUND: { http: 404, exit: 1, description: 'The named object does not exist.' },
   ALREADY_EXISTS: { http: 409, exit: 1, description: 'An object of that name exists already.' },
+  READ_ONLY_MANAGED: { http: 409, exit: 1, description: 'The object is managed by git and the server runs with --read-only-managed; change its file instead.' },
+  BODY_INVALID: { http: 400, exit: 1, description: 'A request body is not valid JSON or does not match its schema; the violations are listed.' },
+  PAYLOAD_TOO_LARGE: { http: 413, exit: 1, description: 'A request body is larger than the server accepts (default 5 MB).' },
+  UNAUTHENTICATED: { http: 401, exit: 1, description: 'The request has no token, or a token the server does not know.' },
+  FORBIDDEN: { http: 403, exit: 1, description: "The caller's role does not allow this operation." },
+  INSECURE_BIND: { http: 500, exit: 1, description: 'serve refuses to listen on a non-loopback address without tokens; pass --tokens or --insecure.' },
   INTERNAL: { http: 500, exit: 1, description: 'A bug in dqctl; please report it with the command that caused it.' },
 } as const satisfies Record<string, { http: number; exit: number; description: string }>;
 

@@ -20,10 +20,20 @@ export async function listSummaries(sql: SqlQueryable, filter: { kind?: ObjectKi
   return rows.map(toLiveSummary).sort(compareKeys);
 }
 
-export async function listObjects(sql: SqlQueryable, filter: { kind?: ObjectKind } = {}): Promise<LiveObject[]> {
+export interface ObjectFilter {
+  kind?: ObjectKind;
+  /** Only names starting with this text (e.g. `conn/schema.` for the tables of a schema). */
+  namePrefix?: string;
+}
+
+export async function listObjects(sql: SqlQueryable, filter: ObjectFilter = {}): Promise<LiveObject[]> {
+  // A prefix is a range on the primary key (kind, name): `name >= prefix and name < prefix + U+FFFF`, compared
+  // byte-wise (collate "C") so the index serves it whatever the database collation.
   const rows = await sql.query<ObjectRow>(
-    `select ${OBJECT_COLUMNS} from dqctl.objects o where ($1::text is null or o.kind = $1)`,
-    [filter.kind ?? null],
+    `select ${OBJECT_COLUMNS} from dqctl.objects o
+      where ($1::text is null or o.kind = $1)
+        and ($2::text is null or (o.name collate "C" >= $2 and o.name collate "C" < $2 || chr(1114111) and starts_with(o.name, $2)))`,
+    [filter.kind ?? null, filter.namePrefix ?? null],
   );
   return rows.map(toLiveObject).sort(compareKeys);
 }

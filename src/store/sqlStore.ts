@@ -55,7 +55,7 @@ class SqlStore implements Store {
     return listSummaries(this.client, filter);
   }
 
-  async listObjects(filter?: { kind?: ObjectKind }): Promise<LiveObject[]> {
+  async listObjects(filter?: { kind?: ObjectKind; namePrefix?: string }): Promise<LiveObject[]> {
     this.refuseInsideWork('listObjects');
     return listObjects(this.client, filter);
   }
@@ -152,7 +152,7 @@ class SqlTransaction implements StoreTransaction {
     return listSummaries(this.sql, filter);
   }
 
-  listObjects(filter?: { kind?: ObjectKind }): Promise<LiveObject[]> {
+  listObjects(filter?: { kind?: ObjectKind; namePrefix?: string }): Promise<LiveObject[]> {
     return listObjects(this.sql, filter);
   }
 

@@ -19,7 +19,7 @@ export interface StoreReader {
   /** Every object without its spec, sorted by kind then name: what a no-change plan needs. */
   listSummaries(filter?: { kind?: ObjectKind }): Promise<LiveSummary[]>;
   /** Full objects, sorted by kind then name. */
-  listObjects(filter?: { kind?: ObjectKind }): Promise<LiveObject[]>;
+  listObjects(filter?: { kind?: ObjectKind; namePrefix?: string }): Promise<LiveObject[]>;
   /** Full objects for the given keys (missing keys are left out). */
   getObjects(keys: ObjectKey[]): Promise<LiveObject[]>;
 }

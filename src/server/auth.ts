@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { DqError } from '../model/index.js';
+import { ANONYMOUS } from './context.js';
+import { roleAtLeast, type TokenSet } from './tokens.js';
+
+/**
+ * Bearer tokens: with a token set, every /api request needs `Authorization: Bearer <token>` (401 without or
+ * with an unknown one) and a role at least the route's (403 otherwise). Without tokens every caller is an
+ * anonymous admin; `serve` then binds to loopback only.
+ */
+export function registerAuth(app: FastifyInstance, tokens: TokenSet | null): void {
+  app.decorateRequest('caller', null as never);
+  app.addHook('onRequest', async (request) => {
+    if (!tokens) {
+      request.caller = ANONYMOUS;
+      return;
+    }
+    const path = request.url.split('?')[0];
+    if (path === '/api/openapi.json' || path.startsWith('/api/docs')) {
+      request.caller = { name: 'anonymous', role: 'viewer' };
+      return;
+    }
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match) throw new DqError('UNAUTHENTICATED', 'this server needs a token: send the header "Authorization: Bearer <token>"');
+    const caller = tokens.resolve(match[1]);
+    if (!caller) throw new DqError('UNAUTHENTICATED', 'the token is not valid');
+    request.caller = caller;
+  });
+  app.addHook('preHandler', async (request) => {
+    const required = request.routeOptions.config?.role ?? (request.method === 'GET' || request.method === 'HEAD' ? 'viewer' : 'editor');
+    if (!roleAtLeast(request.caller.role, required)) {
+      throw new DqError('FORBIDDEN', `${request.caller.name} has the role ${request.caller.role}; this operation needs ${required} or higher`);
+    }
+  });
+}

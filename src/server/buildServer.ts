@@ -1,0 +1,75 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { LiveObjects } from '../app/liveObjects.js';
+import type { Store } from '../store/store.js';
+import { registerApiSchemas } from './apiSchemas.js';
+import { registerAuth } from './auth.js';
+import type { ServerContext } from './context.js';
+import { registerErrorHandler } from './errorHandler.js';
+import { registerRequestLog } from './requestLog.js';
+import { ROUTE_GROUPS } from './routes/index.js';
+import type { TokenSet } from './tokens.js';
+
+/**
+ * The REST facade: DQOps's /api served from the live store. An app factory apart from `listen`, so tests use
+ * `app.inject()` and `serve` adds the socket. The only module that imports fastify.
+ */
+export interface ServerOptions {
+  store: Store;
+  /** null: authentication off (every caller is an admin); `serve` then binds to loopback only. */
+  tokens?: TokenSet | null;
+  /** Refuse API writes to git-managed objects (409 naming the file) instead of recording them as drift. */
+  readOnlyManaged?: boolean;
+  /** Largest accepted request body in bytes (default 5 MB). */
+  bodyLimit?: number;
+  logger?: FastifyServerOptions['logger'];
+  /** How stale a cached read may be after another process wrote (default 1000 ms). */
+  revisionCheckMs?: number;
+}
+
+export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
+
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    disableRequestLogging: true,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // DQOps clients send names with an encoded slash as one segment; keep long names possible
+    routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: true },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
+  });
+  const context: ServerContext = {
+    store: options.store,
+    objects: new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs }),
+  };
+
+  registerApiSchemas(app);
+  registerErrorHandler(app);
+  registerAuth(app, options.tokens ?? null);
+  registerRequestLog(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'dqctl REST API',
+        description: 'The DQOps-compatible REST API of dqctl, served from the live store.',
+        version: '0.1.0',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: options.tokens ? [{ bearer: [] }] : [],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  await app.register(
+    async (api) => {
+      for (const register of ROUTE_GROUPS) await register(api, context);
+      api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: '/api' },
+  );
+  await app.ready();
+  return app;
+}

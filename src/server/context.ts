@@ -1,0 +1,39 @@
+import type { LiveObjects } from '../app/liveObjects.js';
+import type { Store } from '../store/store.js';
+import { roleAtLeast, type Caller, type Role } from './tokens.js';
+
+/** What route files get: the live objects, the store, and the caller's capabilities. */
+export interface ServerContext {
+  objects: LiveObjects;
+  store: Store;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The least role that may call the route (default: viewer for GET, editor otherwise). */
+    role?: Role;
+  }
+  interface FastifyRequest {
+    /** The authenticated caller; with authentication off, an anonymous admin. */
+    caller: Caller;
+  }
+}
+
+export const ANONYMOUS: Caller = { name: 'anonymous', role: 'admin' };
+
+/** The capability flags every model carries, from the caller's role. */
+export interface Capabilities {
+  can_edit: boolean;
+  can_run_checks: boolean;
+  can_collect_statistics: boolean;
+  can_delete_data: boolean;
+}
+
+export function capabilitiesOf(caller: Caller, options: { managedReadOnly?: boolean } = {}): Capabilities {
+  return {
+    can_edit: roleAtLeast(caller.role, 'editor') && !options.managedReadOnly,
+    can_run_checks: roleAtLeast(caller.role, 'operator'),
+    can_collect_statistics: roleAtLeast(caller.role, 'operator'),
+    can_delete_data: roleAtLeast(caller.role, 'operator'),
+  };
+}

@@ -1,0 +1,8 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServerContext } from '../context.js';
+import { rulesRoutes } from './rules.js';
+
+/** One file per resource group; each exports a function that registers its routes under /api. */
+export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
+
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes];
