@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { applyCommand } from './commands/apply.js';
 import { planCommand } from './commands/plan.js';
+import { serveCommand } from './commands/serve.js';
 import { showCommand } from './commands/show.js';
 import { stateListCommand } from './commands/stateList.js';
 import { validateCommand } from './commands/validate.js';
@@ -81,6 +82,19 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(stateListCommand(options, io)));
+
+  storeOptions(
+    program
+      .command('serve')
+      .description('serve the DQOps-compatible REST API (/api/…) from the live store')
+      .option('--port <port>', 'TCP port', '8888')
+      .option('--host <host>', 'address to listen on (without tokens: loopback only, unless --insecure)', '127.0.0.1')
+      .option('--tokens <file>', 'YAML list of {name, role, token | token_sha256} (default: $DQCTL_TOKENS); roles viewer < editor < operator < admin')
+      .option('--insecure', 'allow serving without tokens on a non-loopback address')
+      .option('--read-only-managed', 'refuse API writes to git-managed objects (409 naming the file) instead of recording them as drift')
+      .option('--body-limit <bytes>', 'largest accepted request body', String(5 * 1024 * 1024))
+      .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
+  ).action((options) => setResult(serveCommand(options, io)));
 
   return program;
 }

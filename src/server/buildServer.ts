@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { LiveObjects } from '../app/liveObjects.js';
 import type { Store } from '../store/store.js';
 import { registerApiSchemas } from './apiSchemas.js';
@@ -33,7 +33,8 @@ export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
-    disableRequestLogging: true,
+    // our own one line per request (requestLog.ts) replaces fastify's two
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // DQOps clients send names with an encoded slash as one segment; keep long names possible
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: true },

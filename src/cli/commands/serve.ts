@@ -1,0 +1,86 @@
+import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import { DqError } from '../../model/index.js';
+import { buildServer } from '../../server/buildServer.js';
+import { parseTokens, type TokenSet } from '../../server/tokens.js';
+import type { CliIo } from '../io.js';
+import { openStoreFromFlags, type StoreFlags } from '../storeOptions.js';
+
+export interface ServeOptions extends StoreFlags {
+  port: string;
+  host: string;
+  tokens?: string;
+  insecure?: boolean;
+  readOnlyManaged?: boolean;
+  bodyLimit: string;
+  logLevel: string;
+}
+
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+async function loadTokens(options: ServeOptions, io: CliIo): Promise<TokenSet | null> {
+  if (options.tokens) {
+    const file = resolve(io.cwd, options.tokens);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw new DqError('INVALID_ARGUMENT', `cannot read the tokens file ${file}: ${(error as Error).message}`);
+    }
+    return parseTokens(text, file);
+  }
+  if (io.env.DQCTL_TOKENS) return parseTokens(io.env.DQCTL_TOKENS, 'DQCTL_TOKENS');
+  return null;
+}
+
+/**
+ * `dqctl serve`: the DQOps-compatible REST API over the live store, until SIGINT/SIGTERM. Without tokens the
+ * API is open, so it binds to loopback only unless --insecure says otherwise.
+ */
+export async function serveCommand(options: ServeOptions, io: CliIo, signal?: AbortSignal): Promise<number> {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new DqError('INVALID_ARGUMENT', `--port must be a port number, not ${options.port}`);
+  const bodyLimit = Number(options.bodyLimit);
+  if (!Number.isInteger(bodyLimit) || bodyLimit < 1024) throw new DqError('INVALID_ARGUMENT', '--body-limit must be a number of bytes (at least 1024)');
+  const tokens = await loadTokens(options, io);
+  if (!tokens && !isLoopback(options.host) && !options.insecure) {
+    throw new DqError(
+      'INSECURE_BIND',
+      `refusing to serve an API without tokens on ${options.host}: anyone who can reach it could change the configuration; pass --tokens FILE (or DQCTL_TOKENS), or --insecure`,
+    );
+  }
+  const store = await openStoreFromFlags(options, io, { operation: 'serve' });
+  const app = await buildServer({
+    store,
+    tokens,
+    readOnlyManaged: options.readOnlyManaged,
+    bodyLimit,
+    logger: { level: options.logLevel, redact: ['req.headers.authorization'] },
+  });
+  try {
+    const address = await app.listen({ port, host: options.host });
+    const base = address.replace('[::1]', 'localhost');
+    io.stderr(
+      `dqctl is serving the live store ${store.description} on ${base}/api (API docs: ${base}/api/docs, OpenAPI: ${base}/api/openapi.json)${tokens ? `, ${tokens.size} token(s)` : ', no authentication (loopback only)'}\n`,
+    );
+  } catch (error) {
+    await app.close();
+    await store.close();
+    throw new DqError('INVALID_ARGUMENT', `cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
+  }
+  await new Promise<void>((done) => {
+    const stop = () => done();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+  io.stderr('dqctl: shutting down\n');
+  await app.close();
+  await store.close();
+  return 0;
+}
