@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DqError, isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
+import { applyCheckContainerModel, checkContainerModel, effectiveContainer, ownChecks, type CheckContainerModel } from '../../policy/index.js';
 import { validateDocument, type SchemaViolation } from '../../schema/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type ServerContext } from '../context.js';
@@ -312,11 +313,57 @@ function newSpecFromListBody(body: JsonObject, target: JsonObject): JsonObject {
   return spec;
 }
 
-function registerContainerRoutes(
-  _api: FastifyInstance,
-  _context: ServerContext,
-  _options: PolicyFamilyOptions,
-  _helpers: PolicyRouteHelpers,
-): void {
-  // the check containers: waiting for src/policy's checkContainerModel
+/**
+ * The check containers of a policy: GET lists every catalog check of the container, configured (by the policy
+ * itself: `default_check` false) or not; PUT writes only that container of the spec from a CheckContainerModel
+ * (an upsert: a missing policy is created with just these checks).
+ */
+function registerContainerRoutes(api: FastifyInstance, context: ServerContext, options: PolicyFamilyOptions, helpers: PolicyRouteHelpers): void {
+  const { prefix, kind, target } = options;
+  const tags = [options.tag];
+  const what = `${target} policy`;
+  const params = { type: 'object', properties: { name: { type: 'string', description: 'policy name (%2F for a sub-folder)' } }, required: ['name'] };
+  for (const container of POLICY_CONTAINERS) {
+    const checks = container.timeScale === null ? container.checkType : `${container.checkType} ${container.timeScale}`;
+    api.get(
+      `${prefix}/:name/${container.segment}`,
+      {
+        schema: {
+          tags,
+          summary: `${operationId(options, 'get', container)}: every ${checks} check of a ${what}, configured or not`,
+          params,
+          response: { 200: ref('CheckContainerModel') },
+        },
+      },
+      async (request) => {
+        const name = helpers.nameOf(request);
+        const live = await context.objects.get(kind, name);
+        if (!live) throw new DqError('NOT_FOUND', `${what} ${JSON.stringify(name)} not found`);
+        const capabilities = capabilitiesOf(request.caller, { managedReadOnly: context.objects.readOnlyManaged && live.managedBy === 'git' });
+        const own = effectiveContainer(ownChecks(live.spec), container.checkType, container.timeScale);
+        return checkContainerModel(target, container.checkType, container.timeScale, own, capabilities);
+      },
+    );
+    api.put(
+      `${prefix}/:name/${container.segment}`,
+      {
+        schema: {
+          tags,
+          summary: `${operationId(options, 'update', container)}: sets the ${checks} checks of a ${what} (creates it when missing)`,
+          params,
+          body: ref('CheckContainerModel'),
+        },
+      },
+      async (request, reply) => {
+        const name = helpers.nameOf(request);
+        const model = request.body as CheckContainerModel;
+        await context.objects.upsert(kind, name, helpers.writer(request), (current) => {
+          const spec = current?.spec ?? {};
+          const checks = applyCheckContainerModel(model, { previous: containerSpecOf(spec, container) });
+          return { spec: helpers.validate(withContainerSpec(spec, container, checks), '') };
+        });
+        return reply.status(204).send();
+      },
+    );
+  }
 }
