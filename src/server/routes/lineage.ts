@@ -1,0 +1,292 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { lineageFlows, sourceTablesOf, walkLineage, type TableRef } from '../../app/lineageGraph.js';
+import { DqError, isJsonObject, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
+import { arrayOf, ref } from '../apiSchemas.js';
+import type { ServerContext } from '../context.js';
+import {
+  TABLE_PARAMS,
+  TABLE_URL,
+  capabilitiesFor,
+  checkConnectionName,
+  checkSchemaName,
+  checkTableName,
+  requireConnection,
+  requireTable,
+  refuseInvalidTableSpec,
+  tableObjectName,
+  tablePathOf,
+  tablePathOfName,
+  writerOf,
+  type TablePath,
+} from './tables.js';
+
+/**
+ * Data lineage of a table. A flow is stored in its TARGET table, as an entry of the spec's `source_tables` (as in
+ * the table file), so every write here is an update of the target table. The targets of a table and the lineage
+ * tree are found by reading the specs of all tables (no index: a scan of every table). `check_type` is accepted
+ * on the lists and ignored: there are no check results yet, and quality statuses in the tree are null.
+ */
+interface SourceParams {
+  sourceConnection: string;
+  sourceSchema: string;
+  sourceTable: string;
+}
+
+const toRef = (path: TablePath): TableRef => ({ connection: path.connection, schema: path.schema, table: path.table });
+
+function sourcePathOf(request: FastifyRequest): TablePath {
+  const params = request.params as SourceParams;
+  return {
+    connection: checkConnectionName(params.sourceConnection, 'source connection name'),
+    schema: checkSchemaName(params.sourceSchema, 'source schema name'),
+    table: checkTableName(params.sourceTable, 'source table name'),
+  };
+}
+
+function entriesOf(spec: JsonObject): JsonValue[] {
+  return Array.isArray(spec.source_tables) ? spec.source_tables : [];
+}
+
+function entryNames(entry: JsonValue, source: TableRef): boolean {
+  return (
+    isJsonObject(entry) &&
+    entry.source_connection === source.connection &&
+    entry.source_schema === source.schema &&
+    entry.source_table === source.table
+  );
+}
+
+function listModel(target: TableRef, source: TableRef, canEdit: boolean, tool?: JsonValue): JsonObject {
+  const model: JsonObject = {
+    target_connection: target.connection,
+    target_schema: target.schema,
+    target_table: target.table,
+    source_connection: source.connection,
+    source_schema: source.schema,
+    source_table: source.table,
+    can_edit: canEdit,
+  };
+  if (typeof tool === 'string') model.data_lineage_source_tool = tool;
+  return model;
+}
+
+function tableKey(ref: TableRef): JsonObject {
+  return {
+    connection_name: ref.connection,
+    physical_table_name: { schema_name: ref.schema, table_name: ref.table },
+    compact_key: `${ref.connection}/${ref.schema}.${ref.table}`,
+  };
+}
+
+/** Every table with its parsed name. */
+async function allTables(context: ServerContext): Promise<Array<{ live: LiveObject; ref: TableRef; spec: JsonObject }>> {
+  const tables = await context.objects.list('table');
+  const out: Array<{ live: LiveObject; ref: TableRef; spec: JsonObject }> = [];
+  for (const live of tables) {
+    const path = tablePathOfName(live.name);
+    if (path) out.push({ live, ref: toRef(path), spec: live.spec });
+  }
+  return out;
+}
+
+export async function lineageRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
+  const tags = ['lineage'];
+  const SOURCE_URL = `${TABLE_URL}/lineage/sources/:sourceConnection/schemas/:sourceSchema/tables/:sourceTable`;
+  const sourceParams = {
+    type: 'object',
+    properties: {
+      ...TABLE_PARAMS.properties,
+      sourceConnection: { type: 'string', description: 'connection of the source table' },
+      sourceSchema: { type: 'string', description: 'schema of the source table' },
+      sourceTable: { type: 'string', description: 'name of the source table; a "/" in it travels as %2F' },
+    },
+    required: [...TABLE_PARAMS.required, 'sourceConnection', 'sourceSchema', 'sourceTable'],
+  };
+  const checkTypeEnum = { type: 'string', enum: ['profiling', 'monitoring', 'partitioned'], description: 'accepted and ignored until check results exist' };
+  const listQuery = { type: 'object', properties: { check_type: checkTypeEnum, checkType: checkTypeEnum } };
+  const treeQuery = {
+    type: 'object',
+    properties: {
+      upstream: { type: 'boolean', default: true, description: 'follow source tables (true unless false)' },
+      downstream: { type: 'boolean', default: true, description: 'follow tables loaded from this one (true unless false)' },
+    },
+  };
+
+  /** The entry a request body describes, with the names of the path; 400 when the body names another table. */
+  const entryOf = (request: FastifyRequest, source: TablePath): JsonObject => {
+    const body = (request.body ?? {}) as JsonObject;
+    const names = { source_connection: source.connection, source_schema: source.schema, source_table: source.table };
+    for (const [key, value] of Object.entries(names)) {
+      if (body[key] !== undefined && body[key] !== value) {
+        throw new DqError('INVALID_ARGUMENT', `the body names ${key} ${JSON.stringify(body[key])}, but the path names ${JSON.stringify(value)}`);
+      }
+    }
+    const entry: JsonObject = { ...body, ...names };
+    refuseInvalidTableSpec({ source_tables: [entry] }, ['source_tables', 0], 'lineage source');
+    return entry;
+  };
+
+  const describe = (target: TablePath, source: TablePath) =>
+    `lineage source ${JSON.stringify(tableObjectName(source))} of table ${JSON.stringify(tableObjectName(target))}`;
+
+  api.get(
+    `${TABLE_URL}/lineage/sources`,
+    {
+      schema: {
+        tags,
+        summary: 'get_table_source_tables: the tables this one is loaded from (check_type is accepted and ignored: no results exist yet)',
+        params: TABLE_PARAMS,
+        querystring: listQuery,
+        response: { 200: arrayOf('TableLineageTableListModel') },
+      },
+    },
+    async (request) => {
+      const path = tablePathOf(request);
+      const live = await requireTable(context, path);
+      const canEdit = capabilitiesFor(context, request, live).can_edit;
+      const entries = entriesOf(live.spec);
+      return sourceTablesOf(live.spec).map((source) =>
+        listModel(toRef(path), source, canEdit, (entries.find((e) => entryNames(e, source)) as JsonObject | undefined)?.data_lineage_source_tool),
+      );
+    },
+  );
+
+  api.get(
+    `${TABLE_URL}/lineage/targets`,
+    {
+      schema: {
+        tags,
+        summary: 'get_table_target_tables: the tables loaded from this one, found by reading every table (check_type is accepted and ignored: no results exist yet)',
+        params: TABLE_PARAMS,
+        querystring: listQuery,
+        response: { 200: arrayOf('TableLineageTableListModel') },
+      },
+    },
+    async (request) => {
+      const path = tablePathOf(request);
+      await requireTable(context, path);
+      const me = toRef(path);
+      const out: JsonObject[] = [];
+      for (const table of await allTables(context)) {
+        const entry = entriesOf(table.spec).find((e) => entryNames(e, me));
+        if (!entry) continue;
+        out.push(listModel(table.ref, me, capabilitiesFor(context, request, table.live).can_edit, (entry as JsonObject).data_lineage_source_tool));
+      }
+      return out;
+    },
+  );
+
+  api.get(
+    `${TABLE_URL}/lineage/tree`,
+    {
+      schema: {
+        tags,
+        summary: 'get_table_data_lineage_graph: every flow upstream and downstream of the table, transitively (quality statuses are null until check results exist)',
+        params: TABLE_PARAMS,
+        querystring: treeQuery,
+        response: { 200: ref('TableLineageModel') },
+      },
+    },
+    async (request) => {
+      const path = tablePathOf(request);
+      await requireTable(context, path);
+      const query = request.query as { upstream?: boolean; downstream?: boolean };
+      const start = toRef(path);
+      const flows = walkLineage(start, lineageFlows(await allTables(context)), { upstream: query.upstream !== false, downstream: query.downstream !== false });
+      return {
+        relative_table: tableKey(start),
+        relative_table_cumulative_quality_status: null,
+        flows: flows.map((flow) => ({
+          source_table: tableKey(flow.source),
+          target_table: tableKey(flow.target),
+          source_table_quality_status: null,
+          target_table_quality_status: null,
+          upstream_combined_quality_status: null,
+          row_count: null,
+        })),
+        data_lineage_fully_loaded: true,
+      };
+    },
+  );
+
+  api.get(
+    SOURCE_URL,
+    { schema: { tags, summary: 'get_table_source_table: one source of the table', params: sourceParams, response: { 200: ref('TableLineageSourceSpec') } } },
+    async (request) => {
+      const target = tablePathOf(request);
+      const source = sourcePathOf(request);
+      const live = await requireTable(context, target);
+      const entry = entriesOf(live.spec).find((e) => entryNames(e, toRef(source)));
+      if (!entry) throw new DqError('NOT_FOUND', `${describe(target, source)} not found`);
+      return entry;
+    },
+  );
+
+  api.post(
+    SOURCE_URL,
+    {
+      schema: {
+        tags,
+        summary: 'create_table_source_table: 201; 404 without the target table or the source connection, 409 when the flow exists',
+        params: sourceParams,
+        body: ref('TableLineageSourceSpec'),
+      },
+    },
+    async (request, reply) => {
+      const target = tablePathOf(request);
+      const source = sourcePathOf(request);
+      await requireTable(context, target);
+      await requireConnection(context, source.connection);
+      const entry = entryOf(request, source);
+      await context.objects.update('table', tableObjectName(target), writerOf(request), (current) => {
+        const entries = entriesOf(current.spec);
+        if (entries.some((e) => entryNames(e, toRef(source)))) throw new DqError('ALREADY_EXISTS', `${describe(target, source)} already exists`);
+        return { spec: { ...current.spec, source_tables: [...entries, entry] } };
+      });
+      return reply.status(201).send();
+    },
+  );
+
+  api.put(
+    SOURCE_URL,
+    {
+      schema: {
+        tags,
+        summary: 'update_table_source_table: creates or replaces the flow; 204, 404 without the target table or the source connection',
+        params: sourceParams,
+        body: ref('TableLineageSourceSpec'),
+      },
+    },
+    async (request, reply) => {
+      const target = tablePathOf(request);
+      const source = sourcePathOf(request);
+      await requireTable(context, target);
+      await requireConnection(context, source.connection);
+      const entry = entryOf(request, source);
+      await context.objects.update('table', tableObjectName(target), writerOf(request), (current) => {
+        const entries = entriesOf(current.spec);
+        const at = entries.findIndex((e) => entryNames(e, toRef(source)));
+        const next = at < 0 ? [...entries, entry] : entries.map((e, i) => (i === at ? entry : e));
+        return { spec: { ...current.spec, source_tables: next } };
+      });
+      return reply.status(204).send();
+    },
+  );
+
+  api.delete(
+    SOURCE_URL,
+    { schema: { tags, summary: 'delete_table_source_table: 204, 404 when the flow does not exist', params: sourceParams } },
+    async (request, reply) => {
+      const target = tablePathOf(request);
+      const source = sourcePathOf(request);
+      await requireTable(context, target);
+      await context.objects.update('table', tableObjectName(target), writerOf(request), (current) => {
+        const entries = entriesOf(current.spec);
+        const kept = entries.filter((e) => !entryNames(e, toRef(source)));
+        if (kept.length === entries.length) throw new DqError('NOT_FOUND', `${describe(target, source)} not found`);
+        return { spec: { ...current.spec, source_tables: kept } };
+      });
+      return reply.status(204).send();
+    },
+  );
+}

@@ -1,0 +1,496 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DqError, isJsonObject, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
+import { validateDocument } from '../../schema/index.js';
+import { arrayOf, ref } from '../apiSchemas.js';
+import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
+import { checkName } from '../names.js';
+
+/**
+ * Tables and their columns: objects of kind table named `connection/schema.table`, whose spec is a
+ * .dqotable.yaml spec with the columns as its `columns` map. A column is not an object of its own: every column
+ * write is an update of its table through the live objects (read-modify-write under the store lock), so two
+ * concurrent writes to columns of one table never lose each other. Every route answers 404 naming the
+ * connection when the connection does not exist, before it looks for the table. Incoming specs are validated
+ * against the same schema as table files (400 with the violations).
+ */
+
+/** A table as its path names it. */
+export interface TablePath {
+  connection: string;
+  schema: string;
+  table: string;
+}
+
+interface TableParams {
+  connectionName: string;
+  schemaName: string;
+  tableName: string;
+}
+
+export const TABLE_URL = '/connections/:connectionName/schemas/:schemaName/tables/:tableName';
+
+export const TABLE_PARAMS = {
+  type: 'object',
+  properties: {
+    connectionName: { type: 'string', description: 'connection name' },
+    schemaName: { type: 'string', description: 'schema name (no ".")' },
+    tableName: { type: 'string', description: 'table name; a "/" in it travels as %2F' },
+  },
+  required: ['connectionName', 'schemaName', 'tableName'],
+};
+
+export function tableObjectName(path: TablePath): string {
+  return `${path.connection}/${path.schema}.${path.table}`;
+}
+
+/** `connection/schema.table` → its parts (schema names hold no dot, connection names no slash). */
+export function tablePathOfName(name: string): TablePath | undefined {
+  const slash = name.indexOf('/');
+  const dot = name.indexOf('.', slash + 1);
+  if (slash <= 0 || dot < 0) return undefined;
+  return { connection: name.slice(0, slash), schema: name.slice(slash + 1, dot), table: name.slice(dot + 1) };
+}
+
+export function checkConnectionName(name: string, what = 'connection name'): string {
+  return checkName(what, name);
+}
+
+export function checkSchemaName(name: string, what = 'schema name'): string {
+  checkName(what, name, { slashes: true });
+  if (name.includes('.')) throw new DqError('INVALID_ARGUMENT', `${what} must not contain "."`);
+  return name;
+}
+
+export function checkTableName(name: string, what = 'table name'): string {
+  return checkName(what, name, { slashes: true });
+}
+
+export function tablePathOf(request: FastifyRequest): TablePath {
+  const params = request.params as TableParams;
+  return {
+    connection: checkConnectionName(params.connectionName),
+    schema: checkSchemaName(params.schemaName),
+    table: checkTableName(params.tableName),
+  };
+}
+
+export async function requireConnection(context: ServerContext, connection: string): Promise<LiveObject> {
+  const found = await context.objects.get('source', connection);
+  if (!found) throw new DqError('NOT_FOUND', `connection ${JSON.stringify(connection)} not found`);
+  return found;
+}
+
+/** The table of a path: 404 naming the connection when it is missing, else naming the table. */
+export async function requireTable(context: ServerContext, path: TablePath): Promise<LiveObject> {
+  await requireConnection(context, path.connection);
+  const name = tableObjectName(path);
+  const found = await context.objects.get('table', name);
+  if (!found) throw new DqError('NOT_FOUND', `table ${JSON.stringify(name)} not found`);
+  return found;
+}
+
+export function writerOf(request: FastifyRequest): { caller: string } {
+  return { caller: `api:${request.caller.name}` };
+}
+
+export function capabilitiesFor(context: ServerContext, request: FastifyRequest, live?: LiveObject): Capabilities {
+  return capabilitiesOf(request.caller, { managedReadOnly: context.objects.readOnlyManaged && live?.managedBy === 'git' });
+}
+
+/**
+ * Validates a (partial) table spec as a table file would be, and refuses it with 400 BODY_INVALID listing the
+ * violations. `bodyAt` is where the request body sits in the spec (e.g. `['columns', 'id']`); violation paths
+ * are given relative to the body, as JSON pointers.
+ */
+export function refuseInvalidTableSpec(spec: JsonObject, bodyAt: readonly (string | number)[] = [], what = 'table spec'): void {
+  const violations = validateDocument('table', { apiVersion: 'dqo/v1', kind: 'table', spec });
+  if (violations.length === 0) return;
+  const prefix = ['spec', ...bodyAt];
+  const listed = violations.map((v) => {
+    const inside = prefix.every((segment, i) => v.path[i] === segment);
+    const path = inside ? v.path.slice(prefix.length) : v.path.slice(1);
+    return {
+      path: path.length === 0 ? '/' : `/${path.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`,
+      message: v.summary,
+      code: v.code,
+      ...(v.detail === undefined ? {} : { detail: v.detail }),
+      ...(v.suggestions === undefined ? {} : { suggestions: v.suggestions }),
+    };
+  });
+  const more = listed.length > 1 ? ` (and ${listed.length - 1} more)` : '';
+  throw new DqError('BODY_INVALID', `the ${what} is invalid: ${listed[0].path} ${listed[0].message}${more}`, { violations: listed });
+}
+
+/** A stable non-negative integer naming an object (DQOps clients expect numeric hashes), below 2^53. */
+export function nameHash(text: string): number {
+  return Number.parseInt(createHash('sha256').update(text).digest('hex').slice(0, 13), 16);
+}
+
+const TIME_SCALES = ['daily', 'monthly'];
+
+/** A category map `{category: {check: {...}}}` holds at least one check. */
+function categoriesHoldCheck(value: JsonValue | undefined): boolean {
+  if (!isJsonObject(value)) return false;
+  return Object.values(value).some((category) => isJsonObject(category) && Object.values(category).some(isJsonObject));
+}
+
+interface ConfiguredChecks {
+  profiling: boolean;
+  monitoring: boolean;
+  partitioned: boolean;
+}
+
+function configuredChecksOf(spec: JsonObject): ConfiguredChecks {
+  const scaled = (container: JsonValue | undefined) =>
+    isJsonObject(container) && TIME_SCALES.some((scale) => categoriesHoldCheck(container[scale]));
+  return {
+    profiling: categoriesHoldCheck(spec.profiling_checks),
+    monitoring: scaled(spec.monitoring_checks),
+    partitioned: scaled(spec.partitioned_checks),
+  };
+}
+
+function columnsOf(spec: JsonObject): Record<string, JsonObject> {
+  const columns = spec.columns;
+  if (!isJsonObject(columns)) return {};
+  const out: Record<string, JsonObject> = {};
+  for (const [name, column] of Object.entries(columns)) out[name] = isJsonObject(column) ? column : {};
+  return out;
+}
+
+function stringsOf(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function tableListModel(live: LiveObject, path: TablePath, capabilities: Capabilities): JsonObject {
+  const spec = live.spec;
+  const own = configuredChecksOf(spec);
+  const columns = Object.values(columnsOf(spec)).map(configuredChecksOf);
+  const any = (key: keyof ConfiguredChecks) => own[key] || columns.some((c) => c[key]);
+  const timestampColumns = isJsonObject(spec.timestamp_columns) ? spec.timestamp_columns : {};
+  const partitionBy = timestampColumns.partition_by_column;
+  const model: JsonObject = {
+    connection_name: path.connection,
+    table_hash: nameHash(live.name),
+    target: { schema_name: path.schema, table_name: path.table },
+    disabled: spec.disabled === true,
+    labels: stringsOf(spec.labels),
+    has_any_configured_checks: any('profiling') || any('monitoring') || any('partitioned'),
+    has_any_configured_profiling_checks: any('profiling'),
+    has_any_configured_monitoring_checks: any('monitoring'),
+    has_any_configured_partition_checks: any('partitioned'),
+    partitioning_configuration_missing: typeof partitionBy !== 'string' || partitionBy.trim() === '',
+    ...capabilities,
+  };
+  if (typeof spec.stage === 'string') model.stage = spec.stage;
+  if (typeof spec.priority === 'number') model.priority = spec.priority;
+  if (typeof spec.filter === 'string') model.filter = spec.filter;
+  return model;
+}
+
+function columnListModel(path: TablePath, name: string, spec: JsonObject, capabilities: Capabilities): JsonObject {
+  const checks = configuredChecksOf(spec);
+  const model: JsonObject = {
+    connection_name: path.connection,
+    table: { schema_name: path.schema, table_name: path.table },
+    column_name: name,
+    column_hash: nameHash(`${tableObjectName(path)}\u0000${name}`),
+    disabled: spec.disabled === true,
+    has_any_configured_checks: checks.profiling || checks.monitoring || checks.partitioned,
+    has_any_configured_profiling_checks: checks.profiling,
+    has_any_configured_monitoring_checks: checks.monitoring,
+    has_any_configured_partition_checks: checks.partitioned,
+    ...capabilities,
+  };
+  if (typeof spec.sql_expression === 'string') model.sql_expression = spec.sql_expression;
+  if (typeof spec.id === 'number') model.id = spec.id;
+  if (isJsonObject(spec.type_snapshot)) model.type_snapshot = spec.type_snapshot;
+  return model;
+}
+
+function columnModel(path: TablePath, name: string, spec: JsonObject, capabilities: Capabilities): JsonObject {
+  return {
+    connection_name: path.connection,
+    table: { schema_name: path.schema, table_name: path.table },
+    column_name: name,
+    column_hash: nameHash(`${tableObjectName(path)}\u0000${name}`),
+    spec,
+    ...capabilities,
+  };
+}
+
+/** The small parts of a table spec served on their own: GET answers the part (or its empty value), PUT replaces it. */
+interface TablePart {
+  segment: string;
+  operation: string;
+  key: string;
+  schema: Record<string, unknown>;
+  empty: () => JsonValue;
+}
+
+const TABLE_PARTS: TablePart[] = [
+  { segment: 'labels', operation: 'table_labels', key: 'labels', schema: { type: 'array', items: { type: 'string' } }, empty: () => [] },
+  { segment: 'comments', operation: 'table_comments', key: 'comments', schema: arrayOf('CommentSpec'), empty: () => [] },
+  { segment: 'timestampcolumns', operation: 'table_timestamp_columns', key: 'timestamp_columns', schema: ref('TimestampColumnsSpec'), empty: () => ({}) },
+  { segment: 'incidentgrouping', operation: 'table_incident_grouping', key: 'incident_grouping', schema: ref('TableIncidentGroupingSpec'), empty: () => ({}) },
+];
+
+/** The grouping named by default_grouping_name (`default` when unnamed). */
+function defaultGroupingName(spec: JsonObject): string {
+  return typeof spec.default_grouping_name === 'string' && spec.default_grouping_name !== '' ? spec.default_grouping_name : 'default';
+}
+
+export async function tablesRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
+  const tags = ['tables'];
+  const columnTags = ['columns'];
+  const schemaParams = {
+    type: 'object',
+    properties: { connectionName: { type: 'string' }, schemaName: { type: 'string' } },
+    required: ['connectionName', 'schemaName'],
+  };
+  const columnParams = {
+    type: 'object',
+    properties: { ...TABLE_PARAMS.properties, columnName: { type: 'string', description: 'column name; a "/" in it travels as %2F' } },
+    required: [...TABLE_PARAMS.required, 'columnName'],
+  };
+  const COLUMN_URL = `${TABLE_URL}/columns/:columnName`;
+
+  const columnNameOf = (request: FastifyRequest) => checkName('column name', (request.params as { columnName: string }).columnName, { slashes: true });
+
+  // ---- tables -------------------------------------------------------------------------------------------
+
+  api.get(
+    '/connections/:connectionName/schemas/:schemaName/tables',
+    { schema: { tags, summary: 'get_tables: the tables of a schema, sorted by name', params: schemaParams, response: { 200: arrayOf('TableListModel') } } },
+    async (request) => {
+      const params = request.params as { connectionName: string; schemaName: string };
+      const connection = checkConnectionName(params.connectionName);
+      const schema = checkSchemaName(params.schemaName);
+      await requireConnection(context, connection);
+      const tables = await context.objects.list('table', `${connection}/${schema}.`);
+      if (tables.length === 0) throw new DqError('NOT_FOUND', `schema ${JSON.stringify(schema)} not found in connection ${JSON.stringify(connection)}`);
+      return tables
+        .map((live) => ({ live, path: { connection, schema, table: live.name.slice(connection.length + schema.length + 2) } }))
+        .sort((a, b) => byCodePoint(a.path.table, b.path.table))
+        .map(({ live, path }) => tableListModel(live, path, capabilitiesFor(context, request, live)));
+    },
+  );
+
+  api.get(
+    TABLE_URL,
+    { schema: { tags, summary: 'get_table: a table with its full spec', params: TABLE_PARAMS, response: { 200: ref('TableModel') } } },
+    async (request) => {
+      const path = tablePathOf(request);
+      const live = await requireTable(context, path);
+      return { connection_name: path.connection, table_hash: nameHash(live.name), spec: live.spec, ...capabilitiesFor(context, request, live) };
+    },
+  );
+
+  api.get(
+    `${TABLE_URL}/basic`,
+    { schema: { tags, summary: 'get_table_basic: the list model of one table', params: TABLE_PARAMS, response: { 200: ref('TableListModel') } } },
+    async (request) => {
+      const path = tablePathOf(request);
+      const live = await requireTable(context, path);
+      return tableListModel(live, path, capabilitiesFor(context, request, live));
+    },
+  );
+
+  api.post(
+    TABLE_URL,
+    { schema: { tags, summary: 'create_table: 201; 404 without the connection, 409 when the table exists', params: TABLE_PARAMS, body: ref('TableSpec') } },
+    async (request, reply) => {
+      const path = tablePathOf(request);
+      await requireConnection(context, path.connection);
+      const spec = request.body as JsonObject;
+      refuseInvalidTableSpec(spec);
+      await context.objects.create('table', tableObjectName(path), spec, writerOf(request));
+      return reply.status(201).send();
+    },
+  );
+
+  api.put(
+    TABLE_URL,
+    { schema: { tags, summary: 'update_table: replaces the whole spec; 204, 404 when missing', params: TABLE_PARAMS, body: ref('TableSpec') } },
+    async (request, reply) => {
+      const path = tablePathOf(request);
+      await requireConnection(context, path.connection);
+      const spec = request.body as JsonObject;
+      refuseInvalidTableSpec(spec);
+      await context.objects.update('table', tableObjectName(path), writerOf(request), () => ({ spec }));
+      return reply.status(204).send();
+    },
+  );
+
+  api.delete(
+    TABLE_URL,
+    { schema: { tags, summary: 'delete_table: 204 (DQOps answers 200 with a job; dqctl deletes at once)', params: TABLE_PARAMS } },
+    async (request, reply) => {
+      const path = tablePathOf(request);
+      await requireConnection(context, path.connection);
+      await context.objects.delete('table', tableObjectName(path), writerOf(request));
+      return reply.status(204).send();
+    },
+  );
+
+  // ---- parts of a table ---------------------------------------------------------------------------------
+
+  for (const part of TABLE_PARTS) {
+    api.get(
+      `${TABLE_URL}/${part.segment}`,
+      { schema: { tags, summary: `get_${part.operation}`, params: TABLE_PARAMS, response: { 200: part.schema } } },
+      async (request) => {
+        const live = await requireTable(context, tablePathOf(request));
+        return live.spec[part.key] ?? part.empty();
+      },
+    );
+    api.put(
+      `${TABLE_URL}/${part.segment}`,
+      { schema: { tags, summary: `update_${part.operation}: replaces ${part.key}; 204`, params: TABLE_PARAMS, body: part.schema } },
+      async (request, reply) => {
+        const path = tablePathOf(request);
+        await requireTable(context, path);
+        const value = request.body as JsonValue;
+        refuseInvalidTableSpec({ [part.key]: value }, [part.key], part.key);
+        await context.objects.update('table', tableObjectName(path), writerOf(request), (current) => ({ spec: { ...current.spec, [part.key]: value } }));
+        return reply.status(204).send();
+      },
+    );
+  }
+
+  api.get(
+    `${TABLE_URL}/defaultgroupingconfiguration`,
+    {
+      schema: {
+        tags,
+        summary: 'get_table_default_grouping_configuration: the grouping named by default_grouping_name ("default" when unnamed)',
+        params: TABLE_PARAMS,
+        response: { 200: ref('DataGroupingConfigurationSpec') },
+      },
+    },
+    async (request) => {
+      const live = await requireTable(context, tablePathOf(request));
+      const groupings = isJsonObject(live.spec.groupings) ? live.spec.groupings : {};
+      return groupings[defaultGroupingName(live.spec)] ?? {};
+    },
+  );
+
+  api.put(
+    `${TABLE_URL}/defaultgroupingconfiguration`,
+    {
+      schema: {
+        tags,
+        summary: 'update_table_default_grouping_configuration: sets the default grouping (and names it "default" when unnamed); 204',
+        params: TABLE_PARAMS,
+        body: ref('DataGroupingConfigurationSpec'),
+      },
+    },
+    async (request, reply) => {
+      const path = tablePathOf(request);
+      await requireTable(context, path);
+      const grouping = request.body as JsonObject;
+      refuseInvalidTableSpec({ groupings: { default: grouping } }, ['groupings', 'default'], 'grouping configuration');
+      await context.objects.update('table', tableObjectName(path), writerOf(request), (current) => {
+        const name = defaultGroupingName(current.spec);
+        const groupings = isJsonObject(current.spec.groupings) ? current.spec.groupings : {};
+        return { spec: { ...current.spec, default_grouping_name: name, groupings: { ...groupings, [name]: grouping } } };
+      });
+      return reply.status(204).send();
+    },
+  );
+
+  // ---- columns ------------------------------------------------------------------------------------------
+
+  api.get(
+    `${TABLE_URL}/columns`,
+    { schema: { tags: columnTags, summary: 'get_columns: the columns of a table, sorted by name', params: TABLE_PARAMS, response: { 200: arrayOf('ColumnListModel') } } },
+    async (request) => {
+      const path = tablePathOf(request);
+      const live = await requireTable(context, path);
+      const capabilities = capabilitiesFor(context, request, live);
+      return Object.entries(columnsOf(live.spec))
+        .sort(([a], [b]) => byCodePoint(a, b))
+        .map(([name, spec]) => columnListModel(path, name, spec, capabilities));
+    },
+  );
+
+  const requireColumn = (live: LiveObject, column: string): JsonObject => {
+    const found = columnsOf(live.spec)[column];
+    if (!found) throw new DqError('NOT_FOUND', `column ${JSON.stringify(column)} not found in table ${JSON.stringify(live.name)}`);
+    return found;
+  };
+
+  api.get(
+    COLUMN_URL,
+    { schema: { tags: columnTags, summary: 'get_column: a column with its full spec', params: columnParams, response: { 200: ref('ColumnModel') } } },
+    async (request) => {
+      const path = tablePathOf(request);
+      const column = columnNameOf(request);
+      const live = await requireTable(context, path);
+      return columnModel(path, column, requireColumn(live, column), capabilitiesFor(context, request, live));
+    },
+  );
+
+  api.get(
+    `${COLUMN_URL}/basic`,
+    { schema: { tags: columnTags, summary: 'get_column_basic: the list model of one column', params: columnParams, response: { 200: ref('ColumnListModel') } } },
+    async (request) => {
+      const path = tablePathOf(request);
+      const column = columnNameOf(request);
+      const live = await requireTable(context, path);
+      return columnListModel(path, column, requireColumn(live, column), capabilitiesFor(context, request, live));
+    },
+  );
+
+  /** A column write: validated as part of a table spec, then applied to the table's current spec. */
+  const writeColumn = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: 201 | 204,
+    change: (columns: Record<string, JsonValue>, column: string, tableName: string) => void,
+  ) => {
+    const path = tablePathOf(request);
+    const column = columnNameOf(request);
+    await requireTable(context, path);
+    if (request.body !== undefined) refuseInvalidTableSpec({ columns: { [column]: request.body as JsonObject } }, ['columns', column], 'column spec');
+    await context.objects.update('table', tableObjectName(path), writerOf(request), (current) => {
+      const columns: Record<string, JsonValue> = isJsonObject(current.spec.columns) ? { ...current.spec.columns } : {};
+      change(columns, column, current.name);
+      return { spec: { ...current.spec, columns } };
+    });
+    return reply.status(status).send();
+  };
+
+  api.post(
+    COLUMN_URL,
+    { schema: { tags: columnTags, summary: 'create_column: adds the column to the table spec; 201, 409 when present', params: columnParams, body: ref('ColumnSpec') } },
+    async (request, reply) =>
+      writeColumn(request, reply, 201, (columns, column, tableName) => {
+        if (column in columns) throw new DqError('ALREADY_EXISTS', `column ${JSON.stringify(column)} already exists in table ${JSON.stringify(tableName)}`);
+        columns[column] = request.body as JsonObject;
+      }),
+  );
+
+  api.put(
+    COLUMN_URL,
+    { schema: { tags: columnTags, summary: 'update_column: replaces the column spec; 204, 404 when missing', params: columnParams, body: ref('ColumnSpec') } },
+    async (request, reply) =>
+      writeColumn(request, reply, 204, (columns, column, tableName) => {
+        if (!(column in columns)) throw new DqError('NOT_FOUND', `column ${JSON.stringify(column)} not found in table ${JSON.stringify(tableName)}`);
+        columns[column] = request.body as JsonObject;
+      }),
+  );
+
+  api.delete(
+    COLUMN_URL,
+    { schema: { tags: columnTags, summary: 'delete_column: removes the column from the table spec; 204 (DQOps answers 200 with a job)', params: columnParams } },
+    async (request, reply) =>
+      writeColumn(request, reply, 204, (columns, column, tableName) => {
+        if (!(column in columns)) throw new DqError('NOT_FOUND', `column ${JSON.stringify(column)} not found in table ${JSON.stringify(tableName)}`);
+        delete columns[column];
+      }),
+  );
+}
