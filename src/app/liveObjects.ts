@@ -150,6 +150,30 @@ export class LiveObjects {
     return written.length;
   }
 
+  /**
+   * Many objects deleted in one transaction (a connection with its tables), all or nothing: keys that do not
+   * exist are skipped; one git-managed object under --read-only-managed refuses the whole delete. `children`
+   * names prefixes (`{kind: 'table', namePrefix: 'conn/'}`) listed INSIDE the transaction, so an object created
+   * just before the delete is deleted too, never orphaned. Returns how many objects were deleted.
+   */
+  async deleteMany(
+    keys: ObjectKey[],
+    context: WriteContext,
+    options: { children?: { kind: ObjectKind; namePrefix: string }[] } = {},
+  ): Promise<number> {
+    const deleted = await this.store.withLock(this.lock(context), async (tx) => {
+      const found = keys.length > 0 ? await tx.getObjects(keys) : [];
+      for (const child of options.children ?? []) found.push(...(await tx.listObjects(child)));
+      const unique = [...new Map(found.map((o) => [keyId(o), o])).values()];
+      for (const current of unique) this.refuseManaged(current);
+      const gone = unique.map((o) => ({ kind: o.kind, name: o.name }));
+      if (gone.length > 0) await tx.deleteObjects(gone);
+      return gone;
+    });
+    this.forget(deleted);
+    return deleted.length;
+  }
+
   async delete(kind: ObjectKind, name: string, context: WriteContext): Promise<void> {
     await this.store.withLock(this.lock(context), async (tx) => {
       const [current] = await tx.getObjects([{ kind, name }]);

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { connectionsRoutes } from './connections.js';
 import { columnPoliciesRoutes } from './columnPolicies.js';
 import { lineageRoutes } from './lineage.js';
 import { rulesRoutes } from './rules.js';
+import { schemasRoutes } from './schemas.js';
 import { tablePoliciesRoutes } from './tablePolicies.js';
 import { tablesRoutes } from './tables.js';
 
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes];
