@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planRepository } from '../../src/app/planRepository.js';
 import { getCheckCatalog, type CheckContainer } from '../../src/catalog/index.js';
 import { apiSchemas } from '../../src/server/apiSchemas.js';
+import { parseTokens } from '../../src/server/tokens.js';
 import { EXAMPLE } from '../helpers/cli.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
@@ -278,6 +279,29 @@ describe('column policies API', () => {
         expect(status, `${method} ${name.slice(0, 20)}${suffix}`).toBe(400);
         expect(body.code).toBe('INVALID_ARGUMENT');
       }
+    }
+  });
+
+  it('a viewer reads policies with can_edit false and may not write them; an editor may', async () => {
+    const tokens = parseTokens('- {name: vera, role: viewer, token: viewer-token-1}\n- {name: ed, role: editor, token: editor-token-1}\n', 'test tokens');
+    const secured = await serverOn(fx.store, { tokens });
+    try {
+      const viewer = { authorization: 'Bearer viewer-token-1' };
+      const editor = { authorization: 'Bearer editor-token-1' };
+      const f = FAMILIES[1];
+      expect((await call(secured, { method: 'GET', url: f.base })).status).toBe(401);
+      const listed = await call(secured, { method: 'GET', url: f.base, headers: viewer });
+      expect(listed.status).toBe(200);
+      expect(listed.body.every((e: any) => e.can_edit === false)).toBe(true);
+      const container = await call(secured, { method: 'GET', url: url(f, 'email_columns_valid', '/monitoring/daily'), headers: viewer });
+      expect(container.body).toMatchObject({ can_edit: false, can_run_checks: false, can_delete_data: false });
+      const refused = await call(secured, { method: 'PUT', url: url(f, 'viewer made', '/target'), payload: { target_column: {} }, headers: viewer });
+      expect(refused.status).toBe(403);
+      expect(refused.body.code).toBe('FORBIDDEN');
+      expect((await call(secured, { method: 'POST', url: `${url(f, 'editor made')}/copyfrom/email_columns_valid`, headers: editor })).status).toBe(201);
+      expect(await stored('viewer made')).toBeUndefined();
+    } finally {
+      await secured.close();
     }
   });
 });

@@ -354,6 +354,19 @@ describe('table policies API', () => {
     }
   });
 
+  it('the OpenAPI document names every route with its DQOps operation id', async () => {
+    const { status, body } = await call(app, { method: 'GET', url: '/api/openapi.json' });
+    expect(status).toBe(200);
+    const ids = (path: string) => Object.values(body.paths[path] ?? {}).map((op: any) => op.operationId).sort();
+    expect(ids('/api/default/checks/table')).toEqual(['get_all_default_table_checks_patterns']);
+    expect(ids('/api/policies/checks/table')).toEqual(['get_table_quality_policies']);
+    expect(ids('/api/default/checks/table/{name}')).toEqual(['create_default_table_checks_pattern', 'delete_default_table_checks_pattern', 'get_default_table_checks_pattern', 'update_default_table_checks_pattern']);
+    expect(ids('/api/policies/checks/table/{name}/target')).toEqual(['create_table_quality_policy_target', 'get_table_quality_policy_target', 'update_table_quality_policy_target']);
+    expect(ids('/api/default/checks/table/{name}/monitoring/daily')).toEqual(['get_default_monitoring_daily_table_checks_pattern', 'update_default_monitoring_daily_table_checks_pattern']);
+    expect(ids('/api/policies/checks/table/{name}/partitioned/monthly')).toEqual(['get_partitioned_monthly_table_quality_policy', 'update_partitioned_monthly_table_quality_policy']);
+    expect(ids('/api/policies/checks/table/{targetName}/copyfrom/{sourceName}')).toEqual(['copy_from_table_quality_policy']);
+  });
+
   it('with --read-only-managed, git-managed policies show can_edit false and refuse writes', async () => {
     const strict = await serverOn(fx.store, { readOnlyManaged: true });
     try {

@@ -1,6 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DqError, isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
-import { applyCheckContainerModel, checkContainerModel, effectiveContainer, ownChecks, type CheckContainerModel } from '../../policy/index.js';
+import {
+  applyCheckContainerModel,
+  checkContainerModel,
+  DEFAULT_POLICY_PRIORITY,
+  effectiveContainer,
+  ownChecks,
+  type CheckContainerModel,
+} from '../../policy/index.js';
 import { validateDocument, type SchemaViolation } from '../../schema/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type ServerContext } from '../context.js';
@@ -32,7 +39,7 @@ export interface PolicyFamilyOptions {
   /** schemas/api model names: the full model and the list model. */
   model: string;
   listModel: string;
-  /** How DQOps names the family's operations, for the route summaries. */
+  /** How DQOps names the family's operations (operationIds of the OpenAPI document). */
   naming: 'default_checks_pattern' | 'quality_policy';
   tag: string;
 }
@@ -60,10 +67,12 @@ export const POLICY_CONTAINERS: readonly PolicyContainer[] = [
 
 const CONTAINER_KEYS = { profiling: 'profiling_checks', monitoring: 'monitoring_checks', partitioned: 'partitioned_checks' } as const;
 
-/** DQOps's operation id of one route of a family (shown as the route summary). */
+/** DQOps's operation id of one route of a family (the route's operationId in the OpenAPI document). */
+export type OperationVerb = 'get_all' | 'get' | 'create' | 'update' | 'delete' | 'copy_from';
+
 export function operationId(
   options: Pick<PolicyFamilyOptions, 'naming' | 'target'>,
-  verb: 'get_all' | 'get' | 'create' | 'update' | 'delete' | 'copy_from',
+  verb: OperationVerb,
   part?: 'target' | PolicyContainer,
 ): string {
   const { target } = options;
@@ -103,10 +112,6 @@ function targetOf(spec: JsonObject, target: PolicyTarget): JsonObject {
   return out;
 }
 
-function priorityOf(spec: JsonObject): number {
-  return typeof spec.priority === 'number' ? spec.priority : 1000;
-}
-
 /**
  * Refuses a spec that a policy file could not hold: 400 BODY_INVALID with the violations, each located by a
  * JSON pointer into the request body (`where` maps a path inside the spec to the body's pointer).
@@ -129,66 +134,51 @@ function validateSpec(kind: PolicyKind, spec: JsonObject, where: (specPath: (str
 
 const pointer = (prefix: string, path: (string | number)[]) => [prefix, ...path.map((p) => String(p).replaceAll('~', '~0').replaceAll('/', '~1'))].join('/');
 
-export interface PolicyRouteHelpers {
-  /** The policy name from a path parameter, refused (400) when hostile. */
-  nameOf(request: FastifyRequest, param?: string): string;
-  canEdit(request: FastifyRequest, live?: LiveObject): boolean;
-  writer(request: FastifyRequest): { caller: string };
-  /** Validates a whole spec; violations are reported at `prefix` + the path inside the spec. */
-  validate(spec: JsonObject, bodyPrefix: string): JsonObject;
-}
+/** Sorts by name as the store's text order would, independent of locale. */
+const byName = (a: LiveObject, b: LiveObject) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 export function registerPolicyFamily(api: FastifyInstance, context: ServerContext, options: PolicyFamilyOptions): void {
   const { prefix, kind, target, nameField, specField, model, listModel } = options;
   const tags = [options.tag];
   const targetField = `target_${target}`;
   const what = `${target} policy`;
-  const op = (verb: Parameters<typeof operationId>[1], part?: Parameters<typeof operationId>[2]) => operationId(options, verb, part);
-
-  const helpers: PolicyRouteHelpers = {
-    nameOf: (request, param = 'name') => checkName('policy name', (request.params as Record<string, string>)[param] ?? '', { slashes: true }),
-    canEdit: (request, live) =>
-      capabilitiesOf(request.caller, { managedReadOnly: context.objects.readOnlyManaged && live?.managedBy === 'git' }).can_edit,
-    writer: (request) => ({ caller: `api:${request.caller.name}` }),
-    validate: (spec, bodyPrefix) => validateSpec(kind, spec, (path) => pointer(bodyPrefix, path)),
+  /** operationId and summary of a route: DQOps's operation id, then what it does. */
+  const doc = (verb: OperationVerb, part: 'target' | PolicyContainer | undefined, text: string) => {
+    const id = operationId(options, verb, part);
+    return { tags, operationId: id, summary: `${id}: ${text}` };
   };
-  const { nameOf, canEdit, writer, validate } = helpers;
+  const nameParams = (...names: string[]) => ({
+    type: 'object',
+    properties: Object.fromEntries(names.map((n) => [n, { type: 'string', description: 'policy name; a name in a sub-folder travels as one %2F-encoded segment' }])),
+    required: names,
+  });
+  const params = nameParams('name');
+
+  const nameOf = (request: FastifyRequest, param = 'name') =>
+    checkName('policy name', (request.params as Record<string, string | undefined>)[param] ?? '', { slashes: true });
+  const writer = (request: FastifyRequest) => ({ caller: `api:${request.caller.name}` });
+  const capabilities = (request: FastifyRequest, live?: LiveObject) =>
+    capabilitiesOf(request.caller, { managedReadOnly: context.objects.readOnlyManaged && live?.managedBy === 'git' });
   const requirePolicy = async (name: string): Promise<LiveObject> => {
     const live = await context.objects.get(kind, name);
     if (!live) throw new DqError('NOT_FOUND', `${what} ${JSON.stringify(name)} not found`);
     return live;
   };
 
-  const nameParam = (...names: string[]) => ({
-    type: 'object',
-    properties: Object.fromEntries(
-      names.map((n) => [n, { type: 'string', description: 'policy name; a name in a sub-folder travels as one %2F-encoded segment' }]),
-    ),
-    required: names,
-  });
-  const params = nameParam('name');
-
-  const fullModel = (name: string, live: LiveObject, request: FastifyRequest): JsonObject => ({
-    [nameField]: name,
+  const fullModel = (live: LiveObject, request: FastifyRequest): JsonObject => ({
+    [nameField]: live.name,
     [specField]: live.spec,
-    can_edit: canEdit(request, live),
+    can_edit: capabilities(request, live).can_edit,
   });
   const listEntry = (live: LiveObject, request: FastifyRequest): JsonObject => ({
     [nameField]: live.name,
-    priority: priorityOf(live.spec),
+    priority: typeof live.spec.priority === 'number' ? live.spec.priority : DEFAULT_POLICY_PRIORITY,
     disabled: live.spec.disabled === true,
     [targetField]: targetOf(live.spec, target),
-    can_edit: canEdit(request, live),
+    can_edit: capabilities(request, live).can_edit,
   });
-  /** A list model body → the target it sets ({} when the body has none: a target that filters nothing). */
-  const targetFromBody = (body: JsonObject): JsonObject => (isJsonObject(body[targetField]) ? body[targetField] : {});
-  /** Where a violation inside the spec sits in a list-model body. */
-  const validateFromListBody = (spec: JsonObject) =>
-    validateSpec(kind, spec, (path) => {
-      if (path[0] === 'target') return pointer(`/${targetField}`, path.slice(1));
-      if (path.length === 1 && (path[0] === 'priority' || path[0] === 'disabled')) return `/${path[0]}`;
-      return undefined;
-    });
+
+  /** A full-model body → its validated spec (400 without one). */
   const specFromBody = (body: JsonObject): JsonObject => {
     const spec = body[specField];
     if (!isJsonObject(spec)) {
@@ -196,41 +186,48 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
         violations: [{ path: '/', message: `must have property "${specField}"`, code: 'missing_key' }],
       });
     }
-    return validate(spec, `/${specField}`);
+    return validateSpec(kind, spec, (path) => pointer(`/${specField}`, path));
   };
+  /** A list-model body → the target it sets ({} when it has none: a target that filters nothing). */
+  const targetFromBody = (body: JsonObject): JsonObject => (isJsonObject(body[targetField]) ? body[targetField] : {});
+  /** A list-model body → a new policy: priority, disabled and target (the checks come later). */
+  const newSpecFromListBody = (body: JsonObject): JsonObject => {
+    const spec: JsonObject = { target: targetFromBody(body) };
+    if (typeof body.priority === 'number') spec.priority = body.priority;
+    if (body.disabled === true) spec.disabled = true;
+    return spec;
+  };
+  /** Validates a spec written from a list-model body; violations point into that body. */
+  const validateFromListBody = (spec: JsonObject) =>
+    validateSpec(kind, spec, (path) => {
+      if (path[0] === 'target') return pointer(`/${targetField}`, path.slice(1));
+      if (path.length === 1 && (path[0] === 'priority' || path[0] === 'disabled')) return `/${path[0]}`;
+      return undefined;
+    });
 
-  api.get(
-    prefix,
-    { schema: { tags, summary: `${op('get_all')}: every ${what}, sorted by name`, response: { 200: arrayOf(listModel) } } },
-    async (request) => {
-      const all = await context.objects.list(kind);
-      return [...all].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map((live) => listEntry(live, request));
-    },
+  api.get(prefix, { schema: { ...doc('get_all', undefined, `every ${what}, sorted by name`), response: { 200: arrayOf(listModel) } } }, async (request) =>
+    [...(await context.objects.list(kind))].sort(byName).map((live) => listEntry(live, request)),
   );
 
   api.get(
     `${prefix}/:name`,
-    { schema: { tags, summary: `${op('get')}: a ${what} with its full spec`, params, response: { 200: ref(model) } } },
-    async (request) => {
-      const name = nameOf(request);
-      return fullModel(name, await requirePolicy(name), request);
-    },
+    { schema: { ...doc('get', undefined, `a ${what} with its full spec`), params, response: { 200: ref(model) } } },
+    async (request) => fullModel(await requirePolicy(nameOf(request)), request),
   );
 
   api.post(
     `${prefix}/:name`,
-    { schema: { tags, summary: `${op('create')}: a ${what} from a full spec (409 when the name exists)`, params, body: ref(model) } },
+    { schema: { ...doc('create', undefined, `a ${what} from a full spec (409 when the name exists)`), params, body: ref(model) } },
     async (request, reply) => {
       const name = nameOf(request);
-      const spec = specFromBody(request.body as JsonObject);
-      await context.objects.create(kind, name, spec, writer(request));
+      await context.objects.create(kind, name, specFromBody(request.body as JsonObject), writer(request));
       return reply.status(201).send();
     },
   );
 
   api.put(
     `${prefix}/:name`,
-    { schema: { tags, summary: `${op('update')}: replaces the spec of a ${what} (creates it when missing)`, params, body: ref(model) } },
+    { schema: { ...doc('update', undefined, `replaces the spec of a ${what} (creates it when missing)`), params, body: ref(model) } },
     async (request, reply) => {
       const name = nameOf(request);
       const spec = specFromBody(request.body as JsonObject);
@@ -239,32 +236,23 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
     },
   );
 
-  api.delete(
-    `${prefix}/:name`,
-    { schema: { tags, summary: `${op('delete')}: deletes a ${what}`, params } },
-    async (request, reply) => {
-      const name = nameOf(request);
-      await context.objects.delete(kind, name, writer(request));
-      return reply.status(204).send();
-    },
-  );
+  api.delete(`${prefix}/:name`, { schema: { ...doc('delete', undefined, `deletes a ${what}`), params } }, async (request, reply) => {
+    await context.objects.delete(kind, nameOf(request), writer(request));
+    return reply.status(204).send();
+  });
 
   api.get(
     `${prefix}/:name/target`,
-    { schema: { tags, summary: `${op('get', 'target')}: name, priority, disabled and target of a ${what}`, params, response: { 200: ref(listModel) } } },
-    async (request) => {
-      const name = nameOf(request);
-      return listEntry(await requirePolicy(name), request);
-    },
+    { schema: { ...doc('get', 'target', `name, priority, disabled flag and target of a ${what}`), params, response: { 200: ref(listModel) } } },
+    async (request) => listEntry(await requirePolicy(nameOf(request)), request),
   );
 
   api.post(
     `${prefix}/:name/target`,
-    { schema: { tags, summary: `${op('create', 'target')}: a ${what} with only a target, priority and disabled flag`, params, body: ref(listModel) } },
+    { schema: { ...doc('create', 'target', `a ${what} with only a target, priority and disabled flag (409 when the name exists)`), params, body: ref(listModel) } },
     async (request, reply) => {
       const name = nameOf(request);
-      const body = request.body as JsonObject;
-      const spec = validateFromListBody(newSpecFromListBody(body, targetFromBody(body)));
+      const spec = validateFromListBody(newSpecFromListBody(request.body as JsonObject));
       await context.objects.create(kind, name, spec, writer(request));
       return reply.status(201).send();
     },
@@ -272,13 +260,12 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
 
   api.put(
     `${prefix}/:name/target`,
-    { schema: { tags, summary: `${op('update', 'target')}: replaces only the target of a ${what} (creates it when missing)`, params, body: ref(listModel) } },
+    { schema: { ...doc('update', 'target', `replaces only the target of a ${what} (creates the policy when missing)`), params, body: ref(listModel) } },
     async (request, reply) => {
       const name = nameOf(request);
       const body = request.body as JsonObject;
-      const target = targetFromBody(body);
       await context.objects.upsert(kind, name, writer(request), (current) => ({
-        spec: validateFromListBody(current ? { ...current.spec, target } : newSpecFromListBody(body, target)),
+        spec: validateFromListBody(current ? { ...current.spec, target: targetFromBody(body) } : newSpecFromListBody(body)),
       }));
       return reply.status(204).send();
     },
@@ -288,79 +275,42 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
     `${prefix}/:targetName/copyfrom/:sourceName`,
     {
       schema: {
-        tags,
-        summary: `${op('copy_from')}: a new ${what} with the spec of another (404 without the source, 409 when the new name exists)`,
-        params: nameParam('targetName', 'sourceName'),
+        ...doc('copy_from', undefined, `a new ${what} with the spec of another (404 without the source, 409 when the new name exists)`),
+        params: nameParams('targetName', 'sourceName'),
       },
     },
     async (request, reply) => {
       const targetName = nameOf(request, 'targetName');
-      const sourceName = nameOf(request, 'sourceName');
-      const source = await requirePolicy(sourceName);
+      const source = await requirePolicy(nameOf(request, 'sourceName'));
       await context.objects.create(kind, targetName, source.spec, writer(request));
       return reply.status(201).send();
     },
   );
 
-  registerContainerRoutes(api, context, options, helpers);
-}
-
-/** A new policy from a list-model body: priority, disabled and target (nothing else: the checks come later). */
-function newSpecFromListBody(body: JsonObject, target: JsonObject): JsonObject {
-  const spec: JsonObject = { target };
-  if (body.priority !== undefined && body.priority !== null) spec.priority = body.priority;
-  if (body.disabled === true) spec.disabled = true;
-  return spec;
-}
-
-/**
- * The check containers of a policy: GET lists every catalog check of the container, configured (by the policy
- * itself: `default_check` false) or not; PUT writes only that container of the spec from a CheckContainerModel
- * (an upsert: a missing policy is created with just these checks).
- */
-function registerContainerRoutes(api: FastifyInstance, context: ServerContext, options: PolicyFamilyOptions, helpers: PolicyRouteHelpers): void {
-  const { prefix, kind, target } = options;
-  const tags = [options.tag];
-  const what = `${target} policy`;
-  const params = { type: 'object', properties: { name: { type: 'string', description: 'policy name (%2F for a sub-folder)' } }, required: ['name'] };
+  // The check containers: GET lists every catalog check of the container, configured (by the policy itself,
+  // so `default_check` is false) or not; PUT writes only that container of the spec (an upsert: a missing
+  // policy is created with just these checks). Violations point into the policy spec.
   for (const container of POLICY_CONTAINERS) {
     const checks = container.timeScale === null ? container.checkType : `${container.checkType} ${container.timeScale}`;
     api.get(
       `${prefix}/:name/${container.segment}`,
-      {
-        schema: {
-          tags,
-          summary: `${operationId(options, 'get', container)}: every ${checks} check of a ${what}, configured or not`,
-          params,
-          response: { 200: ref('CheckContainerModel') },
-        },
-      },
+      { schema: { ...doc('get', container, `every ${checks} check of a ${what}, configured or not`), params, response: { 200: ref('CheckContainerModel') } } },
       async (request) => {
-        const name = helpers.nameOf(request);
-        const live = await context.objects.get(kind, name);
-        if (!live) throw new DqError('NOT_FOUND', `${what} ${JSON.stringify(name)} not found`);
-        const capabilities = capabilitiesOf(request.caller, { managedReadOnly: context.objects.readOnlyManaged && live.managedBy === 'git' });
+        const live = await requirePolicy(nameOf(request));
         const own = effectiveContainer(ownChecks(live.spec), container.checkType, container.timeScale);
-        return checkContainerModel(target, container.checkType, container.timeScale, own, capabilities);
+        return checkContainerModel(target, container.checkType, container.timeScale, own, capabilities(request, live));
       },
     );
     api.put(
       `${prefix}/:name/${container.segment}`,
-      {
-        schema: {
-          tags,
-          summary: `${operationId(options, 'update', container)}: sets the ${checks} checks of a ${what} (creates it when missing)`,
-          params,
-          body: ref('CheckContainerModel'),
-        },
-      },
+      { schema: { ...doc('update', container, `sets the ${checks} checks of a ${what} (creates the policy when missing)`), params, body: ref('CheckContainerModel') } },
       async (request, reply) => {
-        const name = helpers.nameOf(request);
+        const name = nameOf(request);
         const model = request.body as CheckContainerModel;
-        await context.objects.upsert(kind, name, helpers.writer(request), (current) => {
+        await context.objects.upsert(kind, name, writer(request), (current) => {
           const spec = current?.spec ?? {};
-          const checks = applyCheckContainerModel(model, { previous: containerSpecOf(spec, container) });
-          return { spec: helpers.validate(withContainerSpec(spec, container, checks), '') };
+          const written = applyCheckContainerModel(model, { previous: containerSpecOf(spec, container) });
+          return { spec: validateSpec(kind, withContainerSpec(spec, container, written), (path) => pointer('', path)) };
         });
         return reply.status(204).send();
       },
