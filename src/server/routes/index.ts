@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { checksBulkRoutes } from './checksBulk.js';
 import { connectionsRoutes } from './connections.js';
 import { columnPoliciesRoutes } from './columnPolicies.js';
 import { lineageRoutes } from './lineage.js';
@@ -11,4 +12,4 @@ import { tablesRoutes } from './tables.js';
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes];
