@@ -22,8 +22,9 @@ import { getCheckCatalog, type CatalogCheck, type CatalogParameter, type CheckCa
 import { deepEqual } from '../diff/fieldChanges.js';
 import { isJsonObject, type JsonObject } from '../model/index.js';
 import type { CheckContainerModel } from './checkContainerModel.js';
+import { COMPARISONS_CATEGORY, type EffectiveCheck } from './checkSlots.js';
 import { checkModel, SEVERITIES, type CheckModel } from './checkModel.js';
-import { COMPARISONS_CATEGORY, lookupCheck, type EffectiveCheck, type EffectiveContainer } from './effectiveChecks.js';
+import { lookupCheck, type EffectiveContainer } from './effectiveChecks.js';
 import { fieldValue, type FieldModel } from './fieldModel.js';
 
 export interface ApplyCheckContainerModelOptions {

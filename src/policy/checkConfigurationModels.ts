@@ -13,10 +13,11 @@
  */
 import { getCheckCatalog, type CatalogCheck, type CheckTarget, type CheckType, type TimeScale } from '../catalog/index.js';
 import { isJsonObject, type JsonObject } from '../model/index.js';
+import { COMPARISONS_CATEGORY } from './checkSlots.js';
 import { compareText, type CatalogOption } from './checkContainerModel.js';
 import { ruleThresholds, sensorParameterFields, type RuleParametersModel } from './checkModel.js';
 import { asCompiled, type CompiledPolicies, type PolicyObject } from './compilePolicies.js';
-import { COMPARISONS_CATEGORY, effectiveContainer, effectiveTableAndColumnChecks, lookupCheck, type EffectiveContainer } from './effectiveChecks.js';
+import { effectiveContainer, effectiveTableAndColumnChecks, lookupCheck, type EffectiveContainer } from './effectiveChecks.js';
 import type { FieldModel } from './fieldModel.js';
 import { compileNamePattern, type NamePattern } from './namePattern.js';
 import { columnNamesOf, columnSubject, tableSubject, type TableRef } from './subjects.js';

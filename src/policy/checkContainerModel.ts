@@ -5,8 +5,9 @@
  * table comparisons have their own models.
  */
 import { getCheckCatalog, type CheckCatalog, type CheckTarget, type CheckType, type TimeScale } from '../catalog/index.js';
+import { COMPARISONS_CATEGORY } from './checkSlots.js';
 import { checkModel, type Capabilities, type CheckModel } from './checkModel.js';
-import { COMPARISONS_CATEGORY, lookupCheck, type EffectiveContainer } from './effectiveChecks.js';
+import { lookupCheck, type EffectiveContainer } from './effectiveChecks.js';
 
 export interface QualityCategoryModel {
   category: string;

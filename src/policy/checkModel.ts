@@ -6,7 +6,7 @@
  */
 import type { CatalogCheck, CheckCatalog } from '../catalog/index.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../model/index.js';
-import type { EffectiveCheck } from './effectiveChecks.js';
+import type { EffectiveCheck } from './checkSlots.js';
 import { fieldModel, type FieldModel } from './fieldModel.js';
 import { sensorSupportsErrorSampling, sensorSupportsGrouping } from './sensorCapabilities.js';
 

@@ -6,9 +6,9 @@
  * `comparisons` category is left out, as in the container models.
  */
 import { getCheckCatalog, type CheckTarget, type CheckType, type TimeScale } from '../catalog/index.js';
+import { COMPARISONS_CATEGORY } from './checkSlots.js';
 import { compareText, type CatalogOption } from './checkContainerModel.js';
 import { checkModel, type Capabilities, type CheckModel } from './checkModel.js';
-import { COMPARISONS_CATEGORY } from './effectiveChecks.js';
 import { parameterDefinition, type ParameterDefinitionModel } from './fieldModel.js';
 import { compileNamePattern } from './namePattern.js';
 

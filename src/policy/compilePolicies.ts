@@ -13,6 +13,8 @@
 import { isJsonObject, type JsonObject, type ObjectKind } from '../model/index.js';
 import type { CheckTarget } from '../catalog/index.js';
 import { policyOrigin, type CheckOrigin } from './checkOrigin.js';
+import { numberCheckPlaces, type CheckPlaces } from './checkPlaces.js';
+import { flattenChecks, type FlatCheck, type PlaceNumbering } from './checkSlots.js';
 import { compileNamePattern, type NamePattern } from './namePattern.js';
 import { numberOf, type ColumnSubject, type TableSubject } from './subjects.js';
 
@@ -33,9 +35,15 @@ export interface CompiledPolicy {
   readonly spec: JsonObject;
   /** The origin recorded on the checks this policy contributes (one object, shared). */
   readonly origin: CheckOrigin;
-  /** Table part of the target (for a column policy: without the column filters). */
+  /** The checks the policy writes, flattened once. */
+  readonly checks: readonly FlatCheck[];
+  /** The whole target of a table policy; for a column policy, its table part with the table's labels. */
   matchesTable(table: TableSubject): boolean;
-  /** Table part and column part of the target; only meaningful for column policies. */
+  /** The fields of the target about the table, without `label`: the same answer for every column of a table. */
+  matchesTableFields(table: TableSubject): boolean;
+  /** The rest of a column policy's target (`label` over the column's labels too, column, data type). */
+  matchesColumnFields(column: ColumnSubject): boolean;
+  /** The whole target of a column policy. */
   matchesColumn(column: ColumnSubject): boolean;
 }
 
@@ -44,18 +52,21 @@ export interface CompiledPolicies {
   readonly table: readonly CompiledPolicy[];
   /** Column policies in the order they apply, disabled ones included (flagged). */
   readonly column: readonly CompiledPolicy[];
+  /** The numbered places the policies write checks to (used while evaluating; one evaluation at a time). */
+  readonly places: CheckPlaces;
 }
 
 export function compilePolicies(policies: readonly PolicyObject[]): CompiledPolicies {
   const table: CompiledPolicy[] = [];
   const column: CompiledPolicy[] = [];
+  const numbering = numberCheckPlaces();
   for (const policy of policies) {
-    if (policy.kind === 'default_table_checks') table.push(compilePolicy(policy, 'table'));
-    else if (policy.kind === 'default_column_checks') column.push(compilePolicy(policy, 'column'));
+    if (policy.kind === 'default_table_checks') table.push(compilePolicy(policy, 'table', numbering.number));
+    else if (policy.kind === 'default_column_checks') column.push(compilePolicy(policy, 'column', numbering.number));
   }
   table.sort(byApplicationOrder);
   column.sort(byApplicationOrder);
-  return { table, column };
+  return { table, column, places: numbering.places() };
 }
 
 /** Accepts policies compiled already or not; compiling is the caller's job when many tables are evaluated. */
@@ -71,7 +82,7 @@ function byApplicationOrder(a: CompiledPolicy, b: CompiledPolicy): number {
   return a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
-function compilePolicy(policy: PolicyObject, target: CheckTarget): CompiledPolicy {
+function compilePolicy(policy: PolicyObject, target: CheckTarget, numbering: PlaceNumbering): CompiledPolicy {
   const spec = policy.spec;
   const rawTarget = isJsonObject(spec.target) ? spec.target : {};
   const text = (key: string): NamePattern | undefined => {
@@ -96,19 +107,24 @@ function compilePolicy(policy: PolicyObject, target: CheckTarget): CompiledPolic
     (tablePriority === undefined || (t.priority !== undefined && t.priority <= tablePriority));
 
   const priority = numberOf(spec.priority) ?? DEFAULT_POLICY_PRIORITY;
+  const origin = policyOrigin(policy.name, priority);
+  const matchesColumnFields = (c: ColumnSubject): boolean =>
+    (label === undefined || label.matchesAny(c.labels)) &&
+    (column === undefined || column.matches(c.column)) &&
+    (dataType === undefined || (c.columnType !== undefined && dataType.matches(c.columnType))) &&
+    (dataTypeCategory === undefined || (c.category !== undefined && dataTypeCategory.matches(c.category)));
+
   return {
     name: policy.name,
     target,
     priority,
     disabled: spec.disabled === true,
     spec,
-    origin: policyOrigin(policy.name, priority),
+    origin,
+    checks: flattenChecks(spec, origin, numbering),
     matchesTable: (t) => matchesTableFields(t) && (label === undefined || label.matchesAny(t.labels)),
-    matchesColumn: (c) =>
-      matchesTableFields(c.table) &&
-      (label === undefined || label.matchesAny(c.labels)) &&
-      (column === undefined || column.matches(c.column)) &&
-      (dataType === undefined || (c.columnType !== undefined && dataType.matches(c.columnType))) &&
-      (dataTypeCategory === undefined || (c.category !== undefined && dataTypeCategory.matches(c.category))),
+    matchesTableFields,
+    matchesColumnFields,
+    matchesColumn: (c) => matchesTableFields(c.table) && matchesColumnFields(c),
   };
 }

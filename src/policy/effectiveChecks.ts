@@ -11,11 +11,16 @@
  *   reach the columns of a disabled table.
  * - The `comparisons` category is left out: comparison checks belong to the table comparisons configured on the
  *   table itself (`table_comparisons`) and have a different shape (comparison name, then checks).
- * - Check specs are the input objects themselves, not copies: treat the result as read-only.
+ * - Check specs are the input objects themselves, not copies, and the `{spec, origin}` entries of a policy's
+ *   checks are shared (frozen) by every table it reaches: treat the result as read-only.
+ *
+ * For many tables, compile the policies once (`compilePolicies`) and pass the compiled form.
  */
-import { isJsonObject, type JsonObject } from '../model/index.js';
+import type { JsonObject } from '../model/index.js';
 import type { CheckType, TimeScale } from '../catalog/index.js';
-import { OWN_ORIGIN, type CheckOrigin } from './checkOrigin.js';
+import { OWN_ORIGIN } from './checkOrigin.js';
+import type { CheckPlaces } from './checkPlaces.js';
+import { flattenChecks, type EffectiveCheck, type FlatCheck } from './checkSlots.js';
 import { asCompiled, type CompiledPolicies, type CompiledPolicy, type PolicyObject } from './compilePolicies.js';
 import {
   columnNamesOf,
@@ -25,11 +30,6 @@ import {
   type TableRef,
   type TableSubject,
 } from './subjects.js';
-
-export interface EffectiveCheck {
-  readonly spec: JsonObject;
-  readonly origin: CheckOrigin;
-}
 
 /** Checks of one container: category -> check name -> check. */
 export type EffectiveContainer = Record<string, Record<string, EffectiveCheck>>;
@@ -45,8 +45,6 @@ export interface EffectiveTableAndColumnChecks {
   /** Every column the table spec lists, by name. */
   columns: Record<string, EffectiveChecks>;
 }
-
-export const COMPARISONS_CATEGORY = 'comparisons';
 
 /** The checks of one container of an effective result. */
 export function effectiveContainer(checks: EffectiveChecks, checkType: CheckType, timeScale: TimeScale | null): EffectiveContainer {
@@ -64,7 +62,8 @@ export function lookupCheck(container: EffectiveContainer | undefined, category:
 /** The checks written in a table, column or policy spec, all with origin `table` ("its own"). */
 export function ownChecks(ownerSpec: JsonObject): EffectiveChecks {
   const result = emptyChecks();
-  for (const slot of SLOTS) addChecks(slot.get(result), slot.read(ownerSpec), OWN_ORIGIN);
+  const containers = containersOf(result);
+  for (const check of flattenChecks(ownerSpec, OWN_ORIGIN)) put(containers, check);
   return result;
 }
 
@@ -82,7 +81,8 @@ export function effectiveColumnChecks(
   connectionSpec: JsonObject | undefined,
   policies: CompiledPolicies | readonly PolicyObject[],
 ): EffectiveChecks {
-  return columnChecksOf(columnSubject(tableSubject(table, connectionSpec), columnName), asCompiled(policies));
+  const compiled = asCompiled(policies);
+  return columnChecksOf(columnSubject(tableSubject(table, connectionSpec), columnName), compiled.column, false, compiled.places);
 }
 
 /** The table's checks and those of every column it lists, sharing the work of reading the table once. */
@@ -93,8 +93,10 @@ export function effectiveTableAndColumnChecks(
 ): EffectiveTableAndColumnChecks {
   const compiled = asCompiled(policies);
   const subject = tableSubject(table, connectionSpec);
+  // The table part of the column policies' targets is decided once for all the columns.
+  const candidates = subject.disabled ? [] : compiled.column.filter((p) => !p.disabled && p.matchesTableFields(subject));
   const columns: Record<string, EffectiveChecks> = {};
-  for (const name of columnNamesOf(table.spec)) columns[name] = columnChecksOf(columnSubject(subject, name), compiled);
+  for (const name of columnNamesOf(table.spec)) columns[name] = columnChecksOf(columnSubject(subject, name), candidates, true, compiled.places);
   return { table: tableChecksOf(subject, compiled), columns };
 }
 
@@ -135,69 +137,54 @@ export function policiesMatchingColumn(
 }
 
 function tableChecksOf(table: TableSubject, compiled: CompiledPolicies): EffectiveChecks {
-  const result = ownChecks(table.spec);
-  if (table.disabled) return result;
-  for (const policy of compiled.table) {
-    if (!policy.disabled && policy.matchesTable(table)) addPolicyChecks(result, policy, table.partitioned);
+  return evaluate(table.spec, table.disabled ? [] : compiled.table, (p) => !p.disabled && p.matchesTable(table), table.partitioned, compiled.places);
+}
+
+/** `tableChecked`: the policies are the enabled ones whose table part matched already. */
+function columnChecksOf(column: ColumnSubject, policies: readonly CompiledPolicy[], tableChecked: boolean, places: CheckPlaces): EffectiveChecks {
+  const matches = tableChecked
+    ? (p: CompiledPolicy) => p.matchesColumnFields(column)
+    : (p: CompiledPolicy) => !p.disabled && p.matchesColumn(column);
+  return evaluate(column.spec, column.disabled ? [] : policies, matches, column.table.partitioned, places);
+}
+
+/** Own checks first, then the checks of the matching policies in order, each place taken by the first. */
+function evaluate(
+  ownerSpec: JsonObject,
+  policies: readonly CompiledPolicy[],
+  matches: (policy: CompiledPolicy) => boolean,
+  partitioned: boolean,
+  places: CheckPlaces,
+): EffectiveChecks {
+  const result = emptyChecks();
+  const containers = containersOf(result);
+  places.reset();
+  for (const check of flattenChecks(ownerSpec, OWN_ORIGIN, places.idOf)) {
+    if (check.id >= 0) places.take(check.id);
+    put(containers, check);
   }
-  return result;
-}
-
-function columnChecksOf(column: ColumnSubject, compiled: CompiledPolicies): EffectiveChecks {
-  const result = ownChecks(column.spec);
-  if (column.disabled) return result;
-  for (const policy of compiled.column) {
-    if (!policy.disabled && policy.matchesColumn(column)) addPolicyChecks(result, policy, column.table.partitioned);
-  }
-  return result;
-}
-
-interface Slot {
-  partitioned: boolean;
-  read(spec: JsonObject): JsonObject | undefined;
-  get(checks: EffectiveChecks): EffectiveContainer;
-}
-
-const SLOTS: readonly Slot[] = [
-  { partitioned: false, read: (s) => objectAt(s.profiling_checks), get: (c) => c.profiling },
-  { partitioned: false, read: (s) => objectAt(objectAt(s.monitoring_checks)?.daily), get: (c) => c.monitoring.daily },
-  { partitioned: false, read: (s) => objectAt(objectAt(s.monitoring_checks)?.monthly), get: (c) => c.monitoring.monthly },
-  { partitioned: true, read: (s) => objectAt(objectAt(s.partitioned_checks)?.daily), get: (c) => c.partitioned.daily },
-  { partitioned: true, read: (s) => objectAt(objectAt(s.partitioned_checks)?.monthly), get: (c) => c.partitioned.monthly },
-];
-
-function addPolicyChecks(result: EffectiveChecks, policy: CompiledPolicy, partitioned: boolean): void {
-  for (const slot of SLOTS) {
-    if (slot.partitioned && !partitioned) continue;
-    addChecks(slot.get(result), slot.read(policy.spec), policy.origin);
-  }
-}
-
-/** Adds the checks of a container spec that the result does not have yet. */
-function addChecks(into: EffectiveContainer, container: JsonObject | undefined, origin: CheckOrigin): void {
-  if (container === undefined) return;
-  for (const category of Object.keys(container)) {
-    if (category === COMPARISONS_CATEGORY) continue;
-    const checks = container[category];
-    if (!isJsonObject(checks)) continue;
-    let target: Record<string, EffectiveCheck> | undefined = Object.hasOwn(into, category) ? into[category] : undefined;
-    for (const checkName of Object.keys(checks)) {
-      const spec = checks[checkName];
-      // A check written as null is not configured (the same as a missing key).
-      if (!isJsonObject(spec)) continue;
-      if (target === undefined) {
-        target = {};
-        into[category] = target;
-      } else if (Object.hasOwn(target, checkName)) {
-        continue;
-      }
-      target[checkName] = { spec, origin };
+  for (const policy of policies) {
+    if (!matches(policy)) continue;
+    for (const check of policy.checks) {
+      if ((check.partitioned && !partitioned) || !places.take(check.id)) continue;
+      put(containers, check);
     }
   }
+  return result;
 }
 
-function objectAt(value: unknown): JsonObject | undefined {
-  return isJsonObject(value) ? value : undefined;
+function put(containers: readonly EffectiveContainer[], check: FlatCheck): void {
+  const container = containers[check.slot];
+  let category = Object.hasOwn(container, check.category) ? container[check.category] : undefined;
+  if (category === undefined) {
+    category = {};
+    container[check.category] = category;
+  }
+  category[check.checkName] = check.effective;
+}
+
+function containersOf(checks: EffectiveChecks): EffectiveContainer[] {
+  return [checks.profiling, checks.monitoring.daily, checks.monitoring.monthly, checks.partitioned.daily, checks.partitioned.monthly];
 }
 
 function emptyChecks(): EffectiveChecks {

@@ -6,6 +6,7 @@ export * from './namePattern.js';
 export * from './dataTypeCategory.js';
 export * from './subjects.js';
 export * from './checkOrigin.js';
+export * from './checkSlots.js';
 export * from './compilePolicies.js';
 export * from './effectiveChecks.js';
 export * from './fieldModel.js';
