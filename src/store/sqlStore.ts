@@ -13,6 +13,18 @@ import {
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
+import {
+  insertCheckResults,
+  insertErrorSamples,
+  readCheckResults,
+  readErrorSamples,
+  type CheckResultFilter,
+  type CheckResultInput,
+  type CheckResultRow,
+  type ErrorSampleFilter,
+  type ErrorSampleInput,
+  type ErrorSampleRow,
+} from './readResults.js';
 import { STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
 import type { LockRequest, Store, StoreTransaction } from './store.js';
 import { acquireStoreLock, clearLockRow, readLockHolder, writeLockRow } from './storeLock.js';
@@ -68,6 +80,40 @@ class SqlStore implements Store {
   async history(limit?: number): Promise<ApplyRecord[]> {
     this.refuseInsideWork('history');
     return listHistory(this.client, limit);
+  }
+
+  async checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]> {
+    this.refuseInsideWork('checkResults');
+    return readCheckResults(this.client, filter);
+  }
+
+  async errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]> {
+    this.refuseInsideWork('errorSamples');
+    return readErrorSamples(this.client, filter);
+  }
+
+  async insertCheckResults(rows: readonly CheckResultInput[]): Promise<number> {
+    this.refuseInsideWork('insertCheckResults');
+    return this.inTransaction((tx) => insertCheckResults(tx, rows));
+  }
+
+  async insertErrorSamples(rows: readonly ErrorSampleInput[]): Promise<number> {
+    this.refuseInsideWork('insertErrorSamples');
+    return this.inTransaction((tx) => insertErrorSamples(tx, rows));
+  }
+
+  /** One transaction without the store lock (result rows are not objects): all chunks of an insert or none. */
+  private async inTransaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T> {
+    const session = await this.client.session();
+    let broken = false;
+    try {
+      return await session.transaction(work);
+    } catch (error) {
+      broken = !(error instanceof DqError);
+      throw error;
+    } finally {
+      await session.release(broken);
+    }
   }
 
   async currentLock(): Promise<LockInfo | null> {

@@ -8,6 +8,9 @@ import type {
   ObjectKind,
   ObjectWrite,
 } from '../model/index.js';
+import type { CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
+
+export type { CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
 
 /**
  * The live store: one SQL schema (`dqctl`) on PostgreSQL or on embedded PGlite, same SQL on both.
@@ -54,6 +57,15 @@ export interface Store extends StoreReader {
   currentLock(): Promise<LockInfo | null>;
   /** Apply history, newest first (the last 50 unless `limit` says otherwise). */
   history(limit?: number): Promise<ApplyRecord[]>;
+  /**
+   * Check results and error samples (see readResults.ts): rows of run history, outside the object revision and
+   * the store lock. Reads filter on one table and return rows grouped by check, newest first; an insert writes
+   * all its rows in one transaction (or none) and returns how many it wrote.
+   */
+  checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]>;
+  errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]>;
+  insertCheckResults(rows: readonly CheckResultInput[]): Promise<number>;
+  insertErrorSamples(rows: readonly ErrorSampleInput[]): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -54,7 +54,8 @@ describe.each(STORE_ENGINES)('$engine store: migrations', ({ setup }) => {
     // The failed open released what it took (connections, the folder lock) and changed nothing.
     const client = await openSqlClient(fx.options);
     try {
-      expect(await client.query('select name from dqctl.schema_migrations where version > 1')).toEqual([
+      const newest = Math.max(...MIGRATIONS.map((migration) => migration.version));
+      expect(await client.query('select name from dqctl.schema_migrations where version > $1', [newest])).toEqual([
         { name: 'from the future' },
       ]);
       await client.query('delete from dqctl.schema_migrations where version = 9999');

@@ -4,6 +4,7 @@ import { checksBulkRoutes } from './checksBulk.js';
 import { connectionsRoutes } from './connections.js';
 import { columnPoliciesRoutes } from './columnPolicies.js';
 import { lineageRoutes } from './lineage.js';
+import { resultsRoutes } from './results.js';
 import { rulesRoutes } from './rules.js';
 import { schemasRoutes } from './schemas.js';
 import { tablePoliciesRoutes } from './tablePolicies.js';
@@ -12,4 +13,4 @@ import { tablesRoutes } from './tables.js';
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes];

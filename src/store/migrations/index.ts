@@ -1,4 +1,5 @@
 import { migration0001 } from './0001_initial.js';
+import { migration0002 } from './0002_results.js';
 
 /**
  * Every migration this version knows, in order. Append only: a released migration is never edited, and its
@@ -10,4 +11,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002];

@@ -1,0 +1,453 @@
+import { DqError } from '../model/index.js';
+import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
+
+/**
+ * Check results and error samples (tables of migration 0002): rows written by check runs, read by the
+ * results API. Reads take a filter on one table and return plain rows, newest first within each check; every
+ * value is bound, never spliced into SQL (the only text chosen at run time is one of three fixed window
+ * expressions). A "check" here is one configured check on one table or column: the same connection, schema,
+ * table, column, check type, time gradient, category, check name and table comparison.
+ *
+ * Contract for writers (tests, the check runner): check hashes are integers within ±2^53 (they are returned as
+ * JS numbers); all rows of one run of one check share its `executedAt`; timestamps are ISO-8601 strings.
+ */
+export type CheckType = 'profiling' | 'monitoring' | 'partitioned';
+
+export const CHECK_TYPES: readonly CheckType[] = ['profiling', 'monitoring', 'partitioned'];
+
+export interface CheckResultInput {
+  connectionName: string;
+  schemaName: string;
+  tableName: string;
+  /** null (or absent) for a table-level check. */
+  columnName?: string | null;
+  checkType: CheckType;
+  /** `day`, `month`, … (the time scale of the check; profiling checks use what the runner records). */
+  timeGradient: string;
+  checkCategory: string;
+  checkName: string;
+  checkHash: number;
+  sensorName?: string | null;
+  qualityDimension?: string | null;
+  /** Start of the time period the result is for (ISO-8601). */
+  timePeriod: string;
+  /** Default `all data`. */
+  dataGroup?: string;
+  actualValue?: number | null;
+  expectedValue?: number | null;
+  /** 0 valid, 1 warning, 2 error, 3 fatal; null for an execution error (then `errorMessage` is set). */
+  severity?: number | null;
+  durationMs?: number | null;
+  /** Default: now. */
+  executedAt?: string;
+  /** The table comparison the check belongs to, if any. */
+  tableComparison?: string | null;
+  /** Set for an execution error (the sensor or the rule failed). */
+  errorMessage?: string | null;
+}
+
+export type CheckResultRow = { id: number } & Required<CheckResultInput>;
+
+export interface ErrorSampleInput {
+  connectionName: string;
+  schemaName: string;
+  tableName: string;
+  columnName?: string | null;
+  checkType: CheckType;
+  timeGradient: string;
+  checkCategory: string;
+  checkName: string;
+  checkHash: number;
+  sensorName?: string | null;
+  qualityDimension?: string | null;
+  dataGroup?: string;
+  sampleIndex: number;
+  result?: string | null;
+  resultDataType?: string | null;
+  rowId1?: string | null;
+  rowId2?: string | null;
+  rowId3?: string | null;
+  rowId4?: string | null;
+  rowId5?: string | null;
+  /** Default: now. */
+  collectedAt?: string;
+  executedAt?: string | null;
+  durationMs?: number | null;
+  tableComparison?: string | null;
+}
+
+export type ErrorSampleRow = { id: number } & Required<ErrorSampleInput>;
+
+/** What both reads filter on. Optional fields that are absent do not filter. */
+export interface ResultsFilterBase {
+  connectionName: string;
+  schemaName: string;
+  tableName: string;
+  /** A column's rows; `null`: table-level rows only; absent: all rows of the table. */
+  columnName?: string | null;
+  checkType?: CheckType;
+  timeGradient?: string;
+  checkCategory?: string;
+  checkName?: string;
+  dataGroup?: string;
+  tableComparison?: string;
+}
+
+export interface CheckResultFilter extends ResultsFilterBase {
+  /** `time_period >= from` (ISO-8601). */
+  timePeriodFrom?: string;
+  /** `time_period < to` (ISO-8601). */
+  timePeriodTo?: string;
+  /** `only`: execution errors only; `exclude`: results only; absent: both. */
+  executionErrors?: 'only' | 'exclude';
+  /**
+   * Keep, for each check, only its newest `count` time periods (all rows of those periods), rows (by executedAt),
+   * or runs (the rows sharing one executedAt). Applied after the other filters.
+   */
+  newest?: { of: 'periods' | 'rows' | 'runs'; count: number };
+}
+
+export interface ErrorSampleFilter extends ResultsFilterBase {
+  /** `collected_at >= from` (ISO-8601). */
+  collectedFrom?: string;
+  /** `collected_at < to` (ISO-8601). */
+  collectedTo?: string;
+  /** Keep the newest `count` samples of each check (newest collection first, then by sample index). */
+  newestPerCheck?: number;
+}
+
+/** The columns that name one check; window functions partition by them (connection, schema, table are fixed). */
+const CHECK_PARTITION = 'r.column_name, r.check_type, r.time_gradient, r.check_category, r.check_name, r.table_comparison';
+const CHECK_ORDER =
+  'r.column_name collate "C" nulls first, r.check_type, r.time_gradient collate "C", r.check_category collate "C", ' +
+  'r.check_name collate "C", r.table_comparison collate "C" nulls first';
+
+const RANKS = {
+  none: '1',
+  periods: `dense_rank() over (partition by ${CHECK_PARTITION} order by r.time_period desc)`,
+  rows: `row_number() over (partition by ${CHECK_PARTITION} order by r.executed_at desc, r.time_period desc, r.id desc)`,
+  runs: `dense_rank() over (partition by ${CHECK_PARTITION} order by r.executed_at desc)`,
+} as const;
+
+const RESULT_COLUMNS = `r.id, r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
+  r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension,
+  ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.expected_value, r.severity,
+  r.duration_ms, ${isoTimestamp('r.executed_at')} as executed_at, r.table_comparison, r.error_message`;
+
+const SAMPLE_COLUMNS = `r.id, r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
+  r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension, r.data_group, r.sample_index,
+  r.result, r.result_data_type, r.row_id_1, r.row_id_2, r.row_id_3, r.row_id_4, r.row_id_5,
+  ${isoTimestamp('r.collected_at')} as collected_at,
+  case when r.executed_at is null then null else ${isoTimestamp('r.executed_at')} end as executed_at,
+  r.duration_ms, r.table_comparison`;
+
+/**
+ * The shared where clause, parameters $1…$11: the table, the column scope (`any` | `table` | `column` and the
+ * column name), and the optional equality filters.
+ */
+const BASE_WHERE = `r.connection_name = $1 and r.schema_name = $2 and r.table_name = $3
+  and ($4 = 'any' or ($4 = 'table' and r.column_name is null) or ($4 = 'column' and r.column_name = $5))
+  and ($6::text is null or r.check_type = $6)
+  and ($7::text is null or r.time_gradient = $7)
+  and ($8::text is null or r.check_category = $8)
+  and ($9::text is null or r.check_name = $9)
+  and ($10::text is null or r.data_group = $10)
+  and ($11::text is null or r.table_comparison = $11)`;
+
+function baseParams(filter: ResultsFilterBase): SqlParam[] {
+  const scope = filter.columnName === undefined ? 'any' : filter.columnName === null ? 'table' : 'column';
+  return [
+    filter.connectionName,
+    filter.schemaName,
+    filter.tableName,
+    scope,
+    filter.columnName ?? null,
+    filter.checkType ?? null,
+    filter.timeGradient ?? null,
+    filter.checkCategory ?? null,
+    filter.checkName ?? null,
+    filter.dataGroup ?? null,
+    filter.tableComparison ?? null,
+  ];
+}
+
+interface CheckResultSqlRow {
+  id: number;
+  connection_name: string;
+  schema_name: string;
+  table_name: string;
+  column_name: string | null;
+  check_type: CheckType;
+  time_gradient: string;
+  check_category: string;
+  check_name: string;
+  check_hash: number;
+  sensor_name: string | null;
+  quality_dimension: string | null;
+  time_period: string;
+  data_group: string;
+  actual_value: number | null;
+  expected_value: number | null;
+  severity: number | null;
+  duration_ms: number | null;
+  executed_at: string;
+  table_comparison: string | null;
+  error_message: string | null;
+}
+
+/** Rows of one table, ordered by check, then newest time period, newest execution, newest id. */
+export async function readCheckResults(sql: SqlQueryable, filter: CheckResultFilter): Promise<CheckResultRow[]> {
+  const newest = filter.newest;
+  if (newest && (!Number.isSafeInteger(newest.count) || newest.count < 1)) {
+    throw new DqError('INVALID_ARGUMENT', `newest.count must be a positive integer, not ${newest.count}`);
+  }
+  const rank = RANKS[newest?.of ?? 'none'];
+  const rows = await sql.query<CheckResultSqlRow>(
+    `select ${RESULT_COLUMNS} from (
+       select r.*, ${rank} as check_rank
+         from dqctl.check_results r
+        where ${BASE_WHERE}
+          and ($12::timestamptz is null or r.time_period >= $12::timestamptz)
+          and ($13::timestamptz is null or r.time_period < $13::timestamptz)
+          and ($14::text is null or ($14 = 'only') = (r.error_message is not null))
+     ) r
+     where ($15::integer is null or r.check_rank <= $15)
+     order by ${CHECK_ORDER}, r.time_period desc, r.executed_at desc, r.id desc`,
+    [
+      ...baseParams(filter),
+      filter.timePeriodFrom ?? null,
+      filter.timePeriodTo ?? null,
+      filter.executionErrors ?? null,
+      newest?.count ?? null,
+    ],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    connectionName: row.connection_name,
+    schemaName: row.schema_name,
+    tableName: row.table_name,
+    columnName: row.column_name,
+    checkType: row.check_type,
+    timeGradient: row.time_gradient,
+    checkCategory: row.check_category,
+    checkName: row.check_name,
+    checkHash: row.check_hash,
+    sensorName: row.sensor_name,
+    qualityDimension: row.quality_dimension,
+    timePeriod: row.time_period,
+    dataGroup: row.data_group,
+    actualValue: row.actual_value,
+    expectedValue: row.expected_value,
+    severity: row.severity,
+    durationMs: row.duration_ms,
+    executedAt: row.executed_at,
+    tableComparison: row.table_comparison,
+    errorMessage: row.error_message,
+  }));
+}
+
+interface ErrorSampleSqlRow {
+  id: number;
+  connection_name: string;
+  schema_name: string;
+  table_name: string;
+  column_name: string | null;
+  check_type: CheckType;
+  time_gradient: string;
+  check_category: string;
+  check_name: string;
+  check_hash: number;
+  sensor_name: string | null;
+  quality_dimension: string | null;
+  data_group: string;
+  sample_index: number;
+  result: string | null;
+  result_data_type: string | null;
+  row_id_1: string | null;
+  row_id_2: string | null;
+  row_id_3: string | null;
+  row_id_4: string | null;
+  row_id_5: string | null;
+  collected_at: string;
+  executed_at: string | null;
+  duration_ms: number | null;
+  table_comparison: string | null;
+}
+
+/** Samples of one table, ordered by check, then newest collection, then sample index. */
+export async function readErrorSamples(sql: SqlQueryable, filter: ErrorSampleFilter): Promise<ErrorSampleRow[]> {
+  const count = filter.newestPerCheck;
+  if (count !== undefined && (!Number.isSafeInteger(count) || count < 1)) {
+    throw new DqError('INVALID_ARGUMENT', `newestPerCheck must be a positive integer, not ${count}`);
+  }
+  const rows = await sql.query<ErrorSampleSqlRow>(
+    `select ${SAMPLE_COLUMNS} from (
+       select r.*, row_number() over (partition by ${CHECK_PARTITION}
+                                      order by r.collected_at desc, r.sample_index, r.id desc) as check_rank
+         from dqctl.error_samples r
+        where ${BASE_WHERE}
+          and ($12::timestamptz is null or r.collected_at >= $12::timestamptz)
+          and ($13::timestamptz is null or r.collected_at < $13::timestamptz)
+     ) r
+     where ($14::integer is null or r.check_rank <= $14)
+     order by ${CHECK_ORDER}, r.collected_at desc, r.sample_index, r.id desc`,
+    [...baseParams(filter), filter.collectedFrom ?? null, filter.collectedTo ?? null, count ?? null],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    connectionName: row.connection_name,
+    schemaName: row.schema_name,
+    tableName: row.table_name,
+    columnName: row.column_name,
+    checkType: row.check_type,
+    timeGradient: row.time_gradient,
+    checkCategory: row.check_category,
+    checkName: row.check_name,
+    checkHash: row.check_hash,
+    sensorName: row.sensor_name,
+    qualityDimension: row.quality_dimension,
+    dataGroup: row.data_group,
+    sampleIndex: row.sample_index,
+    result: row.result,
+    resultDataType: row.result_data_type,
+    rowId1: row.row_id_1,
+    rowId2: row.row_id_2,
+    rowId3: row.row_id_3,
+    rowId4: row.row_id_4,
+    rowId5: row.row_id_5,
+    collectedAt: row.collected_at,
+    executedAt: row.executed_at,
+    durationMs: row.duration_ms,
+    tableComparison: row.table_comparison,
+  }));
+}
+
+/** Bulk insert, in chunks of one jsonb parameter each (as writeObjects does); returns how many rows. */
+export async function insertCheckResults(sql: SqlQueryable, rows: readonly CheckResultInput[]): Promise<number> {
+  const json = rows.map((row, index) => {
+    checkHashOf(row.checkHash, index);
+    if (row.severity !== undefined && row.severity !== null && !(Number.isInteger(row.severity) && row.severity >= 0 && row.severity <= 3)) {
+      throw new DqError('INVALID_ARGUMENT', `check result ${index}: severity must be 0, 1, 2, 3 or null, not ${row.severity}`);
+    }
+    if ((row.severity ?? null) === null && !row.errorMessage) {
+      throw new DqError('INVALID_ARGUMENT', `check result ${index}: a row without a severity is an execution error and needs an errorMessage`);
+    }
+    return JSON.stringify({
+      connection_name: row.connectionName,
+      schema_name: row.schemaName,
+      table_name: row.tableName,
+      column_name: row.columnName ?? null,
+      check_type: row.checkType,
+      time_gradient: row.timeGradient,
+      check_category: row.checkCategory,
+      check_name: row.checkName,
+      check_hash: row.checkHash,
+      sensor_name: row.sensorName ?? null,
+      quality_dimension: row.qualityDimension ?? null,
+      time_period: row.timePeriod,
+      data_group: row.dataGroup ?? null,
+      actual_value: row.actualValue ?? null,
+      expected_value: row.expectedValue ?? null,
+      severity: row.severity ?? null,
+      duration_ms: row.durationMs ?? null,
+      executed_at: row.executedAt ?? null,
+      table_comparison: row.tableComparison ?? null,
+      error_message: row.errorMessage ?? null,
+    });
+  });
+  for (const chunk of chunksOfJson(json)) {
+    await sql.query(
+      `insert into dqctl.check_results (connection_name, schema_name, table_name, column_name, check_type, time_gradient,
+         check_category, check_name, check_hash, sensor_name, quality_dimension, time_period, data_group, actual_value,
+         expected_value, severity, duration_ms, executed_at, table_comparison, error_message)
+       select r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
+              r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension, r.time_period,
+              coalesce(r.data_group, 'all data'), r.actual_value, r.expected_value, r.severity, r.duration_ms,
+              coalesce(r.executed_at, now()), r.table_comparison, r.error_message
+         from jsonb_to_recordset($1::text::jsonb) as r(connection_name text, schema_name text, table_name text,
+              column_name text, check_type text, time_gradient text, check_category text, check_name text,
+              check_hash bigint, sensor_name text, quality_dimension text, time_period timestamptz, data_group text,
+              actual_value double precision, expected_value double precision, severity integer, duration_ms integer,
+              executed_at timestamptz, table_comparison text, error_message text)`,
+      [chunk],
+    );
+  }
+  return rows.length;
+}
+
+export async function insertErrorSamples(sql: SqlQueryable, rows: readonly ErrorSampleInput[]): Promise<number> {
+  const json = rows.map((row, index) => {
+    checkHashOf(row.checkHash, index);
+    return JSON.stringify({
+      connection_name: row.connectionName,
+      schema_name: row.schemaName,
+      table_name: row.tableName,
+      column_name: row.columnName ?? null,
+      check_type: row.checkType,
+      time_gradient: row.timeGradient,
+      check_category: row.checkCategory,
+      check_name: row.checkName,
+      check_hash: row.checkHash,
+      sensor_name: row.sensorName ?? null,
+      quality_dimension: row.qualityDimension ?? null,
+      data_group: row.dataGroup ?? null,
+      sample_index: row.sampleIndex,
+      result: row.result ?? null,
+      result_data_type: row.resultDataType ?? null,
+      row_id_1: row.rowId1 ?? null,
+      row_id_2: row.rowId2 ?? null,
+      row_id_3: row.rowId3 ?? null,
+      row_id_4: row.rowId4 ?? null,
+      row_id_5: row.rowId5 ?? null,
+      collected_at: row.collectedAt ?? null,
+      executed_at: row.executedAt ?? null,
+      duration_ms: row.durationMs ?? null,
+      table_comparison: row.tableComparison ?? null,
+    });
+  });
+  for (const chunk of chunksOfJson(json)) {
+    await sql.query(
+      `insert into dqctl.error_samples (connection_name, schema_name, table_name, column_name, check_type, time_gradient,
+         check_category, check_name, check_hash, sensor_name, quality_dimension, data_group, sample_index, result,
+         result_data_type, row_id_1, row_id_2, row_id_3, row_id_4, row_id_5, collected_at, executed_at, duration_ms,
+         table_comparison)
+       select r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
+              r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension,
+              coalesce(r.data_group, 'all data'), r.sample_index, r.result, r.result_data_type, r.row_id_1, r.row_id_2,
+              r.row_id_3, r.row_id_4, r.row_id_5, coalesce(r.collected_at, now()), r.executed_at, r.duration_ms,
+              r.table_comparison
+         from jsonb_to_recordset($1::text::jsonb) as r(connection_name text, schema_name text, table_name text,
+              column_name text, check_type text, time_gradient text, check_category text, check_name text,
+              check_hash bigint, sensor_name text, quality_dimension text, data_group text, sample_index integer,
+              result text, result_data_type text, row_id_1 text, row_id_2 text, row_id_3 text, row_id_4 text,
+              row_id_5 text, collected_at timestamptz, executed_at timestamptz, duration_ms integer,
+              table_comparison text)`,
+      [chunk],
+    );
+  }
+  return rows.length;
+}
+
+function checkHashOf(hash: number, index: number): void {
+  if (!Number.isSafeInteger(hash)) {
+    throw new DqError('INVALID_ARGUMENT', `row ${index}: checkHash must be an integer within ±2^53, not ${hash}`);
+  }
+}
+
+const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
+
+/** JSON arrays of already-serialized rows, each at most MAX_CHUNK_BYTES (or one row, if a row is larger). */
+function* chunksOfJson(rows: string[]): Generator<string> {
+  let chunk: string[] = [];
+  let size = 0;
+  for (const row of rows) {
+    if (chunk.length > 0 && size + row.length > MAX_CHUNK_BYTES) {
+      yield `[${chunk.join(',')}]`;
+      chunk = [];
+      size = 0;
+    }
+    chunk.push(row);
+    size += row.length + 1;
+  }
+  if (chunk.length > 0) yield `[${chunk.join(',')}]`;
+}
