@@ -76,7 +76,7 @@ export class LiveObjects {
     return found;
   }
 
-  async require(kind: ObjectKind, name: string, what = kind): Promise<LiveObject> {
+  async require(kind: ObjectKind, name: string, what: string = kind): Promise<LiveObject> {
     const found = await this.get(kind, name);
     if (!found) throw new DqError('NOT_FOUND', `${what} ${JSON.stringify(name)} not found`);
     return found;
