@@ -322,12 +322,61 @@ describe('connections API', () => {
       expect(status, url).toBe(400);
       expect(body).toMatchObject({ status: 400, code: 'INVALID_ARGUMENT' });
     }
+    const routes: [string, string, unknown][] = [
+      ['GET', '', undefined],
+      ['POST', '', { provider_type: 'postgresql' }],
+      ['PUT', '', { provider_type: 'postgresql' }],
+      ['DELETE', '', undefined],
+      ['GET', '/basic', undefined],
+      ['POST', '/basic', { provider_type: 'postgresql' }],
+      ['PUT', '/basic', { provider_type: 'postgresql' }],
+      ['GET', '/incidentgrouping', undefined],
+      ['PUT', '/incidentgrouping', {}],
+      ['GET', '/comments', undefined],
+      ['PUT', '/comments', []],
+      ['GET', '/labels', undefined],
+      ['PUT', '/labels', ['a']],
+      ['GET', '/defaultgroupingconfiguration', undefined],
+      ['PUT', '/defaultgroupingconfiguration', {}],
+      ['GET', '/schedules/profiling', undefined],
+      ['PUT', '/schedules/profiling', { cron_expression: '0 1 * * *' }],
+      ['PUT', '/autoimport', {}],
+      ['GET', '/commoncolumns', undefined],
+      ['GET', '/schemas', undefined],
+    ];
+    for (const [method, suffix, payload] of routes) {
+      for (const name of ['a%00b', '..%2Fx', 'x'.repeat(1100)]) {
+        const { status, body } = await call(app, { method: method as 'GET', url: `/api/connections/${name}${suffix}`, ...(payload === undefined ? {} : { payload: payload as object }) });
+        expect(status, `${method} ${name.slice(0, 8)}${suffix}`).toBe(400);
+        expect(body.code).toBe('INVALID_ARGUMENT');
+      }
+    }
     // a bare `..` segment is resolved by URL parsing before routing: it never reaches a connection route
     const dots = await call(app, { method: 'GET', url: '/api/connections/%2E%2E' });
     expect(dots.status).toBe(404);
     expect(dots.body.code).toBe('NOT_FOUND');
     expect((await call(app, { method: 'POST', url: '/api/connections/..%2F..', payload: { provider_type: 'postgresql' } })).status).toBe(400);
     expect((await call(app, { method: 'DELETE', url: '/api/connections/a%00b' })).status).toBe(400);
+  });
+
+  it('the OpenAPI document names every route with its DQOps operation id', async () => {
+    const { status, body } = await call(app, { method: 'GET', url: '/api/openapi.json' });
+    expect(status).toBe(200);
+    const ids = (path: string) => Object.values(body.paths[path] ?? {}).map((op: any) => op.operationId).sort();
+    const CONN = '/api/connections/{connectionName}';
+    expect(ids('/api/connections')).toEqual(['get_all_connections']);
+    expect(ids(CONN)).toEqual(['create_connection', 'delete_connection', 'get_connection', 'update_connection']);
+    expect(ids(`${CONN}/basic`)).toEqual(['create_connection_basic', 'get_connection_basic', 'update_connection_basic']);
+    expect(ids(`${CONN}/labels`)).toEqual(['get_connection_labels', 'update_connection_labels']);
+    expect(ids(`${CONN}/comments`)).toEqual(['get_connection_comments', 'update_connection_comments']);
+    expect(ids(`${CONN}/incidentgrouping`)).toEqual(['get_connection_incident_grouping', 'update_connection_incident_grouping']);
+    expect(ids(`${CONN}/defaultgroupingconfiguration`)).toEqual(['get_connection_default_grouping_configuration', 'update_connection_default_grouping_configuration']);
+    expect(ids(`${CONN}/schedules/{schedulingGroup}`)).toEqual(['get_connection_scheduling_group', 'update_connection_scheduling_group']);
+    expect(ids(`${CONN}/autoimport`)).toEqual(['update_connection_auto_import']);
+    expect(ids(`${CONN}/commoncolumns`)).toEqual(['get_connection_common_columns']);
+    expect(ids(`${CONN}/schemas`)).toEqual(['get_schemas']);
+    expect(ids(`${CONN}/checks/{checkName}/bulkactivate`)).toEqual(['bulk_activate_connection_checks']);
+    expect(ids(`${CONN}/checks/{checkName}/bulkdeactivate`)).toEqual(['bulk_deactivate_connection_checks']);
   });
 
   it('a change through the API to a git-managed connection shows as drift in the next plan', async () => {

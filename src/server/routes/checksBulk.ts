@@ -259,7 +259,7 @@ export async function checksBulkRoutes(api: FastifyInstance, context: ServerCont
     {
       schema: {
         tags,
-        summary: 'bulk_activate_connection_checks: writes the check into every selected table or column, in one transaction',
+        operationId: 'bulk_activate_connection_checks', summary: 'bulk_activate_connection_checks: writes the check into every selected table or column, in one transaction',
         params,
         body: ref('AllChecksPatchParameters'),
       },
@@ -292,7 +292,7 @@ export async function checksBulkRoutes(api: FastifyInstance, context: ServerCont
     {
       schema: {
         tags,
-        summary: 'bulk_deactivate_connection_checks: removes the check from every selected table or column, in one transaction',
+        operationId: 'bulk_deactivate_connection_checks', summary: 'bulk_deactivate_connection_checks: removes the check from every selected table or column, in one transaction',
         params,
         body: ref('BulkCheckDeactivateParameters'),
       },

@@ -197,7 +197,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.get(
     '/connections',
-    { schema: { tags, summary: 'get_all_connections: every connection, sorted by name', response: { 200: arrayOf('ConnectionModel') } } },
+    { schema: { tags, operationId: 'get_all_connections', summary: 'get_all_connections: every connection, sorted by name', response: { 200: arrayOf('ConnectionModel') } } },
     async (request) => {
       const sources = await context.objects.list('source');
       return [...sources]
@@ -208,7 +208,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.get(
     '/connections/:connectionName',
-    { schema: { tags, summary: 'get_connection: the full specification', params, response: { 200: ref('ConnectionSpecificationModel') } } },
+    { schema: { tags, operationId: 'get_connection', summary: 'get_connection: the full specification', params, response: { 200: ref('ConnectionSpecificationModel') } } },
     async (request) => {
       const live = await requireConnection(context, connectionNameOf(request));
       return {
@@ -222,7 +222,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.post(
     '/connections/:connectionName',
-    { schema: { tags, summary: 'create_connection: from a full specification', params, body: ref('ConnectionSpec') } },
+    { schema: { tags, operationId: 'create_connection', summary: 'create_connection: from a full specification', params, body: ref('ConnectionSpec') } },
     async (request, reply) => {
       const name = connectionNameOf(request);
       const spec = validateConnectionSpec(withSecrets(request.body as JsonObject, undefined));
@@ -233,7 +233,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.put(
     '/connections/:connectionName',
-    { schema: { tags, summary: 'update_connection: replaces the specification', params, body: ref('ConnectionSpec') } },
+    { schema: { tags, operationId: 'update_connection', summary: 'update_connection: replaces the specification', params, body: ref('ConnectionSpec') } },
     async (request, reply) => {
       const name = connectionNameOf(request);
       await context.objects.update('source', name, writerOf(request), (current) => ({
@@ -248,7 +248,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
     {
       schema: {
         tags,
-        summary: 'delete_connection: the connection and all its tables, in one transaction',
+        operationId: 'delete_connection', summary: 'delete_connection: the connection and all its tables, in one transaction',
         description:
           'DQOps answers 200 with the id of a job that also deletes the stored results. dqctl deletes the configuration at once and keeps no results yet, so it answers 204.',
         params,
@@ -267,7 +267,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.get(
     '/connections/:connectionName/basic',
-    { schema: { tags, summary: 'get_connection_basic', params, response: { 200: ref('ConnectionModel') } } },
+    { schema: { tags, operationId: 'get_connection_basic', summary: 'get_connection_basic', params, response: { 200: ref('ConnectionModel') } } },
     async (request) => {
       const live = await requireConnection(context, connectionNameOf(request));
       return connectionModel(live, capabilitiesOn(context, request, live));
@@ -276,7 +276,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.post(
     '/connections/:connectionName/basic',
-    { schema: { tags, summary: 'create_connection_basic: from a ConnectionModel', params, body: ref('ConnectionModel') } },
+    { schema: { tags, operationId: 'create_connection_basic', summary: 'create_connection_basic: from a ConnectionModel', params, body: ref('ConnectionModel') } },
     async (request, reply) => {
       const name = connectionNameOf(request);
       const spec = validateConnectionSpec(withSecrets(fromBasicModel(request.body as JsonObject, name), undefined));
@@ -287,7 +287,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.put(
     '/connections/:connectionName/basic',
-    { schema: { tags, summary: 'update_connection_basic: the basic settings; the rest of the spec is kept', params, body: ref('ConnectionModel') } },
+    { schema: { tags, operationId: 'update_connection_basic', summary: 'update_connection_basic: the basic settings; the rest of the spec is kept', params, body: ref('ConnectionModel') } },
     async (request, reply) => {
       const name = connectionNameOf(request);
       const basic = fromBasicModel(request.body as JsonObject, name);
@@ -301,7 +301,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
   for (const part of PARTS) {
     api.get(
       `/connections/:connectionName/${part.segment}`,
-      { schema: { tags, summary: `get_${part.op}`, params, response: { 200: part.model } } },
+      { schema: { tags, operationId: `get_${part.op}`, summary: `get_${part.op}`, params, response: { 200: part.model } } },
       async (request) => {
         const live = await requireConnection(context, connectionNameOf(request));
         return live.spec[part.key] ?? part.empty;
@@ -309,7 +309,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
     );
     api.put(
       `/connections/:connectionName/${part.segment}`,
-      { schema: { tags, summary: `update_${part.op}`, params, body: part.model } },
+      { schema: { tags, operationId: `update_${part.op}`, summary: `update_${part.op}`, params, body: part.model } },
       async (request, reply) => {
         await replacePart(request, part.key, request.body as JsonValue);
         return reply.status(204).send();
@@ -335,7 +335,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.get(
     '/connections/:connectionName/schedules/:schedulingGroup',
-    { schema: { tags, summary: 'get_connection_scheduling_group', params: scheduleParams, response: { 200: ref('CronScheduleSpec') } } },
+    { schema: { tags, operationId: 'get_connection_scheduling_group', summary: 'get_connection_scheduling_group', params: scheduleParams, response: { 200: ref('CronScheduleSpec') } } },
     async (request) => {
       const name = connectionNameOf(request);
       const group = groupOf(request);
@@ -347,7 +347,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.put(
     '/connections/:connectionName/schedules/:schedulingGroup',
-    { schema: { tags, summary: 'update_connection_scheduling_group', params: scheduleParams, body: ref('CronScheduleSpec') } },
+    { schema: { tags, operationId: 'update_connection_scheduling_group', summary: 'update_connection_scheduling_group', params: scheduleParams, body: ref('CronScheduleSpec') } },
     async (request, reply) => {
       const name = connectionNameOf(request);
       const group = groupOf(request);
@@ -362,7 +362,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.put(
     '/connections/:connectionName/autoimport',
-    { schema: { tags, summary: 'update_connection_auto_import', params, body: ref('AutoImportTablesSpec') } },
+    { schema: { tags, operationId: 'update_connection_auto_import', summary: 'update_connection_auto_import', params, body: ref('AutoImportTablesSpec') } },
     async (request, reply) => {
       await replacePart(request, 'auto_import_tables', request.body as JsonValue);
       return reply.status(204).send();
@@ -374,7 +374,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
     {
       schema: {
         tags,
-        summary: 'get_connection_common_columns: column names of the connection\'s tables, counted, by name descending',
+        operationId: 'get_connection_common_columns', summary: 'get_connection_common_columns: column names of the connection\'s tables, counted, by name descending',
         params,
         response: { 200: arrayOf('CommonColumnModel') },
       },

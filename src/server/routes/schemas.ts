@@ -84,7 +84,7 @@ export const SCHEMA_ROUTES: SchemaRoute[] = [
     method: 'GET',
     url: '/connections/:connectionName/schemas',
     schema: {
-      summary: 'get_schemas: the distinct schemas of the connection\'s tables, sorted',
+      operationId: 'get_schemas', summary: 'get_schemas: the distinct schemas of the connection\'s tables, sorted',
       params: connectionParams,
       response: { 200: arrayOf('SchemaModel') },
     },
