@@ -12,6 +12,7 @@ import {
   type ObjectWrite,
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
+import { claimNextJob, enqueueJob, findJob, finishJob, requestCancel } from './jobRows.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -26,7 +27,7 @@ import {
   type ErrorSampleRow,
 } from './readResults.js';
 import { STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
-import type { LockRequest, Store, StoreTransaction } from './store.js';
+import type { JobQueueStore, LockRequest, Store, StoreTransaction } from './store.js';
 import { acquireStoreLock, clearLockRow, readLockHolder, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
 
@@ -52,9 +53,22 @@ class SqlStore implements Store {
   #held: LockInfo | null = null;
   #closed = false;
 
+  readonly jobs: JobQueueStore;
+
   constructor(private readonly client: SqlClient) {
     this.engine = client.engine;
     this.description = client.description;
+    const guarded = <A extends unknown[], R>(name: string, run: (...args: A) => Promise<R>) => (...args: A) => {
+      this.refuseInsideWork(name);
+      return run(...args);
+    };
+    this.jobs = {
+      enqueue: guarded('jobs.enqueue', (job) => enqueueJob(client, job)),
+      find: guarded('jobs.find', (idOrKey) => findJob(client, idOrKey)),
+      claimNext: guarded('jobs.claimNext', (worker, types) => claimNextJob(client, worker, types)),
+      finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
+      requestCancel: guarded('jobs.requestCancel', (id) => requestCancel(client, id)),
+    };
   }
 
   async revision(): Promise<number> {

@@ -1,4 +1,6 @@
+import type { JobRecord } from './jobRows.js';
 import type {
+  JsonObject,
   ApplyRecord,
   ApplyRecordInput,
   LiveObject,
@@ -43,7 +45,19 @@ export interface LockRequest {
   timeoutMs: number;
 }
 
+/** The job queue's rows (src/jobs runs them). Every method is one statement, outside any transaction. */
+export interface JobQueueStore {
+  enqueue(job: { jobType: string; parameters: JsonObject; businessKey?: string | null; createdBy?: string | null }): Promise<JobRecord>;
+  /** By numeric id or by business key. */
+  find(idOrKey: string): Promise<JobRecord | undefined>;
+  /** The oldest queued job of these types, now `running` and claimed by `worker` (FOR UPDATE SKIP LOCKED). */
+  claimNext(worker: string, jobTypes: readonly string[]): Promise<JobRecord | undefined>;
+  finish(id: number, outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;
+  requestCancel(id: number): Promise<JobRecord | undefined>;
+}
+
 export interface Store extends StoreReader {
+  readonly jobs: JobQueueStore;
   readonly engine: 'pglite' | 'postgres';
   /** Human description without secrets: `postgres://user@host:5432/db` or `pglite:/path/.dqctl/pglite`. */
   readonly description: string;

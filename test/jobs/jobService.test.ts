@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { JobService, type JobExecutor } from '../../src/jobs/jobService.js';
+import { openStore } from '../../src/store/openStore.js';
+import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Executors that exercise the queue: echo parameters, wait for an abort, fail. */
+const executors: Record<string, JobExecutor> = {
+  echo: async (job) => ({ echoed: job.parameters }),
+  slow: (job, signal) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve({ slept: true }), Number(job.parameters.ms ?? 5000));
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      });
+    }),
+  broken: async () => {
+    throw new Error('the sensor query failed: relation "x" does not exist');
+  },
+};
+
+describe.each(STORE_ENGINES)('job queue on $engine', ({ setup, engine }) => {
+  let fx: StoreFixture;
+  let jobs: JobService;
+  beforeAll(async () => {
+    fx = await setup();
+  });
+  afterAll(() => fx.dispose());
+  beforeEach(async () => {
+    jobs = new JobService(fx.store, executors, { pollMs: 50, cancelPollMs: 50 });
+    jobs.start();
+    return () => jobs.stop();
+  });
+
+  it('runs a job and waits for its result; finds it by id and by business key', async () => {
+    const job = await jobs.submit('echo', { a: 1 }, { businessKey: `key-${engine}-1`, createdBy: 'test' });
+    expect(job.status).toBe('queued');
+    const done = await jobs.wait(String(job.id), 10_000);
+    expect(done).toMatchObject({ status: 'finished', result: { echoed: { a: 1 } }, claimedBy: jobs.worker });
+    expect((await jobs.get(`key-${engine}-1`)).id).toBe(job.id);
+    await expect(jobs.submit('echo', {}, { businessKey: `key-${engine}-1` })).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
+    await expect(jobs.get('no-such-job')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('wait returns the job as it is when the timeout runs out first', async () => {
+    const job = await jobs.submit('slow', { ms: 1500 });
+    const early = await jobs.wait(String(job.id), 200);
+    expect(['queued', 'running']).toContain(early.status);
+    expect(early.result).toBeNull();
+    expect((await jobs.wait(String(job.id), 10_000)).status).toBe('finished');
+  });
+
+  it('cancels a running job: the executor is aborted and the job ends cancelled', async () => {
+    const job = await jobs.submit('slow', { ms: 30_000 });
+    for (let i = 0; i < 100 && (await jobs.get(String(job.id))).status !== 'running'; i++) await sleep(20);
+    const requested = await jobs.cancel(String(job.id));
+    expect(['cancel_requested', 'cancelled']).toContain(requested.status);
+    const ended = await jobs.wait(String(job.id), 5_000);
+    expect(ended.status).toBe('cancelled');
+  });
+
+  it('cancels a queued job at once', async () => {
+    await jobs.stop(); // no worker: the job stays queued
+    const job = await jobs.submit('echo', {});
+    expect((await jobs.cancel(String(job.id))).status).toBe('cancelled');
+  });
+
+  it('a failing executor fails the job with its message', async () => {
+    const job = await jobs.submit('broken', {});
+    const ended = await jobs.wait(String(job.id), 10_000);
+    expect(ended).toMatchObject({ status: 'failed', errorMessage: 'the sensor query failed: relation "x" does not exist' });
+  });
+
+  if (engine === 'postgres') {
+    it('two servers on one PostgreSQL share the queue and never run a job twice', async () => {
+      await jobs.stop();
+      const second = await openStore(fx.options);
+      const runs = new Map<number, string[]>();
+      const counting = (name: string): Record<string, JobExecutor> => ({
+        echo: async (job) => {
+          runs.set(job.id, [...(runs.get(job.id) ?? []), name]);
+          await sleep(20);
+          return {};
+        },
+      });
+      const a = new JobService(fx.store, counting('a'), { pollMs: 20, worker: 'a' });
+      const b = new JobService(second, counting('b'), { pollMs: 20, worker: 'b' });
+      const submitted = await Promise.all(Array.from({ length: 30 }, () => a.submit('echo', {})));
+      a.start();
+      b.start();
+      for (const job of submitted) expect((await a.wait(String(job.id), 20_000)).status).toBe('finished');
+      await a.stop();
+      await b.stop();
+      await second.close();
+      expect([...runs.values()].every((workers) => workers.length === 1)).toBe(true);
+      const workers = new Set([...runs.values()].flat());
+      expect(workers.size).toBe(2);
+    });
+  }
+});
