@@ -73,7 +73,7 @@ function paramsSchema(column: boolean, timeScale: boolean, extra: Record<string,
 }
 
 /** Both spellings of each query parameter (DQOps's clients send camelCase; the spec names snake_case). */
-function querySchema(params: Array<[string, string | null, Record<string, unknown>]>) {
+export function bothSpellingsQuery(params: Array<[string, string | null, Record<string, unknown>]>) {
   const properties: Record<string, unknown> = {};
   for (const [snake, camel, schema] of params) {
     properties[snake] = schema;
@@ -83,12 +83,12 @@ function querySchema(params: Array<[string, string | null, Record<string, unknow
 }
 
 const text = { type: 'string' };
-const OVERVIEW_QUERY = querySchema([
+const OVERVIEW_QUERY = bothSpellingsQuery([
   ['category', null, text],
   ['check_name', 'checkName', text],
   ['results_count', 'resultsCount', { type: 'integer', minimum: 1, maximum: 10_000 }],
 ]);
-const ERRORS_QUERY = querySchema([
+const ERRORS_QUERY = bothSpellingsQuery([
   ['data_group', 'dataGroup', text],
   ['month_start', 'monthStart', text],
   ['month_end', 'monthEnd', text],
@@ -99,7 +99,7 @@ const ERRORS_QUERY = querySchema([
 ]);
 
 /** A query parameter in either spelling; an empty value counts as absent; two different values are a 400. */
-function param<T>(query: Query, snake: string, camel: string | null = null): T | undefined {
+export function queryParam<T>(query: Query, snake: string, camel: string | null = null): T | undefined {
   const values = [query[snake], camel ? query[camel] : undefined].filter((v) => v !== undefined && v !== '');
   if (values.length === 2 && values[0] !== values[1]) {
     throw new DqError('INVALID_ARGUMENT', `the query parameters ${snake} and ${camel} disagree; send one of them`);
@@ -120,8 +120,8 @@ export function monthBound(value: string, what: string, end: boolean): string {
 }
 
 function monthRange(query: Query): { from?: string; to?: string } {
-  const start = param<string>(query, 'month_start', 'monthStart');
-  const end = param<string>(query, 'month_end', 'monthEnd');
+  const start = queryParam<string>(query, 'month_start', 'monthStart');
+  const end = queryParam<string>(query, 'month_end', 'monthEnd');
   const from = start === undefined ? undefined : monthBound(start, 'month_start', false);
   const to = end === undefined ? undefined : monthBound(end, 'month_end', true);
   if (from !== undefined && to !== undefined && from >= to) {
@@ -242,11 +242,11 @@ function checkDisplayName(target: Target, row: CheckResultRow | ErrorSampleRow):
 }
 
 async function overview(store: Store, target: Target, selection: Selection, query: Query): Promise<JsonObject[]> {
-  const count = param<number>(query, 'results_count', 'resultsCount') ?? 5;
+  const count = queryParam<number>(query, 'results_count', 'resultsCount') ?? 5;
   const rows = await store.checkResults({
     ...baseFilter(target, selection),
-    checkCategory: param<string>(query, 'category'),
-    checkName: param<string>(query, 'check_name', 'checkName'),
+    checkCategory: queryParam<string>(query, 'category'),
+    checkName: queryParam<string>(query, 'check_name', 'checkName'),
     newest: { of: 'periods', count },
   });
   return groupByCheck(rows).map((checkRows) => {
@@ -282,11 +282,11 @@ async function overview(store: Store, target: Target, selection: Selection, quer
 function errorsFilter(target: Target, selection: Selection, query: Query) {
   return {
     ...baseFilter(target, selection),
-    checkCategory: param<string>(query, 'category'),
-    checkName: param<string>(query, 'check_name', 'checkName'),
-    dataGroup: param<string>(query, 'data_group', 'dataGroup'),
-    tableComparison: param<string>(query, 'table_comparison', 'tableComparison'),
-    count: param<number>(query, 'max_results_per_check', 'maxResultsPerCheck') ?? 100,
+    checkCategory: queryParam<string>(query, 'category'),
+    checkName: queryParam<string>(query, 'check_name', 'checkName'),
+    dataGroup: queryParam<string>(query, 'data_group', 'dataGroup'),
+    tableComparison: queryParam<string>(query, 'table_comparison', 'tableComparison'),
+    count: queryParam<number>(query, 'max_results_per_check', 'maxResultsPerCheck') ?? 100,
     months: monthRange(query),
   };
 }
@@ -504,6 +504,7 @@ export async function resultsRoutes(api: FastifyInstance, context: ServerContext
         {
           schema: {
             tags: ['check_results_overview'],
+            operationId: `get_${level}_${type}_checks_overview`,
             summary: `get_${level}_${type}_checks_overview: the newest results of each ${level}-level ${type} check`,
             params,
             querystring: OVERVIEW_QUERY,
@@ -521,6 +522,7 @@ export async function resultsRoutes(api: FastifyInstance, context: ServerContext
         {
           schema: {
             tags: ['errors'],
+            operationId: `get_${level}_${type}_errors`,
             summary: `get_${level}_${type}_errors: execution errors of ${level}-level ${type} checks`,
             params,
             querystring: ERRORS_QUERY,
@@ -538,6 +540,7 @@ export async function resultsRoutes(api: FastifyInstance, context: ServerContext
         {
           schema: {
             tags: ['error_samples'],
+            operationId: `get_${level}_${type}_error_samples`,
             summary: `get_${level}_${type}_error_samples: error samples of ${level}-level ${type} checks`,
             params,
             querystring: ERRORS_QUERY,
@@ -555,6 +558,7 @@ export async function resultsRoutes(api: FastifyInstance, context: ServerContext
         {
           schema: {
             tags: ['error_samples'],
+            operationId: `get_${level}_${type}_error_samples_download`,
             summary: `get_${level}_${type}_error_samples_download: the error samples as CSV (text/csv)`,
             params,
             querystring: ERRORS_QUERY,
@@ -576,6 +580,7 @@ export async function resultsRoutes(api: FastifyInstance, context: ServerContext
       {
         schema: {
           tags: ['table_comparison_results'],
+          operationId: `get_table_comparison_${type}_results`,
           summary: `get_table_comparison_${type}_results: the newest run of each check of a table comparison`,
           params: paramsSchema(false, timeScale, { tableComparisonConfigurationName: nameParam('table comparison name') }),
           response: { 200: ref('TableComparisonResultsModel') },

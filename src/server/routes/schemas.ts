@@ -3,7 +3,10 @@ import { DqError, type JsonObject, type LiveObject } from '../../model/index.js'
 import { arrayOf } from '../apiSchemas.js';
 import type { Capabilities, ServerContext } from '../context.js';
 import { checkName } from '../names.js';
+import type { CheckTarget, CheckType, TimeScale } from '../../catalog/index.js';
+import { checkConfigurationModels, checkTemplates, DEFAULT_MODEL_LIMIT, tableRefOf } from '../../policy/index.js';
 import { capabilitiesOn, connectionNameOf, jobTemplates, requireConnection } from './connections.js';
+import { bothSpellingsQuery, queryParam } from './results.js';
 
 /**
  * Schemas of a connection. A schema is not an object of its own: it is the part before the first dot of the
@@ -97,7 +100,109 @@ export const SCHEMA_ROUTES: SchemaRoute[] = [
       return [...schemas].sort().map((schema) => schemaModel(name, schema, caps));
     },
   },
+  ...schemaCheckRoutes(),
 ];
+
+/**
+ * The schema-level check operations, for profiling and for monitoring and partitioned checks at a time scale:
+ * `…/model` lists the check configuration of every table and column of the schema as it is EFFECTIVE (the
+ * table file's own checks and those of the matching policies, configured or not; see
+ * policy/checkConfigurationModels.ts for the filters), and `…/bulkenable/…` the catalog's check templates.
+ * Query parameters in both spellings (snake_case and DQOps clients' camelCase).
+ */
+function schemaCheckRoutes(): SchemaRoute[] {
+  const containers: Array<{ type: CheckType; segment: string; scaled: boolean }> = [
+    { type: 'profiling', segment: 'profiling', scaled: false },
+    { type: 'monitoring', segment: 'monitoring/:timeScale', scaled: true },
+    { type: 'partitioned', segment: 'partitioned/:timeScale', scaled: true },
+  ];
+  const scaledParams = {
+    type: 'object',
+    properties: { ...schemaParams.properties, timeScale: { type: 'string', enum: ['daily', 'monthly'], description: 'CheckTimeScale' } },
+    required: [...schemaParams.required, 'timeScale'],
+  };
+  const text = { type: 'string' };
+  const target = { type: 'string', enum: ['table', 'column'] };
+  const flag = { type: 'boolean' };
+  const templateFilters: Array<[string, string, Record<string, unknown>]> = [
+    ['check_target', 'checkTarget', target],
+    ['check_category', 'checkCategory', text],
+    ['check_name', 'checkName', text],
+  ];
+  const modelQuery = bothSpellingsQuery([
+    ['table_name_pattern', 'tableNamePattern', text],
+    ['column_name_pattern', 'columnNamePattern', text],
+    ['column_data_type', 'columnDataType', text],
+    ...templateFilters,
+    ['check_enabled', 'checkEnabled', flag],
+    ['check_configured', 'checkConfigured', flag],
+    ['limit', null, { type: 'integer', minimum: 1, maximum: 1_000_000, description: `default ${DEFAULT_MODEL_LIMIT}` }],
+  ]);
+  const templateQuery = bothSpellingsQuery(templateFilters);
+  const routes: SchemaRoute[] = [];
+  for (const { type, segment, scaled } of containers) {
+    const timeScaleOf = (request: FastifyRequest): TimeScale | null => (scaled ? (request.params as { timeScale: TimeScale }).timeScale : null);
+    routes.push({
+      method: 'GET',
+      url: `/connections/:connectionName/schemas/:schemaName/${segment}/model`,
+      schema: {
+        operationId: `get_schema_${type}_checks_model`,
+        summary: `get_schema_${type}_checks_model: the effective ${type} checks of the schema's tables and columns (own and from policies)`,
+        params: scaled ? scaledParams : schemaParams,
+        querystring: modelQuery,
+        response: { 200: arrayOf('CheckConfigurationModel') },
+      },
+      async handler(request, _reply, context) {
+        const name = connectionNameOf(request);
+        const { connection, tables } = await requireSchema(context, name, schemaNameOf(request));
+        const query = request.query as Record<string, unknown>;
+        const policies = [...(await context.objects.list('default_table_checks')), ...(await context.objects.list('default_column_checks'))];
+        return checkConfigurationModels(
+          {
+            tables: tables.flatMap((table) => tableRefOf(table.name, table.spec) ?? []),
+            connectionSpec: connection.spec,
+            policies,
+            checkType: type,
+            timeScale: timeScaleOf(request),
+          },
+          {
+            table_name_pattern: queryParam<string>(query, 'table_name_pattern', 'tableNamePattern'),
+            column_name_pattern: queryParam<string>(query, 'column_name_pattern', 'columnNamePattern'),
+            column_data_type: queryParam<string>(query, 'column_data_type', 'columnDataType'),
+            check_target: queryParam<CheckTarget>(query, 'check_target', 'checkTarget'),
+            check_category: queryParam<string>(query, 'check_category', 'checkCategory'),
+            check_name: queryParam<string>(query, 'check_name', 'checkName'),
+            check_enabled: queryParam<boolean>(query, 'check_enabled', 'checkEnabled'),
+            check_configured: queryParam<boolean>(query, 'check_configured', 'checkConfigured'),
+            limit: queryParam<number>(query, 'limit') ?? DEFAULT_MODEL_LIMIT,
+          },
+        );
+      },
+    });
+    routes.push({
+      method: 'GET',
+      url: `/connections/:connectionName/schemas/:schemaName/bulkenable/${segment}`,
+      schema: {
+        operationId: `get_schema_${type}_checks_templates`,
+        summary: `get_schema_${type}_checks_templates: the catalog's ${type} checks as templates for bulk enabling`,
+        params: scaled ? scaledParams : schemaParams,
+        querystring: templateQuery,
+        response: { 200: arrayOf('CheckTemplate') },
+      },
+      async handler(request, _reply, context) {
+        const name = connectionNameOf(request);
+        const { connection } = await requireSchema(context, name, schemaNameOf(request));
+        const query = request.query as Record<string, unknown>;
+        return checkTemplates(type, timeScaleOf(request), capabilitiesOn(context, request, connection), {
+          check_target: queryParam<CheckTarget>(query, 'check_target', 'checkTarget'),
+          check_category: queryParam<string>(query, 'check_category', 'checkCategory'),
+          check_name: queryParam<string>(query, 'check_name', 'checkName'),
+        });
+      },
+    });
+  }
+  return routes;
+}
 
 export async function schemasRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
   for (const route of SCHEMA_ROUTES) {
