@@ -345,5 +345,15 @@ describe('tables and columns API', () => {
         '/api/connections/{connectionName}/schemas/{schemaName}/tables/{tableName}/defaultgroupingconfiguration',
       ]),
     );
+    const ids = Object.values(body.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId)).filter(Boolean);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'get_tables', 'get_table', 'create_table', 'update_table', 'delete_table', 'get_columns', 'get_column', 'create_column', 'update_column',
+        'delete_column', 'get_table_labels', 'update_table_comments', 'get_table_timestamp_columns', 'update_table_incident_grouping',
+        'get_table_default_grouping_configuration', 'get_table_source_tables', 'get_table_target_tables', 'get_table_data_lineage_graph',
+        'create_table_source_table', 'update_table_source_table', 'delete_table_source_table', 'get_table_source_table',
+      ]),
+    );
   });
 });

@@ -134,7 +134,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     {
       schema: {
         tags,
-        summary: 'get_table_source_tables: the tables this one is loaded from (check_type is accepted and ignored: no results exist yet)',
+        operationId: 'get_table_source_tables', summary: 'get_table_source_tables: the tables this one is loaded from (check_type is accepted and ignored: no results exist yet)',
         params: TABLE_PARAMS,
         querystring: listQuery,
         response: { 200: arrayOf('TableLineageTableListModel') },
@@ -156,7 +156,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     {
       schema: {
         tags,
-        summary: 'get_table_target_tables: the tables loaded from this one, found by reading every table (check_type is accepted and ignored: no results exist yet)',
+        operationId: 'get_table_target_tables', summary: 'get_table_target_tables: the tables loaded from this one, found by reading every table (check_type is accepted and ignored: no results exist yet)',
         params: TABLE_PARAMS,
         querystring: listQuery,
         response: { 200: arrayOf('TableLineageTableListModel') },
@@ -181,7 +181,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     {
       schema: {
         tags,
-        summary: 'get_table_data_lineage_graph: every flow upstream and downstream of the table, transitively (quality statuses are null until check results exist)',
+        operationId: 'get_table_data_lineage_graph', summary: 'get_table_data_lineage_graph: every flow upstream and downstream of the table, transitively (quality statuses are null until check results exist)',
         params: TABLE_PARAMS,
         querystring: treeQuery,
         response: { 200: ref('TableLineageModel') },
@@ -211,7 +211,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
 
   api.get(
     SOURCE_URL,
-    { schema: { tags, summary: 'get_table_source_table: one source of the table', params: sourceParams, response: { 200: ref('TableLineageSourceSpec') } } },
+    { schema: { tags, operationId: 'get_table_source_table', summary: 'get_table_source_table: one source of the table', params: sourceParams, response: { 200: ref('TableLineageSourceSpec') } } },
     async (request) => {
       const target = tablePathOf(request);
       const source = sourcePathOf(request);
@@ -227,7 +227,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     {
       schema: {
         tags,
-        summary: 'create_table_source_table: 201; 404 without the target table or the source connection, 409 when the flow exists',
+        operationId: 'create_table_source_table', summary: 'create_table_source_table: 201; 404 without the target table or the source connection, 409 when the flow exists',
         params: sourceParams,
         body: ref('TableLineageSourceSpec'),
       },
@@ -252,7 +252,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     {
       schema: {
         tags,
-        summary: 'update_table_source_table: creates or replaces the flow; 204, 404 without the target table or the source connection',
+        operationId: 'update_table_source_table', summary: 'update_table_source_table: creates or replaces the flow; 204, 404 without the target table or the source connection',
         params: sourceParams,
         body: ref('TableLineageSourceSpec'),
       },
@@ -275,7 +275,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
 
   api.delete(
     SOURCE_URL,
-    { schema: { tags, summary: 'delete_table_source_table: 204, 404 when the flow does not exist', params: sourceParams } },
+    { schema: { tags, operationId: 'delete_table_source_table', summary: 'delete_table_source_table: 204, 404 when the flow does not exist', params: sourceParams } },
     async (request, reply) => {
       const target = tablePathOf(request);
       const source = sourcePathOf(request);

@@ -264,7 +264,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.get(
     '/connections/:connectionName/schemas/:schemaName/tables',
-    { schema: { tags, summary: 'get_tables: the tables of a schema, sorted by name', params: schemaParams, response: { 200: arrayOf('TableListModel') } } },
+    { schema: { tags, operationId: 'get_tables', summary: 'get_tables: the tables of a schema, sorted by name', params: schemaParams, response: { 200: arrayOf('TableListModel') } } },
     async (request) => {
       const params = request.params as { connectionName: string; schemaName: string };
       const connection = checkConnectionName(params.connectionName);
@@ -281,7 +281,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.get(
     TABLE_URL,
-    { schema: { tags, summary: 'get_table: a table with its full spec', params: TABLE_PARAMS, response: { 200: ref('TableModel') } } },
+    { schema: { tags, operationId: 'get_table', summary: 'get_table: a table with its full spec', params: TABLE_PARAMS, response: { 200: ref('TableModel') } } },
     async (request) => {
       const path = tablePathOf(request);
       const live = await requireTable(context, path);
@@ -291,7 +291,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.get(
     `${TABLE_URL}/basic`,
-    { schema: { tags, summary: 'get_table_basic: the list model of one table', params: TABLE_PARAMS, response: { 200: ref('TableListModel') } } },
+    { schema: { tags, operationId: 'get_table_basic', summary: 'get_table_basic: the list model of one table', params: TABLE_PARAMS, response: { 200: ref('TableListModel') } } },
     async (request) => {
       const path = tablePathOf(request);
       const live = await requireTable(context, path);
@@ -301,7 +301,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.post(
     TABLE_URL,
-    { schema: { tags, summary: 'create_table: 201; 404 without the connection, 409 when the table exists', params: TABLE_PARAMS, body: ref('TableSpec') } },
+    { schema: { tags, operationId: 'create_table', summary: 'create_table: 201; 404 without the connection, 409 when the table exists', params: TABLE_PARAMS, body: ref('TableSpec') } },
     async (request, reply) => {
       const path = tablePathOf(request);
       await requireConnection(context, path.connection);
@@ -314,7 +314,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.put(
     TABLE_URL,
-    { schema: { tags, summary: 'update_table: replaces the whole spec; 204, 404 when missing', params: TABLE_PARAMS, body: ref('TableSpec') } },
+    { schema: { tags, operationId: 'update_table', summary: 'update_table: replaces the whole spec; 204, 404 when missing', params: TABLE_PARAMS, body: ref('TableSpec') } },
     async (request, reply) => {
       const path = tablePathOf(request);
       await requireConnection(context, path.connection);
@@ -327,7 +327,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.delete(
     TABLE_URL,
-    { schema: { tags, summary: 'delete_table: 204 (DQOps answers 200 with a job; dqctl deletes at once)', params: TABLE_PARAMS } },
+    { schema: { tags, operationId: 'delete_table', summary: 'delete_table: 204 (DQOps answers 200 with a job; dqctl deletes at once)', params: TABLE_PARAMS } },
     async (request, reply) => {
       const path = tablePathOf(request);
       await requireConnection(context, path.connection);
@@ -341,7 +341,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
   for (const part of TABLE_PARTS) {
     api.get(
       `${TABLE_URL}/${part.segment}`,
-      { schema: { tags, summary: `get_${part.operation}`, params: TABLE_PARAMS, response: { 200: part.schema } } },
+      { schema: { tags, operationId: `get_${part.operation}`, summary: `get_${part.operation}`, params: TABLE_PARAMS, response: { 200: part.schema } } },
       async (request) => {
         const live = await requireTable(context, tablePathOf(request));
         return live.spec[part.key] ?? part.empty();
@@ -349,7 +349,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
     );
     api.put(
       `${TABLE_URL}/${part.segment}`,
-      { schema: { tags, summary: `update_${part.operation}: replaces ${part.key}; 204`, params: TABLE_PARAMS, body: part.schema } },
+      { schema: { tags, operationId: `update_${part.operation}`, summary: `update_${part.operation}: replaces ${part.key}; 204`, params: TABLE_PARAMS, body: part.schema } },
       async (request, reply) => {
         const path = tablePathOf(request);
         await requireTable(context, path);
@@ -366,7 +366,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
     {
       schema: {
         tags,
-        summary: 'get_table_default_grouping_configuration: the grouping named by default_grouping_name ("default" when unnamed)',
+        operationId: 'get_table_default_grouping_configuration', summary: 'get_table_default_grouping_configuration: the grouping named by default_grouping_name ("default" when unnamed)',
         params: TABLE_PARAMS,
         response: { 200: ref('DataGroupingConfigurationSpec') },
       },
@@ -383,7 +383,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
     {
       schema: {
         tags,
-        summary: 'update_table_default_grouping_configuration: sets the default grouping (and names it "default" when unnamed); 204',
+        operationId: 'update_table_default_grouping_configuration', summary: 'update_table_default_grouping_configuration: sets the default grouping (and names it "default" when unnamed); 204',
         params: TABLE_PARAMS,
         body: ref('DataGroupingConfigurationSpec'),
       },
@@ -406,7 +406,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.get(
     `${TABLE_URL}/columns`,
-    { schema: { tags: columnTags, summary: 'get_columns: the columns of a table, sorted by name', params: TABLE_PARAMS, response: { 200: arrayOf('ColumnListModel') } } },
+    { schema: { tags: columnTags, operationId: 'get_columns', summary: 'get_columns: the columns of a table, sorted by name', params: TABLE_PARAMS, response: { 200: arrayOf('ColumnListModel') } } },
     async (request) => {
       const path = tablePathOf(request);
       const live = await requireTable(context, path);
@@ -425,7 +425,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.get(
     COLUMN_URL,
-    { schema: { tags: columnTags, summary: 'get_column: a column with its full spec', params: columnParams, response: { 200: ref('ColumnModel') } } },
+    { schema: { tags: columnTags, operationId: 'get_column', summary: 'get_column: a column with its full spec', params: columnParams, response: { 200: ref('ColumnModel') } } },
     async (request) => {
       const path = tablePathOf(request);
       const column = columnNameOf(request);
@@ -436,7 +436,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.get(
     `${COLUMN_URL}/basic`,
-    { schema: { tags: columnTags, summary: 'get_column_basic: the list model of one column', params: columnParams, response: { 200: ref('ColumnListModel') } } },
+    { schema: { tags: columnTags, operationId: 'get_column_basic', summary: 'get_column_basic: the list model of one column', params: columnParams, response: { 200: ref('ColumnListModel') } } },
     async (request) => {
       const path = tablePathOf(request);
       const column = columnNameOf(request);
@@ -466,7 +466,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.post(
     COLUMN_URL,
-    { schema: { tags: columnTags, summary: 'create_column: adds the column to the table spec; 201, 409 when present', params: columnParams, body: ref('ColumnSpec') } },
+    { schema: { tags: columnTags, operationId: 'create_column', summary: 'create_column: adds the column to the table spec; 201, 409 when present', params: columnParams, body: ref('ColumnSpec') } },
     async (request, reply) =>
       writeColumn(request, reply, 201, (columns, column, tableName) => {
         if (column in columns) throw new DqError('ALREADY_EXISTS', `column ${JSON.stringify(column)} already exists in table ${JSON.stringify(tableName)}`);
@@ -476,7 +476,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.put(
     COLUMN_URL,
-    { schema: { tags: columnTags, summary: 'update_column: replaces the column spec; 204, 404 when missing', params: columnParams, body: ref('ColumnSpec') } },
+    { schema: { tags: columnTags, operationId: 'update_column', summary: 'update_column: replaces the column spec; 204, 404 when missing', params: columnParams, body: ref('ColumnSpec') } },
     async (request, reply) =>
       writeColumn(request, reply, 204, (columns, column, tableName) => {
         if (!(column in columns)) throw new DqError('NOT_FOUND', `column ${JSON.stringify(column)} not found in table ${JSON.stringify(tableName)}`);
@@ -486,7 +486,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.delete(
     COLUMN_URL,
-    { schema: { tags: columnTags, summary: 'delete_column: removes the column from the table spec; 204 (DQOps answers 200 with a job)', params: columnParams } },
+    { schema: { tags: columnTags, operationId: 'delete_column', summary: 'delete_column: removes the column from the table spec; 204 (DQOps answers 200 with a job)', params: columnParams } },
     async (request, reply) =>
       writeColumn(request, reply, 204, (columns, column, tableName) => {
         if (!(column in columns)) throw new DqError('NOT_FOUND', `column ${JSON.stringify(column)} not found in table ${JSON.stringify(tableName)}`);
