@@ -1,9 +1,11 @@
 import swagger from '@fastify/swagger';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { LiveObjects } from '../app/liveObjects.js';
 import type { Store } from '../store/store.js';
-import { registerApiSchemas } from './apiSchemas.js';
+import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
 import type { ServerContext } from './context.js';
 import { registerErrorHandler } from './errorHandler.js';
@@ -28,6 +30,23 @@ export interface ServerOptions {
   revisionCheckMs?: number;
 }
 
+/**
+ * Two validators: query strings and path parameters arrive as text, so they are coerced (`?limit=10`, `?wait=false`,
+ * a single value where a list is expected); bodies are JSON and are NOT: `"port": 3` where a string is expected
+ * is a 400, not silently turned into "3".
+ */
+function useValidators(app: FastifyInstance): void {
+  const make = (coerce: boolean) => {
+    const ajv = new Ajv({ coerceTypes: coerce ? 'array' : false, allErrors: true, strict: false, useDefaults: true, removeAdditional: false });
+    addFormats.default(ajv);
+    for (const schema of apiSchemas()) ajv.addSchema(schema);
+    return ajv;
+  };
+  const coercing = make(true);
+  const strictJson = make(false);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictJson : coercing).compile(schema));
+}
+
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -38,7 +57,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // DQOps clients send names with an encoded slash as one segment; keep long names possible
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: true },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: true } },
   });
   const context: ServerContext = {
     store: options.store,
@@ -46,6 +64,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   };
 
   registerApiSchemas(app);
+  useValidators(app);
   registerErrorHandler(app);
   registerAuth(app, options.tokens ?? null);
   registerRequestLog(app);
