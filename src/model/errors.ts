@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   UNAUTHENTICATED: { http: 401, exit: 1, description: 'The request has no token, or a token the server does not know.' },
   FORBIDDEN: { http: 403, exit: 1, description: "The caller's role does not allow this operation." },
   INSECURE_BIND: { http: 500, exit: 1, description: 'serve refuses to listen on a non-loopback address without tokens; pass --tokens or --insecure.' },
+  NOT_IMPLEMENTED: { http: 501, exit: 1, description: 'The operation needs a part of dqctl this version does not have yet (running checks on data sources).' },
   INTERNAL: { http: 500, exit: 1, description: 'A bug in dqctl; please report it with the command that caused it.' },
 } as const satisfies Record<string, { http: number; exit: number; description: string }>;
 

@@ -4,6 +4,8 @@ import addFormats from 'ajv-formats';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { LiveObjects } from '../app/liveObjects.js';
+import { defaultExecutors } from '../jobs/executors/index.js';
+import { JobService } from '../jobs/jobService.js';
 import type { Store } from '../store/store.js';
 import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
@@ -26,6 +28,8 @@ export interface ServerOptions {
   /** Largest accepted request body in bytes (default 5 MB). */
   bodyLimit?: number;
   logger?: FastifyServerOptions['logger'];
+  /** The job service; by default one with this version's executors, started with the server. */
+  jobs?: JobService;
   /** How stale a cached read may be after another process wrote (default 1000 ms). */
   revisionCheckMs?: number;
 }
@@ -58,8 +62,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // DQOps clients send names with an encoded slash as one segment; keep long names possible
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: true },
   });
+  const jobs = options.jobs ?? new JobService(options.store, defaultExecutors(options.store));
   const context: ServerContext = {
     store: options.store,
+    jobs,
     objects: new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs }),
   };
 
@@ -90,6 +96,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
     { prefix: '/api' },
   );
+  if (!options.jobs) {
+    // the server owns the worker it made: it starts with the server and stops before the store closes
+    jobs.start();
+    app.addHook('onClose', async () => jobs.stop());
+  }
   await app.ready();
   return app;
 }

@@ -1,4 +1,5 @@
 import type { LiveObjects } from '../app/liveObjects.js';
+import type { JobService } from '../jobs/jobService.js';
 import type { Store } from '../store/store.js';
 import { roleAtLeast, type Caller, type Role } from './tokens.js';
 
@@ -6,6 +7,7 @@ import { roleAtLeast, type Caller, type Role } from './tokens.js';
 export interface ServerContext {
   objects: LiveObjects;
   store: Store;
+  jobs: JobService;
 }
 
 declare module 'fastify' {

@@ -17,6 +17,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'Unsupported Media Type',
   423: 'Locked',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 };
 

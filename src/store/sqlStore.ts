@@ -12,6 +12,7 @@ import {
   type ObjectWrite,
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
+import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
 import { claimNextJob, enqueueJob, findJob, finishJob, requestCancel } from './jobRows.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
@@ -69,6 +70,11 @@ class SqlStore implements Store {
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
       requestCancel: guarded('jobs.requestCancel', (id) => requestCancel(client, id)),
     };
+  }
+
+  async deleteStoredData(request: DeleteStoredDataRequest): Promise<DeleteStoredDataCounts> {
+    this.refuseInsideWork('deleteStoredData');
+    return deleteStoredData(this.client, request);
   }
 
   async revision(): Promise<number> {

@@ -1,3 +1,4 @@
+import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
 import type { JobRecord } from './jobRows.js';
 import type {
   JsonObject,
@@ -56,8 +57,12 @@ export interface JobQueueStore {
   requestCancel(id: number): Promise<JobRecord | undefined>;
 }
 
+export type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
+
 export interface Store extends StoreReader {
   readonly jobs: JobQueueStore;
+  /** Deletes stored results (the delete-stored-data job); one statement per kind of row. */
+  deleteStoredData(request: DeleteStoredDataRequest): Promise<DeleteStoredDataCounts>;
   readonly engine: 'pglite' | 'postgres';
   /** Human description without secrets: `postgres://user@host:5432/db` or `pglite:/path/.dqctl/pglite`. */
   readonly description: string;

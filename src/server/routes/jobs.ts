@@ -1,0 +1,122 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { JOB_TYPES } from '../../jobs/executors/index.js';
+import { DqError, type JsonObject } from '../../model/index.js';
+import type { JobRecord } from '../../store/jobRows.js';
+import { ref } from '../apiSchemas.js';
+import type { ServerContext } from '../context.js';
+
+/**
+ * Jobs: start (201 with `{jobId: {jobId, jobBusinessKey, createdAt}, result?, status}`), look up by id or
+ * business key, wait, cancel. `wait` defaults to true and `waitTimeout` (seconds) to 120: the answer holds the
+ * result when the job ends in time, only the id and status otherwise. Job types whose executor this version
+ * does not have answer 501 naming what is missing.
+ */
+const START_QUERY = {
+  type: 'object',
+  properties: {
+    job_business_key: { type: 'string', maxLength: 256 },
+    jobBusinessKey: { type: 'string', maxLength: 256 },
+    wait: { type: 'boolean' },
+    wait_timeout: { type: 'integer', minimum: 0, maximum: 3600 },
+    waitTimeout: { type: 'integer', minimum: 0, maximum: 3600 },
+    samples_limit: { type: 'integer', minimum: 1 },
+    samplesLimit: { type: 'integer', minimum: 1 },
+    configure_table: { type: 'boolean' },
+    configureTable: { type: 'boolean' },
+  },
+} as const;
+
+type StartQuery = Partial<Record<keyof (typeof START_QUERY)['properties'], string | number | boolean>>;
+
+function pick<T>(query: Record<string, unknown>, snake: string, camel: string): T | undefined {
+  const a = query[snake];
+  const b = query[camel];
+  if (a !== undefined && b !== undefined && a !== b) throw new DqError('INVALID_ARGUMENT', `${snake} and ${camel} disagree`);
+  return (a ?? b) as T | undefined;
+}
+
+export function jobIdModel(job: JobRecord): JsonObject {
+  const id: JsonObject = { jobId: job.id, createdAt: job.createdAt };
+  if (job.businessKey) id.jobBusinessKey = job.businessKey;
+  return id;
+}
+
+function startAnswer(job: JobRecord): JsonObject {
+  const answer: JsonObject = { jobId: jobIdModel(job), status: job.status };
+  if (job.status === 'finished' && job.result) answer.result = job.result;
+  if (job.errorMessage) answer.errorMessage = job.errorMessage;
+  return answer;
+}
+
+function historyEntry(job: JobRecord): JsonObject {
+  const entry: JsonObject = {
+    jobId: jobIdModel(job),
+    jobType: job.jobType,
+    parameters: job.parameters,
+    status: job.status,
+    statusChangedAt: job.statusChangedAt,
+  };
+  if (job.errorMessage) entry.errorMessage = job.errorMessage;
+  if (job.result) entry.result = job.result;
+  return entry;
+}
+
+export async function jobsRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
+  {
+    const jobs = context.jobs;
+    const tags = ['jobs'];
+    const start = (jobType: string, what: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!jobs.supports(jobType)) {
+        throw new DqError('NOT_IMPLEMENTED', `${what} on data sources is not available in this version of dqctl (no executor for ${jobType} jobs)`);
+      }
+      const query = request.query as StartQuery;
+      const wait = pick<boolean>(query, 'wait', 'wait') ?? true;
+      const timeoutSeconds = pick<number>(query, 'wait_timeout', 'waitTimeout') ?? 120;
+      const parameters: JsonObject = { ...((request.body as JsonObject | undefined) ?? {}) };
+      for (const [snake, camel] of [['samples_limit', 'samplesLimit'], ['configure_table', 'configureTable']] as const) {
+        const value = pick<number | boolean>(query, snake, camel);
+        if (value !== undefined) parameters[camel] = value;
+      }
+      const job = await jobs.submit(jobType, parameters, {
+        businessKey: pick<string>(query, 'job_business_key', 'jobBusinessKey') ?? null,
+        createdBy: request.caller.name,
+      });
+      const outcome = wait ? await jobs.wait(String(job.id), timeoutSeconds * 1000) : job;
+      return reply.status(201).send(startAnswer(outcome));
+    };
+    const startSchema = (summary: string, operationId: string, body?: string) => ({
+      tags,
+      summary,
+      operationId,
+      querystring: START_QUERY,
+      ...(body ? { body: ref(body) } : {}),
+      response: { 201: ref('JobStartResult') },
+    });
+
+    api.post('/jobs/runchecks', { schema: startSchema('run_checks: run the checks a filter selects', 'run_checks', 'RunChecksParameters'), config: { role: 'operator' } }, start(JOB_TYPES.runChecks, 'running checks'));
+    api.post('/jobs/collectstatistics/table', { schema: startSchema('collect_statistics_on_table', 'collect_statistics_on_table', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics'));
+    api.post('/jobs/collectstatistics/withgrouping', { schema: startSchema('collect_statistics_on_data_groups', 'collect_statistics_on_data_groups', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics'));
+    api.post('/jobs/collecterrorsamples', { schema: startSchema('collect_error_samples', 'collect_error_samples', 'CollectErrorSamplesParameters'), config: { role: 'operator' } }, start(JOB_TYPES.collectErrorSamples, 'collecting error samples'));
+    api.post('/jobs/deletestoreddata', { schema: startSchema('delete_stored_data', 'delete_stored_data', 'DeleteStoredDataQueueJobParameters'), config: { role: 'operator' } }, start(JOB_TYPES.deleteStoredData, 'deleting stored data'));
+
+    const jobIdParams = { type: 'object', properties: { jobId: { type: 'string', minLength: 1, maxLength: 256 } }, required: ['jobId'] };
+    api.get('/jobs/jobs/:jobId', { schema: { tags, summary: 'get_job: by id or business key', operationId: 'get_job', params: jobIdParams, response: { 200: ref('JobHistoryEntryModel') } } }, async (request) =>
+      historyEntry(await jobs.get((request.params as { jobId: string }).jobId)),
+    );
+    const waitQuery = { type: 'object', properties: { waitTimeout: { type: 'integer', minimum: 0, maximum: 3600 }, wait_timeout: { type: 'integer', minimum: 0, maximum: 3600 } } };
+    api.get('/jobs/jobs/:jobId/wait', { schema: { tags, summary: 'wait_for_job', operationId: 'wait_for_job', params: jobIdParams, querystring: waitQuery, response: { 200: ref('JobHistoryEntryModel') } } }, async (request) => {
+      const seconds = pick<number>(request.query as Record<string, unknown>, 'wait_timeout', 'waitTimeout') ?? 120;
+      return historyEntry(await jobs.wait((request.params as { jobId: string }).jobId, seconds * 1000));
+    });
+    api.get('/jobs/runchecks/:jobId/wait', { schema: { tags, summary: 'wait_for_run_checks_job', operationId: 'wait_for_run_checks_job', params: jobIdParams, querystring: waitQuery, response: { 200: ref('JobStartResult') } } }, async (request) => {
+      const seconds = pick<number>(request.query as Record<string, unknown>, 'wait_timeout', 'waitTimeout') ?? 120;
+      const job = await jobs.wait((request.params as { jobId: string }).jobId, seconds * 1000);
+      if (job.jobType !== JOB_TYPES.runChecks) throw new DqError('NOT_FOUND', `job ${job.id} is not a run-checks job`);
+      return startAnswer(job);
+    });
+    api.delete('/jobs/jobs/:jobId', { schema: { tags, summary: 'cancel_job', operationId: 'cancel_job', params: jobIdParams }, config: { role: 'operator' } }, async (request, reply) => {
+      await jobs.cancel((request.params as { jobId: string }).jobId);
+      return reply.status(204).send();
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CheckResultInput } from '../../src/store/readResults.js';
+import { parseTokens } from '../../src/server/tokens.js';
+import { applyExamples, call, serverOn } from '../helpers/server.js';
+import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+
+const result = (table: string, overrides: Partial<CheckResultInput> = {}): CheckResultInput => ({
+  connectionName: 'shop_oltp',
+  schemaName: 'public',
+  tableName: table,
+  checkType: 'monitoring',
+  timeGradient: 'day',
+  checkCategory: 'volume',
+  checkName: 'daily_row_count',
+  checkHash: 42,
+  timePeriod: '2026-11-20T00:00:00.000Z',
+  actualValue: 10,
+  severity: 0,
+  ...overrides,
+});
+
+describe('jobs API', () => {
+  let fx: StoreFixture;
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    fx = await STORE_ENGINES[0].setup();
+    await applyExamples(fx.store);
+    app = await serverOn(fx.store);
+  });
+  afterAll(async () => {
+    await app.close();
+    await fx.dispose();
+  });
+
+  it('deletestoreddata runs as a job: 201 with the result when it ends in time, rows really gone', async () => {
+    await fx.store.insertCheckResults([
+      result('orders'),
+      result('orders', { severity: null, errorMessage: 'sensor failed' }),
+      result('customers'),
+    ]);
+    const started = await call(app, {
+      method: 'POST',
+      url: '/api/jobs/deletestoreddata?jobBusinessKey=cleanup-1&waitTimeout=30',
+      payload: { connection: 'shop_oltp', fullTableName: 'public.ord*', deleteCheckResults: true, deleteErrors: true },
+    });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({
+      jobId: { jobId: expect.any(Number), jobBusinessKey: 'cleanup-1', createdAt: expect.any(String) },
+      status: 'finished',
+      result: { partitionResults: { check_results: { rowsAffectedCount: 1 }, errors: { rowsAffectedCount: 1 }, error_samples: { rowsAffectedCount: 0 } } },
+    });
+    const left = await fx.store.checkResults({ connectionName: 'shop_oltp', schemaName: 'public', tableName: 'customers' });
+    expect(left).toHaveLength(1);
+
+    const byKey = await call(app, { method: 'GET', url: '/api/jobs/jobs/cleanup-1' });
+    expect(byKey.body).toMatchObject({ jobType: 'delete_stored_data', status: 'finished', parameters: { connection: 'shop_oltp' } });
+    const waited = await call(app, { method: 'GET', url: `/api/jobs/jobs/${started.body.jobId.jobId}/wait?waitTimeout=1` });
+    expect(waited.body.status).toBe('finished');
+    expect((await call(app, { method: 'DELETE', url: '/api/jobs/jobs/cleanup-1' })).status).toBe(204);
+  });
+
+  it('wait=false answers at once with the job id; a repeated business key is 409; unknown jobs 404', async () => {
+    const started = await call(app, { method: 'POST', url: '/api/jobs/deletestoreddata?wait=false&job_business_key=k2', payload: { connection: 'shop_oltp', deleteErrorSamples: true } });
+    expect(started.status).toBe(201);
+    expect(started.body.result).toBeUndefined();
+    expect((await call(app, { method: 'POST', url: '/api/jobs/deletestoreddata?job_business_key=k2', payload: { connection: 'shop_oltp' } })).status).toBe(409);
+    expect((await call(app, { method: 'GET', url: '/api/jobs/jobs/999999' })).status).toBe(404);
+    expect((await call(app, { method: 'DELETE', url: '/api/jobs/jobs/nope' })).status).toBe(404);
+    const bad = await call(app, { method: 'POST', url: '/api/jobs/deletestoreddata', payload: { connection: 'shop_oltp', deleteErrors: 'yes' } });
+    expect(bad.status).toBe(400);
+  });
+
+  it('job types this version cannot run answer 501 with a reason, not a fake result', async () => {
+    for (const url of ['/api/jobs/runchecks', '/api/jobs/collectstatistics/table', '/api/jobs/collectstatistics/withgrouping', '/api/jobs/collecterrorsamples']) {
+      const answer = await call(app, { method: 'POST', url, payload: {} });
+      expect(answer.status, url).toBe(501);
+      expect(answer.body).toMatchObject({ status: 501, code: 'NOT_IMPLEMENTED' });
+    }
+  });
+
+  it('starting and cancelling jobs needs the operator role', async () => {
+    const guarded = await serverOn(fx.store, { tokens: parseTokens('- {name: v, role: viewer, token: viewer-0001}\n- {name: e, role: editor, token: editor-0001}\n- {name: o, role: operator, token: operator-001}', 't') });
+    const post = (token: string) =>
+      call(guarded, { method: 'POST', url: '/api/jobs/deletestoreddata', payload: { connection: 'shop_oltp' }, headers: { authorization: `Bearer ${token}` } });
+    expect((await post('viewer-0001')).status).toBe(403);
+    expect((await post('editor-0001')).status).toBe(403);
+    expect((await post('operator-001')).status).toBe(201);
+    await guarded.close();
+  });
+});
