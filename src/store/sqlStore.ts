@@ -27,8 +27,9 @@ import {
   type ErrorSampleInput,
   type ErrorSampleRow,
 } from './readResults.js';
-import { STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
-import type { JobQueueStore, LockRequest, Store, StoreTransaction } from './store.js';
+import { tryLeadership, type Leadership, type LeadershipOptions } from './leadership.js';
+import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
+import type { JobQueueStore, LeadershipRole, LockRequest, Store, StoreTransaction } from './store.js';
 import { acquireStoreLock, clearLockRow, readLockHolder, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
 
@@ -134,6 +135,12 @@ class SqlStore implements Store {
     } finally {
       await session.release(broken);
     }
+  }
+
+  async tryLeadership(role: LeadershipRole, options?: LeadershipOptions): Promise<Leadership | null> {
+    this.refuseInsideWork('tryLeadership');
+    const keys: Record<LeadershipRole, typeof RECONCILE_LEADER_KEY> = { reconcile: RECONCILE_LEADER_KEY };
+    return tryLeadership(this.client, keys[role], options);
   }
 
   async currentLock(): Promise<LockInfo | null> {

@@ -1,5 +1,6 @@
 import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
 import type { JobRecord } from './jobRows.js';
+import type { Leadership, LeadershipOptions } from './leadership.js';
 import type {
   JsonObject,
   ApplyRecord,
@@ -37,6 +38,11 @@ export interface StoreTransaction extends StoreReader {
   recordApply(record: ApplyRecordInput): Promise<ApplyRecord>;
 }
 
+export type { Leadership, LeadershipOptions } from './leadership.js';
+
+/** What a process may lead among those sharing the store. */
+export type LeadershipRole = 'reconcile';
+
 export interface LockRequest {
   /** Who holds it, e.g. `alice@laptop` or `ci`. */
   holder: string;
@@ -72,6 +78,12 @@ export interface Store extends StoreReader {
    * cannot outlive its holder's process or connection.
    */
   withLock<T>(request: LockRequest, work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Lead the processes sharing this store in `role` (one reconcile loop among `serve` replicas): a session
+   * advisory lock held on a connection of its own, separate from the store lock. null when another process
+   * leads; `lost` resolves when the session dies. On PGlite the first caller of the process always leads.
+   */
+  tryLeadership(role: LeadershipRole, options?: LeadershipOptions): Promise<Leadership | null>;
   /** The current lock holder, or null when free (a lock left by a dead process counts as free). */
   currentLock(): Promise<LockInfo | null>;
   /** Apply history, newest first (the last 50 unless `limit` says otherwise). */

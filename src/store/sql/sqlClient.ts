@@ -57,6 +57,8 @@ const DQCTL_LOCK_NAMESPACE = 0x64716374;
 
 export const STORE_LOCK_KEY: AdvisoryKey = { namespace: DQCTL_LOCK_NAMESPACE, id: 1 };
 export const MIGRATION_LOCK_KEY: AdvisoryKey = { namespace: DQCTL_LOCK_NAMESPACE, id: 2 };
+/** Leadership of the reconcile loop among `serve` replicas (src/store/leadership.ts); apart from the store lock. */
+export const RECONCILE_LEADER_KEY: AdvisoryKey = { namespace: DQCTL_LOCK_NAMESPACE, id: 3 };
 
 /** int8 → number, for both engines' type parsers (pg gives strings, PGlite bigints above 2^53). */
 export function parseInt8(text: string): number {

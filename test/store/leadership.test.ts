@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/index.js';
+import type { Store } from '../../src/store/store.js';
+import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+
+/** The leader's backend on PostgreSQL: the session holding advisory lock (dqct, 3). */
+async function leaderBackend(fx: StoreFixture): Promise<number | undefined> {
+  const rows = await fx.sql.query<{ pid: number }>(
+    `select pid from pg_locks where locktype = 'advisory' and granted and classid = $1::oid and objid = 3 and objsubid = 2
+       and database = (select oid from pg_database where datname = current_database())`,
+    [String(0x64716374)],
+  );
+  return rows[0]?.pid;
+}
+
+describe.each(STORE_ENGINES)('$engine store: leadership of the reconcile loop', ({ engine, setup }) => {
+  let fx: StoreFixture;
+  let secondInstance: Store | null = null;
+  /** Another replica: a second Store on the same database (PostgreSQL), the same Store (PGlite: one per process). */
+  const other = (): Store => secondInstance ?? fx.store;
+
+  beforeAll(async () => {
+    fx = await setup();
+    if (engine === 'postgres') secondInstance = await openStore(fx.options);
+  });
+  afterAll(async () => {
+    await secondInstance?.close();
+    await fx?.dispose();
+  });
+
+  it('one leader at a time; released leadership is taken by the next caller', async () => {
+    const first = await fx.store.tryLeadership('reconcile');
+    expect(first).not.toBeNull();
+    expect(await other().tryLeadership('reconcile')).toBeNull();
+    expect(await fx.store.tryLeadership('reconcile')).toBeNull();
+    await first!.release();
+    await first!.release(); // twice is harmless
+    const second = await other().tryLeadership('reconcile');
+    expect(second).not.toBeNull();
+    await second!.release();
+  });
+
+  it('is apart from the store lock: the leader can apply, and others can lock the store while it leads', async () => {
+    const leader = await fx.store.tryLeadership('reconcile');
+    expect(leader).not.toBeNull();
+    expect(await other().withLock({ holder: 'ci', operation: 'apply', timeoutMs: 2_000 }, async () => 'done')).toBe('done');
+    expect(await fx.store.withLock({ holder: 'leader', operation: 'apply', timeoutMs: 2_000 }, async () => 'done')).toBe('done');
+    await leader!.release();
+  });
+
+  it.runIf(engine === 'postgres')('when the leader session dies, `lost` resolves and another replica takes over', async () => {
+    const leader = await fx.store.tryLeadership('reconcile', { probeMs: 100 });
+    expect(leader).not.toBeNull();
+    let lost = false;
+    void leader!.lost.then(() => (lost = true));
+    const pid = await leaderBackend(fx);
+    expect(pid).toBeTypeOf('number');
+    await fx.sql.query('select pg_terminate_backend($1)', [pid!]);
+    const takenOver = await (async () => {
+      for (let i = 0; i < 50; i++) {
+        const next = await other().tryLeadership('reconcile');
+        if (next) return next;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return null;
+    })();
+    expect(takenOver).not.toBeNull();
+    await leader!.lost;
+    expect(lost).toBe(true);
+    await leader!.release(); // after loss: nothing to do, no throw
+    await takenOver!.release();
+    // the store itself still works after losing one of its connections
+    expect(await fx.store.revision()).toBeTypeOf('number');
+  });
+});
