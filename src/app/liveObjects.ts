@@ -1,7 +1,7 @@
 import { contentHash } from '../diff/contentHash.js';
 import { normalizeSpec } from '../diff/normalizeSpec.js';
 import { DqError, keyId, type JsonObject, type LiveObject, type ObjectKey, type ObjectKind, type ObjectWrite } from '../model/index.js';
-import type { Store } from '../store/store.js';
+import type { Store, StoreTransaction } from '../store/store.js';
 
 /**
  * The live objects as the REST API reads and writes them.
@@ -133,7 +133,7 @@ export class LiveObjects {
     change: (current: LiveObject) => { spec: JsonObject } | undefined,
   ): Promise<number> {
     if (keys.length === 0) return 0;
-    const written = await this.store.withLock(this.lock(context), async (tx) => {
+    const written = await this.locked(context, async (tx) => {
       const currents = await tx.getObjects(keys);
       const writes: ObjectWrite[] = [];
       for (const current of currents) {
@@ -161,7 +161,7 @@ export class LiveObjects {
     context: WriteContext,
     options: { children?: { kind: ObjectKind; namePrefix: string }[] } = {},
   ): Promise<number> {
-    const deleted = await this.store.withLock(this.lock(context), async (tx) => {
+    const deleted = await this.locked(context, async (tx) => {
       const found = keys.length > 0 ? await tx.getObjects(keys) : [];
       for (const child of options.children ?? []) found.push(...(await tx.listObjects(child)));
       const unique = [...new Map(found.map((o) => [keyId(o), o])).values()];
@@ -175,7 +175,7 @@ export class LiveObjects {
   }
 
   async delete(kind: ObjectKind, name: string, context: WriteContext): Promise<void> {
-    await this.store.withLock(this.lock(context), async (tx) => {
+    await this.locked(context, async (tx) => {
       const [current] = await tx.getObjects([{ kind, name }]);
       if (!current) throw new DqError('NOT_FOUND', `${kind} ${JSON.stringify(name)} not found`);
       this.refuseManaged(current);
@@ -190,7 +190,7 @@ export class LiveObjects {
     context: WriteContext,
     change: (current: LiveObject | undefined) => { spec: JsonObject; attachments?: JsonObject },
   ): Promise<LiveObject> {
-    const result = await this.store.withLock(this.lock(context), async (tx) => {
+    const result = await this.locked(context, async (tx) => {
       const [current] = await tx.getObjects([{ kind, name }]);
       const next = change(current);
       if (current) this.refuseManaged(current);
@@ -213,6 +213,18 @@ export class LiveObjects {
         { file: current.originFile },
       );
     }
+  }
+
+  /**
+   * Writes of this process queue here first (FIFO, handed over at once), so concurrent API writes do not all
+   * poll the store lock; the store lock still orders them against other processes and apply.
+   */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private locked<T>(context: WriteContext, work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => this.store.withLock(this.lock(context), work));
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private lock(context: WriteContext) {
