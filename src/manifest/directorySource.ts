@@ -105,7 +105,7 @@ export class DirectorySource implements RepositorySource {
         });
         return;
       }
-      files.push({ path: relPath, size: info.size });
+      files.push({ path: relPath, size: info.size, version: `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}` });
     };
     for (const top of [...READ_ROOTS, SETTINGS_FILE]) {
       try {

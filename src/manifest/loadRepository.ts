@@ -13,6 +13,7 @@ import {
 import { validateDocument } from '../schema/index.js';
 import type { DesiredState } from './desiredState.js';
 import { DirectorySource } from './directorySource.js';
+import type { ParseCache, ParsedFile } from './parseCache.js';
 import { classifyPath, suffixOfKind } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
 import { runSemanticChecks, type LoadedObject } from './semanticChecks.js';
@@ -22,11 +23,17 @@ import { parseYamlFile, type ParsedYaml } from './yamlDocument.js';
 const API_VERSION = 'dqo/v1';
 const READ_CONCURRENCY = 64;
 
+export interface LoadOptions {
+  /** Reuse what earlier loads parsed from files that did not change (the reconcile loop; see parseCache.ts). */
+  cache?: ParseCache;
+}
+
 /**
  * Reads a repository into its desired state. Every problem becomes a diagnostic (all files are read, all
  * errors reported at once); nothing here throws for bad content, only for an unreadable repository.
  */
-export async function loadRepository(source: RepositorySource | string): Promise<DesiredState> {
+export async function loadRepository(source: RepositorySource | string, options: LoadOptions = {}): Promise<DesiredState> {
+  const cache = options.cache;
   const repo = typeof source === 'string' ? new DirectorySource(source) : source;
   const diagnostics: Diagnostic[] = [];
   const texts = new Map<string, string>();
@@ -78,23 +85,27 @@ export async function loadRepository(source: RepositorySource | string): Promise
   }
 
   const loaded: LoadedObject[] = [];
+  const parsedFiles = new Map<string, ParsedFile>();
+  const versions = new Map(files.map((f) => [f.path, f.version]));
+  cache?.beginLoad();
   await forEachLimited(pending, READ_CONCURRENCY, async (item) => {
-    const text = await repo.readFile(item.path);
-    const { parsed, diagnostics: yamlDiagnostics } = parseYamlFile(item.path, text);
-    const fileDiagnostics = [...yamlDiagnostics];
-    if (parsed) {
-      const envelope = envelopeDiagnostics(item.kind, parsed);
-      fileDiagnostics.push(...envelope);
-      if (envelope.length === 0) fileDiagnostics.push(...schemaDiagnostics(item.kind, parsed));
+    const version = versions.get(item.path);
+    let entry = version !== undefined ? cache?.lookup(item.path, { version }) : undefined;
+    let reused = entry !== undefined;
+    if (!entry) {
+      // without a version (or with a new one: a `touch`), the same text is still the same file
+      const text = await repo.readFile(item.path);
+      const same = cache?.lookup(item.path, { text });
+      reused = same !== undefined;
+      entry = same ? { ...same, version } : { ...parseObjectFile(item, text), version };
     }
-    const hasErrors = fileDiagnostics.some((d) => d.severity === 'error');
-    if (fileDiagnostics.length > 0) texts.set(item.path, text);
-    diagnostics.push(...fileDiagnostics);
-    if (parsed && !hasErrors) {
-      const document = parsed.value as JsonObject;
-      loaded.push({ kind: item.kind, name: item.name, connection: item.connection, file: item.path, rawSpec: isJsonObject(document.spec) ? document.spec : {}, parsed });
-    }
+    cache?.use(item.path, entry, reused);
+    parsedFiles.set(item.path, entry);
+    if (entry.diagnostics.length > 0) texts.set(item.path, entry.text);
+    diagnostics.push(...entry.diagnostics);
+    if (entry.loaded) loaded.push(entry.loaded);
   });
+  cache?.endLoad();
 
   for (const [ownerPath, modulePath] of attachments) {
     if (!pending.some((p) => p.path === ownerPath)) {
@@ -128,16 +139,18 @@ export async function loadRepository(source: RepositorySource | string): Promise
   const objects: DesiredObject[] = [];
   for (const item of loaded) {
     if (excluded.has(item.file)) continue;
-    const spec = normalizeSpec(item.kind, item.rawSpec);
+    const entry = parsedFiles.get(item.file)!;
+    const spec = (entry.spec ??= normalizeSpec(item.kind, item.rawSpec));
     const attachmentsOfObject: JsonObject = {};
     const modulePath = attachments.get(item.file);
     if (item.kind === 'rule' && modulePath) attachmentsOfObject.python_module = await repo.readFile(modulePath);
+    const hash = modulePath ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
     objects.push({
       kind: item.kind,
       name: item.name,
       spec,
       attachments: attachmentsOfObject,
-      hash: contentHash(spec, attachmentsOfObject),
+      hash,
       origin: { file: item.file },
     });
   }
@@ -152,6 +165,25 @@ export async function loadRepository(source: RepositorySource | string): Promise
     texts,
     fingerprint: desiredFingerprint(objects, settings),
   };
+}
+
+/** One object file on its own: YAML, envelope (apiVersion, kind) and JSON Schema. */
+function parseObjectFile(
+  item: { path: string; kind: ObjectKind; name: string; connection?: string },
+  text: string,
+): Omit<ParsedFile, 'version'> {
+  const { parsed, diagnostics: yamlDiagnostics } = parseYamlFile(item.path, text);
+  const fileDiagnostics = [...yamlDiagnostics];
+  if (parsed) {
+    const envelope = envelopeDiagnostics(item.kind, parsed);
+    fileDiagnostics.push(...envelope);
+    if (envelope.length === 0) fileDiagnostics.push(...schemaDiagnostics(item.kind, parsed));
+  }
+  const hasErrors = fileDiagnostics.some((d) => d.severity === 'error');
+  if (!parsed || hasErrors) return { text, diagnostics: fileDiagnostics };
+  const document = parsed.value as JsonObject;
+  const rawSpec = isJsonObject(document.spec) ? document.spec : {};
+  return { text, diagnostics: fileDiagnostics, loaded: { kind: item.kind, name: item.name, connection: item.connection, file: item.path, rawSpec, parsed } };
 }
 
 export function desiredFingerprint(objects: readonly DesiredObject[], settings: RepositorySettings): string {

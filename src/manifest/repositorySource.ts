@@ -6,6 +6,11 @@ export interface RepositoryFile {
   path: string;
   /** Size in bytes, checked against the limit before reading. */
   size: number;
+  /**
+   * Identifies the content without reading it, when the source can tell (a folder: size, mtime, ctime and
+   * inode). A loader that kept what it parsed from this path may reuse it while the version is the same.
+   */
+  version?: string;
 }
 
 export interface RepositoryProblem {
