@@ -9,9 +9,10 @@ import { resultsRoutes } from './results.js';
 import { rulesRoutes } from './rules.js';
 import { schemasRoutes } from './schemas.js';
 import { tablePoliciesRoutes } from './tablePolicies.js';
+import { tableChecksRoutes } from './tableChecks.js';
 import { tablesRoutes } from './tables.js';
 
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, jobsRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, jobsRoutes, tableChecksRoutes];
