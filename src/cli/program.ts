@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { applyCommand } from './commands/apply.js';
+import { exportCommand } from './commands/export.js';
 import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
 import { showCommand } from './commands/show.js';
@@ -82,6 +83,20 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(stateListCommand(options, io)));
+
+  storeOptions(
+    program
+      .command('export')
+      .description('write the live state as DQOps-format files (never deletes; refuses to overwrite differing files without --force)')
+      .option('--out <dir>', 'folder to write into', '.')
+      .option('--only-drift', 'only git-managed objects changed through the API since the last apply, at their origin files')
+      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks')
+      .option('--namespace <namespace>', 'only git-managed objects of this ownership namespace')
+      .option('--schema-base <url-or-path>', 'where the yaml-language-server line finds the schemas (default: their https://dqctl.dev/schemas/ ids)')
+      .option('--include-secrets', 'write literal secrets as they are (default: replaced by ${DQCTL_SECRET_…} references)')
+      .option('--force', 'overwrite files whose content differs')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(exportCommand(options, io)));
 
   storeOptions(
     program

@@ -1,0 +1,102 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { CORE_SCHEMA, load } from 'js-yaml';
+import { contentHash } from '../diff/contentHash.js';
+import { normalizeSpec } from '../diff/normalizeSpec.js';
+import { DqError, isJsonObject, type JsonObject } from '../model/index.js';
+import type { ExportFile } from './exportLive.js';
+
+/**
+ * Writes exported files into a folder. It never deletes a file, and never overwrites one whose content differs
+ * unless `force`: the folder may be a working copy with uncommitted edits. One exception keeps `--only-drift`
+ * usable in a checkout: a file that still holds exactly the version of the object git last applied (its hash is
+ * the object's applied hash) is replaced, since that version is in git. Nothing is written when anything would
+ * be refused, so a refused export leaves the folder as it was.
+ */
+export interface WriteExportOptions {
+  force?: boolean;
+}
+
+export interface WriteExportResult {
+  written: string[];
+  unchanged: string[];
+  /** Files that exist and were left alone on purpose (dqctl.yaml). */
+  kept: string[];
+}
+
+export async function writeExport(folder: string, files: readonly ExportFile[], options: WriteExportOptions = {}): Promise<WriteExportResult> {
+  const root = resolve(folder);
+  const result: WriteExportResult = { written: [], unchanged: [], kept: [] };
+  const conflicts: string[] = [];
+  const toWrite: ExportFile[] = [];
+  for (const file of files) {
+    const target = resolve(root, file.path);
+    if (target !== root && !target.startsWith(root + sep)) {
+      throw new DqError('INTERNAL', `export path ${file.path} leaves the folder ${root}`);
+    }
+    const existing = await readIfExists(target);
+    if (existing === undefined) {
+      toWrite.push(file);
+    } else if (existing === file.content) {
+      result.unchanged.push(file.path);
+    } else if (file.onlyIfAbsent) {
+      result.kept.push(file.path);
+    } else if (options.force || (await holdsAppliedVersion(root, file))) {
+      toWrite.push(file);
+    } else {
+      conflicts.push(file.path);
+    }
+  }
+  if (conflicts.length > 0) {
+    const shown = conflicts.slice(0, 10).join(', ') + (conflicts.length > 10 ? `, … (${conflicts.length} in all)` : '');
+    throw new DqError(
+      'EXPORT_WOULD_OVERWRITE',
+      `export would overwrite ${conflicts.length} file${conflicts.length === 1 ? '' : 's'} in ${folder} that differ from the live state: ${shown}; nothing was written (pass --force to overwrite them)`,
+      { files: conflicts },
+    );
+  }
+  for (const file of toWrite) {
+    const target = join(root, file.path);
+    await mkdir(dirname(target), { recursive: true });
+    // Write beside, then rename: an interrupted export never leaves half a file.
+    const temporary = `${target}.dqctl-export-${process.pid}`;
+    await writeFile(temporary, file.content);
+    await rename(temporary, target);
+    result.written.push(relative(root, target).split(sep).join('/'));
+  }
+  return result;
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'EISDIR') throw new DqError('INVALID_ARGUMENT', `cannot export to ${path}: it is a folder`);
+    throw error;
+  }
+}
+
+/** True when the object's file in the folder (and its `.py`) hold the version git last applied. */
+async function holdsAppliedVersion(root: string, file: ExportFile): Promise<boolean> {
+  const object = file.object;
+  if (!object || object.appliedHash === null) return false;
+  const documentPath = object.part === 'module' ? file.path.slice(0, -'.py'.length) + '.dqorule.yaml' : file.path;
+  const text = await readIfExists(join(root, documentPath));
+  if (text === undefined) return false;
+  let parsed: unknown;
+  try {
+    parsed = load(text, { schema: CORE_SCHEMA });
+  } catch {
+    return false;
+  }
+  if (!isJsonObject(parsed) || parsed.kind !== object.kind) return false;
+  const attachments: JsonObject = {};
+  if (object.kind === 'rule') {
+    const module = await readIfExists(join(root, documentPath.slice(0, -'.dqorule.yaml'.length) + '.py'));
+    if (module !== undefined) attachments.python_module = module;
+  }
+  const spec = normalizeSpec(object.kind, isJsonObject(parsed.spec) ? parsed.spec : {});
+  return contentHash(spec, attachments) === object.appliedHash;
+}

@@ -1,0 +1,80 @@
+import { resolve } from 'node:path';
+import { exportLive } from '../../app/exportLive.js';
+import { writeExport } from '../../app/writeExport.js';
+import { DqError, isObjectKind, OBJECT_KINDS } from '../../model/index.js';
+import type { CliIo } from '../io.js';
+import { withStore, type StoreFlags } from '../storeOptions.js';
+
+export interface ExportCommandOptions extends StoreFlags {
+  out: string;
+  onlyDrift?: boolean;
+  kind?: string;
+  namespace?: string;
+  schemaBase?: string;
+  includeSecrets?: boolean;
+  force?: boolean;
+  format: 'text' | 'json';
+}
+
+/**
+ * `dqctl export`: the live store as DQOps files in `--out` (default: the current folder). Never deletes a file;
+ * refuses to overwrite a differing one without --force (see writeExport.ts). Literal secrets become
+ * `${DQCTL_SECRET_…}` references unless --include-secrets, with a warning naming them.
+ */
+export async function exportCommand(options: ExportCommandOptions, io: CliIo): Promise<number> {
+  if (options.kind !== undefined && !isObjectKind(options.kind)) {
+    throw new DqError('INVALID_ARGUMENT', `--kind must be one of ${OBJECT_KINDS.join(', ')}, not ${JSON.stringify(options.kind)}`);
+  }
+  const kind = options.kind;
+  const folder = resolve(io.cwd, options.out);
+  const objects = await withStore(options, io, { operation: 'export' }, (store) => store.listObjects());
+  const result = exportLive(objects, {
+    kind,
+    onlyDrift: options.onlyDrift,
+    namespace: options.namespace,
+    schemaBase: options.schemaBase,
+    includeSecrets: options.includeSecrets,
+  });
+  const outcome = await writeExport(folder, result.files, { force: options.force });
+
+  for (const warning of result.warnings) io.stderr(`Warning: ${warning}\n`);
+  if (result.replacedSecrets.length > 0) {
+    io.stderr(
+      `Warning: ${result.replacedSecrets.length} literal secret${result.replacedSecrets.length === 1 ? ' was' : 's were'} not exported; ` +
+        'set these variables where dqctl runs (or export with --include-secrets):\n' +
+        result.replacedSecrets.map((s) => `  ${s.variable}  (${s.object}, ${s.path})\n`).join(''),
+    );
+  }
+  if (!options.onlyDrift && result.namespaces.length > 1) {
+    io.stderr(
+      `Warning: the export holds objects of ${result.namespaces.length} namespaces (${result.namespaces.join(', ')}); no dqctl.yaml was written. ` +
+        'Export one namespace per repository with --namespace.\n',
+    );
+  }
+  for (const kept of outcome.kept) io.stderr(`Note: ${kept} exists and was left as it is.\n`);
+
+  if (options.format === 'json') {
+    io.stdout(
+      JSON.stringify(
+        {
+          folder,
+          objects: result.objects,
+          written: outcome.written,
+          unchanged: outcome.unchanged,
+          kept: outcome.kept,
+          replaced_secrets: result.replacedSecrets,
+          warnings: result.warnings,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+    return 0;
+  }
+  for (const path of outcome.written) io.stdout(`  wrote ${path}\n`);
+  const noun = `object${result.objects === 1 ? '' : 's'}${options.onlyDrift ? ' changed outside git' : ''}`;
+  io.stdout(
+    `Exported ${result.objects} ${noun} to ${options.out}: ${outcome.written.length} file${outcome.written.length === 1 ? '' : 's'} written, ${outcome.unchanged.length} unchanged.\n`,
+  );
+  return 0;
+}
