@@ -32,6 +32,8 @@ export interface ServerOptions {
   jobs?: JobService;
   /** How stale a cached read may be after another process wrote (default 1000 ms). */
   revisionCheckMs?: number;
+  /** Body limit of the remote plan/apply routes (decompressed bytes; default 100 MB): their bodies hold whole repositories. */
+  gitopsBodyLimit?: number;
 }
 
 /**
@@ -67,6 +69,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     store: options.store,
     jobs,
     objects: new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs }),
+    gitopsBodyLimit: options.gitopsBodyLimit,
   };
 
   registerApiSchemas(app);

@@ -8,6 +8,8 @@ export interface ServerContext {
   objects: LiveObjects;
   store: Store;
   jobs: JobService;
+  /** Body limit of POST /api/gitops/plan and /apply (decompressed bytes); default 100 MB. */
+  gitopsBodyLimit?: number;
 }
 
 declare module 'fastify' {

@@ -1,0 +1,116 @@
+import { PassThrough, Transform, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { GitopsRequest } from '../../app/gitopsRequest.js';
+import { applyRequest, planRequest } from '../../app/remoteGitops.js';
+import { DqError } from '../../model/index.js';
+import { ref } from '../apiSchemas.js';
+import type { ServerContext } from '../context.js';
+
+/**
+ * Remote plan and apply (`dqctl plan|apply --server URL`): a CI job sends the desired state it loaded and
+ * validated, and this server plans it against its own store and applies it under its own lock, so the job
+ * needs the server's URL and a token, never database credentials.
+ *
+ * Bodies are large (~30 MB for 10,000 tables): these two routes accept `Content-Encoding: gzip` and have their
+ * own body limit (default 100 MB once decompressed; a gzip bomb is cut off at the limit, not inflated whole).
+ * Applies are serialized on this server: two remote applies never plan against the same revision.
+ */
+export const DEFAULT_GITOPS_BODY_LIMIT = 100 * 1024 * 1024;
+const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
+
+export async function gitopsRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
+  const tags = ['gitops'];
+  const bodyLimit = context.gitopsBodyLimit ?? DEFAULT_GITOPS_BODY_LIMIT;
+  const preParsing = async (request: FastifyRequest, _reply: unknown, payload: Readable) => decodeBody(request, payload, bodyLimit);
+
+  let queue: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  api.post(
+    '/gitops/plan',
+    {
+      bodyLimit,
+      preParsing,
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        summary: 'plan a desired state against this server’s store (dqctl plan --server); answers the JSON plan of `dqctl plan --format json`',
+        body: ref('GitopsRequest'),
+      },
+    },
+    async (request) => planRequest(context.store, request.body as GitopsRequest),
+  );
+
+  api.post(
+    '/gitops/apply',
+    {
+      bodyLimit,
+      preParsing,
+      config: { role: 'operator' },
+      schema: {
+        tags,
+        summary:
+          'plan and apply a desired state under this server’s store lock (dqctl apply --server); answers {plan, applied} as `dqctl apply --format json` prints it; 409 STALE_PLAN when expected_fingerprint no longer matches',
+        body: ref('GitopsRequest'),
+      },
+    },
+    async (request) => {
+      const body = request.body as GitopsRequest;
+      const caller = `api:${request.caller.name}`;
+      return oneAtATime(() =>
+        applyRequest(context.store, body, {
+          holder: `${caller} (gitops apply)`,
+          appliedBy: body.actor ? `${caller} for ${body.actor}` : caller,
+          lockTimeoutMs: body.lock_timeout_ms ?? DEFAULT_LOCK_TIMEOUT_MS,
+        }),
+      );
+    },
+  );
+}
+
+/** The body as sent, or gunzipped; anything but gzip or no encoding is refused. */
+function decodeBody(request: FastifyRequest, payload: Readable, limit: number): Readable {
+  const header = request.headers['content-encoding'];
+  const encoding = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim().toLowerCase();
+  if (encoding === '' || encoding === 'identity') return payload;
+  if (encoding !== 'gzip' && encoding !== 'x-gzip') {
+    throw new DqError('BODY_INVALID', `Content-Encoding ${JSON.stringify(encoding)} is not supported here; send gzip or no encoding`);
+  }
+  return gunzipWithin(payload, limit);
+}
+
+function gunzipWithin(payload: Readable, limit: number): Readable {
+  let decoded = 0;
+  // fastify compares `receivedEncodedLength` with Content-Length, and both lengths with the limit
+  const output = new PassThrough() as PassThrough & { receivedEncodedLength: number };
+  output.receivedEncodedLength = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      decoded += chunk.length;
+      if (decoded > limit) {
+        done(new DqError('PAYLOAD_TOO_LARGE', `the request body is larger than ${limit} bytes once decompressed`));
+        return;
+      }
+      done(null, chunk);
+    },
+  });
+  const gunzip = createGunzip();
+  const fail = (error: DqError) => {
+    payload.unpipe(gunzip);
+    gunzip.destroy();
+    counter.destroy();
+    output.destroy(error);
+  };
+  payload.on('data', (chunk: Buffer) => {
+    output.receivedEncodedLength += chunk.length;
+  });
+  gunzip.on('error', (error) => fail(new DqError('BODY_INVALID', `the request body is not valid gzip: ${error.message}`)));
+  counter.on('error', (error) => fail(error instanceof DqError ? error : new DqError('BODY_INVALID', error.message)));
+  payload.pipe(gunzip).pipe(counter).pipe(output);
+  return output;
+}
