@@ -28,6 +28,8 @@ export const ERROR_CODES = {
   SERVER_UNREACHABLE: { http: 502, exit: 1, description: 'The dqctl server given with --server cannot be reached, or did not answer as a dqctl server.' },
   LOCK_HELD: { http: 409, exit: 1, description: 'lock release refused: the holder is alive and the lock is younger than its TTL.' },
   EXPORT_WOULD_OVERWRITE: { http: 409, exit: 1, description: 'export would overwrite files that differ from the live state; nothing was written (pass --force).' },
+  RULE_UNKNOWN: { http: 400, exit: 1, description: 'A check names a rule that dqctl cannot evaluate (not in the built-in catalog).' },
+  RULE_INPUT_INVALID: { http: 400, exit: 1, description: 'A rule got a wrong threshold (unknown name, wrong type, a required one without default) or a malformed time period; stored as the check\'s execution error.' },
   INTERNAL: { http: 500, exit: 1, description: 'A bug in dqctl; please report it with the command that caused it.' },
 } as const satisfies Record<string, { http: number; exit: number; description: string }>;
 
