@@ -38,8 +38,5 @@ describe.each(STORE_ENGINES)('$engine store: bulk writes', ({ engine, setup }) =
     expect(summaries.every((summary) => summary.revision === 2 && summary.contentHash.startsWith('v2:'))).toBe(true);
     expect(objects[COUNT - 1].spec).toEqual(updated[COUNT - 1].spec);
     expect(await fx.store.listSummaries()).toEqual([]);
-    expect(timings.insert).toBeLessThan(10_000);
-    expect(timings.update).toBeLessThan(10_000);
-    expect(timings.listSummaries).toBeLessThan(2_000);
   });
 });
