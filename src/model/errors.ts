@@ -30,6 +30,13 @@ export const ERROR_CODES = {
   EXPORT_WOULD_OVERWRITE: { http: 409, exit: 1, description: 'export would overwrite files that differ from the live state; nothing was written (pass --force).' },
   RULE_UNKNOWN: { http: 400, exit: 1, description: 'A check names a rule that dqctl cannot evaluate (not in the built-in catalog).' },
   RULE_INPUT_INVALID: { http: 400, exit: 1, description: 'A rule got a wrong threshold (unknown name, wrong type, a required one without default) or a malformed time period; stored as the check\'s execution error.' },
+  SECRET_UNRESOLVED: { http: 400, exit: 1, description: 'A ${ENV_VAR} or ${credential://name} reference of a connection cannot be resolved (the variable is not set, the credential file is missing); the message names it, never a value.' },
+  DATASOURCE_UNREACHABLE: { http: 502, exit: 1, description: 'The data source cannot be reached: connection refused, unknown host, connection timeout, no such database, or no free connection slot.' },
+  DATASOURCE_AUTH_FAILED: { http: 502, exit: 1, description: 'The data source refused the credentials of the connection (authentication failed).' },
+  DATASOURCE_TIMEOUT: { http: 504, exit: 1, description: 'A query on the data source ran longer than its statement timeout and was stopped.' },
+  DATASOURCE_CONNECTION_LOST: { http: 502, exit: 1, description: 'The connection to the data source dropped while a query ran.' },
+  DATASOURCE_QUERY_FAILED: { http: 502, exit: 1, description: 'The data source answered a query with an error: a table, schema or column that does not exist, permission denied, …' },
+  QUERY_CANCELLED: { http: 409, exit: 1, description: 'A query on the data source was cancelled (its job was cancelled).' },
   INTERNAL: { http: 500, exit: 1, description: 'A bug in dqctl; please report it with the command that caused it.' },
 } as const satisfies Record<string, { http: number; exit: number; description: string }>;
 
