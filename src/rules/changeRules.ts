@@ -5,7 +5,7 @@
  * latest readout at least that many days before it (within the 60-day window). No such readout: no verdict.
  *
  * Percent changes are relative to the magnitude of the earlier value: from 200 to 150 is −25 %. From 0, only
- * 0 is no change (any other value is an infinite change).
+ * 0 is no change (any other value is an infinite change). Readouts are judged against the reported bounds.
  */
 import type { RuleContext, RuleImplementation, RuleTable } from './ruleImplementation.js';
 import { verdict, withinBounds, type NotEnoughHistory, type RuleOutcome } from './ruleTypes.js';
@@ -42,52 +42,39 @@ function withEarlier(c: RuleContext, earlier: number | undefined, compare: Compa
   return compare(c, c.actualValue, earlier);
 }
 
-/** (actual − previous) as a percent of |previous|; ±Infinity from 0 to anything else. */
-function percentChange(actual: number, previous: number): number {
-  if (actual === previous) return 0;
-  if (previous === 0) return actual > 0 ? Infinity : -Infinity;
-  return ((actual - previous) / Math.abs(previous)) * 100;
-}
-
-/** The value `percent` percent away from `previous`. */
+/** The value `percent` percent away from `previous` (relative to its magnitude). */
 const shiftedByPercent = (previous: number, percent: number) => previous + (Math.abs(previous) * percent) / 100;
+
+/** Judged against the bounds themselves, so the verdict and the reported bounds always agree. */
+function withinReported(actual: number, previous: number, lowerBound: number | undefined, upperBound: number | undefined): RuleOutcome {
+  return verdict(withinBounds(actual, lowerBound, upperBound), { expectedValue: previous, lowerBound, upperBound });
+}
 
 const changePercent: Compare = (c, actual, previous) => {
   const maxPercent = Math.abs(c.params.requiredNumber('max_percent'));
-  return verdict(Math.abs(percentChange(actual, previous)) <= maxPercent, {
-    expectedValue: previous,
-    lowerBound: shiftedByPercent(previous, -maxPercent),
-    upperBound: shiftedByPercent(previous, maxPercent),
-  });
+  return withinReported(actual, previous, shiftedByPercent(previous, -maxPercent), shiftedByPercent(previous, maxPercent));
 };
 
 const betweenPercentChange: Compare = (c, actual, previous) => {
   const from = c.params.number('from_percent');
   const to = c.params.number('to_percent');
-  return verdict(withinBounds(percentChange(actual, previous), from, to), {
-    expectedValue: previous,
-    lowerBound: from === undefined ? undefined : shiftedByPercent(previous, from),
-    upperBound: to === undefined ? undefined : shiftedByPercent(previous, to),
-  });
+  return withinReported(
+    actual,
+    previous,
+    from === undefined ? undefined : shiftedByPercent(previous, from),
+    to === undefined ? undefined : shiftedByPercent(previous, to),
+  );
 };
 
 const changeDifference: Compare = (c, actual, previous) => {
   const maxDifference = Math.abs(c.params.requiredNumber('max_difference'));
-  return verdict(Math.abs(actual - previous) <= maxDifference, {
-    expectedValue: previous,
-    lowerBound: previous - maxDifference,
-    upperBound: previous + maxDifference,
-  });
+  return withinReported(actual, previous, previous - maxDifference, previous + maxDifference);
 };
 
 const betweenChange: Compare = (c, actual, previous) => {
   const from = c.params.number('from');
   const to = c.params.number('to');
-  return verdict(withinBounds(actual - previous, from, to), {
-    expectedValue: previous,
-    lowerBound: from === undefined ? undefined : previous + from,
-    upperBound: to === undefined ? undefined : previous + to,
-  });
+  return withinReported(actual, previous, from === undefined ? undefined : previous + from, to === undefined ? undefined : previous + to);
 };
 
 export const CHANGE_RULES: RuleTable = {
