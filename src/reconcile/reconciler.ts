@@ -1,0 +1,432 @@
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { applyPlan } from '../apply/applyPlan.js';
+import { planDesiredState } from '../app/planRepository.js';
+import { errorCount, type DesiredState } from '../manifest/desiredState.js';
+import { loadRepository } from '../manifest/loadRepository.js';
+import { ParseCache } from '../manifest/parseCache.js';
+import type { RepositorySource } from '../manifest/repositorySource.js';
+import { isDqError, type ApplyRecord, type Diagnostic, type LockInfo } from '../model/index.js';
+import { blockingFindings, type Plan } from '../plan/plan.js';
+import { toPlanDocument, type PlanDocument } from '../plan/planDocument.js';
+import type { Store } from '../store/store.js';
+import { LeaderElection } from './leaderElection.js';
+import type { RevisionSource } from './revisionSource.js';
+import { SingleFlight } from './singleFlight.js';
+import {
+  countStatuses,
+  objectStatuses,
+  summarizeDiagnostics,
+  syncOf,
+  type HealthStatus,
+  type ObjectStatus,
+  type PassRecord,
+  type PassResult,
+  type ReconcileStatus,
+  type SyncStatus,
+} from './status.js';
+import { startTimer, type Trigger } from './triggers.js';
+
+/**
+ * The reconcile loop of `dqctl serve --repo | --git`. Triggers (a folder watch, a git poll on the timer, the
+ * webhook, resume, winning the leadership) ask for a pass; one pass runs at a time, and triggers that arrive
+ * during a pass fold into one more (singleFlight.ts). A pass loads the revision (reusing what it parsed before
+ * from unchanged files), validates, plans against the live store and, with autoApply on the leader, applies.
+ *
+ * Safety, in the order a pass meets it:
+ * - a revision that cannot be fetched, or has validation errors, is not planned: the live store keeps the last
+ *   good state, health is Degraded with the reason, and the next trigger tries again;
+ * - a plan that deletes is made again from a second read after a short settle when the revision comes from a
+ *   folder (an editor's save or a checkout may be half-written), so files that vanish mid-edit never prune;
+ * - the plan's own guards hold: a mass delete or an ownership conflict is refused (Degraded, nothing applied);
+ * - without selfHeal, objects changed through the API (drift) are reported and kept (planned with keepDrift);
+ * - apply is the one of `dqctl apply`: one transaction under the store lock, refused if the store moved since
+ *   the plan (then the pass plans again, up to three times).
+ * A pass that fails is logged and recorded in the status; the loop waits for the next trigger, so a store that
+ * restarts or a remote that comes back is picked up without restarting dqctl.
+ */
+export interface ReconcilerOptions {
+  store: Store;
+  source: RevisionSource;
+  /** Apply what a pass plans (on the leader). Without it a pass only reports OutOfSync and the pending plan. */
+  autoApply?: boolean;
+  /** Restore objects changed through the API (drift); without it they are reported and kept. */
+  selfHeal?: boolean;
+  /** Timer of the loop: drift check, git poll, and the followers' attempts to lead (default 60 s). */
+  intervalMs?: number;
+  /** Who applies: the lock holder and the audit log's applied_by (default `reconcile@<host>`). */
+  actor?: string;
+  /** How long an apply waits for the store lock held by someone else (default 10 s). */
+  lockTimeoutMs?: number;
+  /** Settle time before a folder revision that would delete objects is read again (default 500 ms). */
+  settleMs?: number;
+  /** Secret of POST /api/gitops/webhook (HMAC-SHA256 of the body); null: the webhook is off. */
+  webhookSecret?: string | null;
+  log?: ReconcileLog;
+}
+
+export type ReconcileLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+
+interface Comparison {
+  at: string;
+  plan: Plan;
+  objects: ObjectStatus[];
+}
+
+const MAX_APPLY_ATTEMPTS = 3;
+
+export class Reconciler {
+  readonly webhookSecret: string | null;
+  readonly replicaId = `${hostname()}:${process.pid}`;
+  private readonly store: Store;
+  private readonly source: RevisionSource;
+  private readonly autoApply: boolean;
+  private readonly selfHeal: boolean;
+  private readonly intervalMs: number;
+  private readonly actor: string;
+  private readonly lockTimeoutMs: number;
+  private readonly settleMs: number;
+  private log: ReconcileLog;
+  private readonly cache = new ParseCache();
+  private readonly flight: SingleFlight<PassRecord | null>;
+  private readonly election: LeaderElection;
+  private triggers: Trigger[] = [];
+  private started = false;
+  private starting = false;
+  private stopped = false;
+
+  private revision: string | null = null;
+  private diagnostics: Diagnostic[] = [];
+  private comparison: Comparison | null = null;
+  /** False after a pass that could not compare (fetch, validation, store): sync is then Unknown. */
+  private comparisonCurrent = false;
+  private comparedInPass = false;
+  private problem: { result: PassResult; message: string } | null = null;
+  private lastPass: PassRecord | null = null;
+  private passCount = 0;
+  private lastApplied: ReconcileStatus['last_applied'] = null;
+  private suspendedBy: { by: string; since: string } | null = null;
+  private missedWhileSuspended = false;
+
+  constructor(options: ReconcilerOptions) {
+    this.store = options.store;
+    this.source = options.source;
+    this.autoApply = options.autoApply ?? false;
+    this.selfHeal = options.selfHeal ?? false;
+    this.intervalMs = options.intervalMs ?? 60_000;
+    this.actor = options.actor ?? `reconcile@${hostname()}`;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.settleMs = options.settleMs ?? 500;
+    this.webhookSecret = options.webhookSecret ?? null;
+    this.log = options.log ?? (() => {});
+    this.flight = new SingleFlight((reasons, signal) => this.pass(reasons, signal));
+    this.election = new LeaderElection({
+      store: this.store,
+      retryMs: this.intervalMs,
+      onChange: (leader) => {
+        if (leader) {
+          this.log('info', 'this replica leads the reconcile loop', { replica: this.replicaId });
+          if (!this.starting) void this.trigger('leader'); // at start, the first pass comes anyway
+        } else {
+          this.log('warn', 'this replica lost the reconcile leadership (its database session ended); trying again every interval', { replica: this.replicaId });
+        }
+      },
+      onError: (error) => this.log('warn', `cannot take the reconcile leadership: ${messageOf(error)}`),
+    });
+  }
+
+  /** Where log lines go (serve sets it to the server's logger once that exists). */
+  setLog(log: ReconcileLog): void {
+    this.log = log;
+  }
+
+  get isLeader(): boolean {
+    return this.election.isLeader;
+  }
+
+  /** Starts the election, the watch and the timer, and asks for the first pass (not awaited). */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    this.starting = true;
+    await this.election.start();
+    this.starting = false;
+    if (this.source.watch) {
+      this.triggers.push(
+        await this.source.watch(
+          () => void this.trigger('watch'),
+          (error) => this.log('warn', `folder watch: ${error.message}`),
+        ),
+      );
+    }
+    this.triggers.push(startTimer(this.intervalMs, () => void this.trigger('timer')));
+    void this.trigger('start');
+  }
+
+  /** Stops the triggers, aborts the running pass (an apply in progress finishes or rolls back whole), steps down. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await Promise.all(this.triggers.map((t) => t.stop()));
+    await this.flight.stop();
+    await this.election.stop();
+    await this.source.close();
+  }
+
+  /**
+   * Asks for a pass; resolves with its record once the pass that covers this trigger ended (null when the pass
+   * was skipped because the loop is suspended, undefined when the loop stopped first). Never rejects.
+   */
+  trigger(reason: string): Promise<PassRecord | null | undefined> {
+    return this.flight.trigger(reason).catch((error: unknown) => {
+      this.log('error', `reconcile pass crashed: ${messageOf(error)}`);
+      return undefined;
+    });
+  }
+
+  suspend(by: string): { by: string; since: string } {
+    this.suspendedBy ??= { by, since: new Date().toISOString() };
+    this.log('info', `reconcile loop suspended by ${by}`);
+    return this.suspendedBy;
+  }
+
+  /** Ends a suspension and runs a pass at once (one was missed, or drift may have built up). */
+  resume(by: string): void {
+    if (!this.suspendedBy) return;
+    this.suspendedBy = null;
+    this.missedWhileSuspended = false;
+    this.log('info', `reconcile loop resumed by ${by}`);
+    void this.trigger('resume');
+  }
+
+  /** The plan of the last comparison (what a pass would apply now), or null before the first one. */
+  pendingPlan(): PlanDocument | null {
+    return this.comparison ? toPlanDocument(this.comparison.plan) : null;
+  }
+
+  async status(options: { all?: boolean } = {}): Promise<ReconcileStatus> {
+    let lock: LockInfo | null = null;
+    try {
+      const [current, history] = await Promise.all([this.store.currentLock(), this.store.history(1)]);
+      lock = current;
+      this.lastApplied = history[0] ? lastAppliedOf(history[0]) : null;
+    } catch {
+      // the store is down: the last known apply stays; the pass records say what failed
+    }
+    const remote = this.source.remote();
+    const objects = this.comparison?.objects ?? [];
+    const sync: SyncStatus = this.comparison && this.comparisonCurrent ? syncOf(objects) : 'Unknown';
+    const health: HealthStatus = this.suspendedBy ? 'Suspended' : this.problem ? 'Degraded' : 'Healthy';
+    return {
+      repository: {
+        type: this.source.type,
+        location: this.source.location,
+        branch: this.source.branch,
+        path: this.source.path,
+        revision: this.revision,
+        reachable: remote ? remote.reachable : null,
+        last_fetch_at: remote?.lastFetchAt ?? null,
+        fetch_error: remote?.error ?? null,
+      },
+      last_applied: this.lastApplied,
+      sync,
+      health,
+      message: this.message(sync, objects),
+      diagnostics: summarizeDiagnostics(this.diagnostics),
+      diagnostic_count: {
+        errors: this.diagnostics.filter((d) => d.severity === 'error').length,
+        warnings: this.diagnostics.filter((d) => d.severity === 'warning').length,
+      },
+      settings: { auto_apply: this.autoApply, self_heal: this.selfHeal, interval_ms: this.intervalMs },
+      replica: { id: this.replicaId, leader: this.isLeader },
+      suspended: this.suspendedBy,
+      compared_at: this.comparison?.at ?? null,
+      counts: countStatuses(objects),
+      objects: options.all ? objects : objects.filter((o) => o.status !== 'Synced'),
+      last_pass: this.lastPass,
+      pass_running: this.flight.busy,
+      pass_queued: this.flight.pending,
+      passes: this.passCount,
+      lock,
+    };
+  }
+
+  private message(sync: SyncStatus, objects: readonly ObjectStatus[]): string | null {
+    if (this.suspendedBy) {
+      return `suspended by ${this.suspendedBy.by} since ${this.suspendedBy.since}; no pass runs until resume${this.missedWhileSuspended ? ' (triggers arrived meanwhile)' : ''}`;
+    }
+    if (this.problem) return this.problem.message;
+    if (sync !== 'OutOfSync') return null;
+    const pending = this.comparison?.plan;
+    const changes = pending ? pending.changes.length : 0;
+    const drifted = objects.filter((o) => o.status === 'Drifted' && o.reason === 'drift_kept').length;
+    const parts: string[] = [];
+    if (changes > 0) {
+      if (!this.autoApply) parts.push(`${changes} change(s) pending; serve runs without --auto-apply (GET /api/gitops/plan shows them)`);
+      else if (!this.isLeader) parts.push(`${changes} change(s) pending; another replica leads the loop and applies them`);
+      else parts.push(`${changes} change(s) pending`);
+    }
+    if (drifted > 0) parts.push(`${drifted} object(s) changed through the API are kept (Drifted); serve with --self-heal restores them`);
+    return parts.join('; ') || null;
+  }
+
+  private async pass(triggers: string[], signal: AbortSignal): Promise<PassRecord | null> {
+    if (this.suspendedBy) {
+      this.missedWhileSuspended = true;
+      return null;
+    }
+    const startedAt = new Date();
+    this.comparedInPass = false;
+    const finish = (result: PassResult, extra: { error?: string | null; applied?: PassRecord['applied'] } = {}): PassRecord => {
+      const finishedAt = new Date();
+      const record: PassRecord = {
+        started_at: startedAt.toISOString(),
+        finished_at: finishedAt.toISOString(),
+        duration_ms: finishedAt.getTime() - startedAt.getTime(),
+        triggers,
+        result,
+        revision: this.revision,
+        applied: extra.applied ?? null,
+        error: extra.error ?? null,
+      };
+      this.lastPass = record;
+      this.passCount++;
+      const failed = result === 'invalid' || result === 'refused' || result === 'unreachable' || result === 'error';
+      this.problem = failed ? { result, message: extra.error ?? result } : null;
+      const level = failed ? 'warn' : 'info';
+      if (result !== 'no_changes' || triggers.some((t) => t !== 'timer')) {
+        this.log(level, `reconcile pass: ${result}${extra.error ? `: ${extra.error}` : ''}`, {
+          result,
+          triggers,
+          revision: this.revision,
+          duration_ms: record.duration_ms,
+          ...(record.applied ? { applied: record.applied } : {}),
+          reused_files: this.cache.stats.reused,
+          parsed_files: this.cache.stats.parsed,
+        });
+      }
+      return record;
+    };
+
+    try {
+      let repository: RepositorySource;
+      try {
+        repository = await this.source.open(signal);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        this.comparisonCurrent = false;
+        const remote = this.source.remote();
+        if (remote && !remote.reachable) {
+          return finish('unreachable', { error: `the git remote is unreachable: ${remote.error ?? messageOf(error)}; retrying on the next tick, the live store is unchanged` });
+        }
+        throw error;
+      }
+      let read = await this.read(repository, signal);
+      if (this.source.settles && (read.type === 'empty' || (read.type === 'planned' && deletesManaged(read.plan)))) {
+        // A folder may be half-written (an editor's save, a checkout): confirm deletions with a second read.
+        await sleep(this.settleMs, undefined, { signal });
+        read = await this.read(await this.source.open(signal), signal);
+      }
+      if (read.type === 'invalid') return finish('invalid', { error: this.invalidMessage(read.desired) });
+      if (read.type === 'empty') {
+        return finish('refused', {
+          error: `revision ${shortRevision(this.revision)} holds no objects while the live store holds ${read.managed} objects applied from git (an empty or broken checkout?); nothing was applied (dqctl apply --allow-mass-delete empties the store on purpose)`,
+        });
+      }
+      const { desired } = read;
+      let { plan } = read;
+      this.compare(plan, desired);
+
+      for (let attempt = 1; ; attempt++) {
+        const blocking = blockingFindings(plan);
+        if (blocking.length > 0) {
+          return finish('refused', { error: `the plan of revision ${shortRevision(this.revision)} is refused, nothing was applied: ${blocking[0].message}` });
+        }
+        if (plan.changes.length === 0 && plan.resynced.length === 0) return finish('no_changes');
+        if (!this.autoApply || !this.isLeader || this.suspendedBy) return finish('out_of_sync');
+        signal.throwIfAborted();
+        try {
+          const result = await applyPlan(plan, this.store, { holder: `${this.actor} (reconcile)`, appliedBy: this.actor, lockTimeoutMs: this.lockTimeoutMs });
+          if (result.record) this.lastApplied = lastAppliedOf(result.record);
+          // What is left (drift kept without --self-heal) is the new pending plan.
+          this.compare(await this.plan(desired, signal), desired);
+          return finish('applied', { applied: result.applied });
+        } catch (error) {
+          if (!(isDqError(error) && error.code === 'STALE_PLAN' && attempt < MAX_APPLY_ATTEMPTS)) throw error;
+          // the API wrote between plan and apply: plan again against the new revision of the store
+          plan = await this.plan(desired, signal);
+          this.compare(plan, desired);
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return finish('aborted', { error: 'the loop stopped during the pass' });
+      if (!this.comparedInPass) this.comparisonCurrent = false;
+      return finish('error', { error: `${messageOf(error)}; retrying on the next trigger` });
+    }
+  }
+
+  /** Loads and validates a revision and plans it; an empty revision is not planned while git objects are live. */
+  private async read(
+    repository: RepositorySource,
+    signal: AbortSignal,
+  ): Promise<{ type: 'invalid'; desired: DesiredState } | { type: 'empty'; managed: number } | { type: 'planned'; desired: DesiredState; plan: Plan }> {
+    const desired = await this.load(repository, signal);
+    if (errorCount(desired) > 0) return { type: 'invalid', desired };
+    if (desired.objects.length === 0) {
+      // Every file gone (dqctl.yaml too, so not even the namespace is the store's): never applied, whatever
+      // namespace the objects in the store belong to.
+      const managed = (await this.store.listSummaries()).filter((s) => s.managedBy === 'git').length;
+      if (managed > 0) {
+        this.comparisonCurrent = false;
+        return { type: 'empty', managed };
+      }
+    }
+    return { type: 'planned', desired, plan: await this.plan(desired, signal) };
+  }
+
+  private async load(repository: RepositorySource, signal: AbortSignal): Promise<DesiredState> {
+    signal.throwIfAborted();
+    const desired = await loadRepository(repository, { cache: this.cache });
+    signal.throwIfAborted();
+    this.revision = desired.repository.commit;
+    this.diagnostics = desired.diagnostics;
+    if (errorCount(desired) > 0) this.comparisonCurrent = false;
+    return desired;
+  }
+
+  private async plan(desired: DesiredState, signal: AbortSignal): Promise<Plan> {
+    signal.throwIfAborted();
+    const plan = await planDesiredState(desired, { store: this.store, keepDrift: !this.selfHeal });
+    signal.throwIfAborted();
+    return plan;
+  }
+
+  private compare(plan: Plan, desired: DesiredState): void {
+    this.comparison = { at: new Date().toISOString(), plan, objects: objectStatuses(plan, desired.objects) };
+    this.comparisonCurrent = true;
+    this.comparedInPass = true;
+  }
+
+  private invalidMessage(desired: DesiredState): string {
+    const errors = errorCount(desired);
+    const first = desired.diagnostics.find((d) => d.severity === 'error');
+    const where = first?.range ? `${first.range.filename}:${first.range.start.line}:${first.range.start.column}: ` : '';
+    return `revision ${shortRevision(desired.repository.commit)} has ${errors} validation error${errors === 1 ? '' : 's'} (first: ${where}${first?.summary ?? ''}); it was not applied, the live store keeps the last good state`;
+  }
+}
+
+function deletesManaged(plan: Plan): boolean {
+  return plan.changes.some((c) => c.action === 'delete');
+}
+
+function lastAppliedOf(record: ApplyRecord): NonNullable<ReconcileStatus['last_applied']> {
+  return { revision: record.commit, applied_at: record.appliedAt, applied_by: record.appliedBy, store_revision: record.storeRevision };
+}
+
+function shortRevision(commit: string | null): string {
+  return commit ? commit.slice(0, 12) : '(working folder)';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

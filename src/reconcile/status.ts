@@ -1,0 +1,198 @@
+import type { Diagnostic, DesiredObject, LiveSummary, LockInfo, ObjectKind } from '../model/index.js';
+import { compareKeys } from '../model/index.js';
+import type { Plan } from '../plan/plan.js';
+
+/**
+ * The status of the reconcile loop, as one value: served at GET /api/gitops/status and printed by
+ * `dqctl status`. Sync says whether the live store matches the repository (as of the last comparison), health
+ * whether the loop is doing its job; per object, where each one stands. Field names are snake_case, like the
+ * JSON plan.
+ */
+export type SyncStatus = 'Synced' | 'OutOfSync' | 'Unknown';
+export type HealthStatus = 'Healthy' | 'Degraded' | 'Suspended';
+export type ObjectSyncStatus = 'Synced' | 'OutOfSync' | 'Missing' | 'Extraneous' | 'Drifted';
+export const OBJECT_SYNC_STATUSES: readonly ObjectSyncStatus[] = ['Synced', 'OutOfSync', 'Missing', 'Extraneous', 'Drifted'];
+
+export interface ObjectStatus {
+  kind: ObjectKind;
+  name: string;
+  status: ObjectSyncStatus;
+  /** Why, as the plan's reason code: create, repository_changed, adopt, restore_drift, drift_kept, not_in_repository, … */
+  reason: string;
+  /** The changed field paths (OutOfSync and Drifted updates; for Drifted, what the API write changed). */
+  fields: string[];
+  /** The repository file (objects in the repository) or the origin file recorded in the store. */
+  file: string | null;
+}
+
+/** What a pass ended with. */
+export type PassResult =
+  /** The live store was changed to match the revision. */
+  | 'applied'
+  /** Nothing to apply (drift kept without --self-heal is reported, not applied). */
+  | 'no_changes'
+  /** Changes are pending: no --auto-apply, or another replica leads and applies. */
+  | 'out_of_sync'
+  /** The revision has validation errors: nothing applied, the last good state stays. */
+  | 'invalid'
+  /** The plan is refused (mass delete, ownership conflict): nothing applied. */
+  | 'refused'
+  /** The git remote could not be fetched: nothing applied; retried on the next tick. */
+  | 'unreachable'
+  /** Anything else failed (the store is down, the lock timed out, …): retried on the next trigger. */
+  | 'error'
+  /** The loop stopped during the pass. */
+  | 'aborted';
+
+export interface PassRecord {
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  /** What asked for the pass (several triggers fold into one pass): start, watch, timer, webhook, resume, leader, … */
+  triggers: string[];
+  result: PassResult;
+  /** The commit of the revision the pass read (null for a folder outside git, or when it could not be read). */
+  revision: string | null;
+  /** What an applied pass changed. */
+  applied: { add: number; change: number; destroy: number } | null;
+  error: string | null;
+}
+
+export interface DiagnosticSummary {
+  severity: 'error' | 'warning';
+  code: string;
+  summary: string;
+  file: string | null;
+  line: number | null;
+  column: number | null;
+}
+
+export interface ReconcileStatus {
+  repository: {
+    type: 'folder' | 'git';
+    /** The folder, or the git URL without credentials. */
+    location: string;
+    branch: string | null;
+    path: string | null;
+    /** The commit of the revision read last (null when unknown). */
+    revision: string | null;
+    /** git: whether the last fetch worked (null for a folder). */
+    reachable: boolean | null;
+    last_fetch_at: string | null;
+    fetch_error: string | null;
+  };
+  /** The last apply of the store's audit log (by this loop or anyone else). */
+  last_applied: { revision: string | null; applied_at: string; applied_by: string; store_revision: number } | null;
+  sync: SyncStatus;
+  health: HealthStatus;
+  /** Why the health is not Healthy, or what is pending. */
+  message: string | null;
+  /** Findings of the revision read last (errors first, at most 100). */
+  diagnostics: DiagnosticSummary[];
+  diagnostic_count: { errors: number; warnings: number };
+  settings: { auto_apply: boolean; self_heal: boolean; interval_ms: number };
+  replica: { id: string; leader: boolean };
+  suspended: { by: string; since: string } | null;
+  /** When the per-object status was computed (the last comparison of the repository with the store). */
+  compared_at: string | null;
+  counts: Record<ObjectSyncStatus, number>;
+  /** Every object that is not Synced (all of them with `?all=true` / `dqctl status --all`). */
+  objects: ObjectStatus[];
+  last_pass: PassRecord | null;
+  /** Whether a pass runs now, and whether triggers wait for one more after it. */
+  pass_running: boolean;
+  pass_queued: boolean;
+  /** Passes run by this process. */
+  passes: number;
+  lock: LockInfo | null;
+}
+
+/** Per-object status from a plan and the desired objects it was made from. */
+export function objectStatuses(plan: Plan, desired: readonly DesiredObject[]): ObjectStatus[] {
+  const out = new Map<string, ObjectStatus>();
+  const id = (kind: string, name: string) => `${kind}\u0000${name}`;
+  const set = (status: ObjectStatus) => out.set(id(status.kind, status.name), status);
+  for (const d of desired) set({ kind: d.kind, name: d.name, status: 'Synced', reason: 'in_sync', fields: [], file: d.origin.file });
+  for (const change of plan.changes) {
+    const { kind, name } = change.key;
+    switch (change.action) {
+      case 'create':
+        set({ kind, name, status: 'Missing', reason: 'create', fields: [], file: change.desired.origin.file });
+        break;
+      case 'update':
+        set({
+          kind,
+          name,
+          status: change.reason === 'restore_drift' ? 'Drifted' : 'OutOfSync',
+          reason: change.reason,
+          fields: change.fields.map((f) => f.path.join('.')),
+          file: change.desired.origin.file,
+        });
+        break;
+      case 'delete':
+        set({
+          kind,
+          name,
+          status: change.reason === 'prune_unmanaged' ? 'Extraneous' : 'OutOfSync',
+          reason: change.reason,
+          fields: [],
+          file: change.live.originFile,
+        });
+        break;
+      default: {
+        const unreachable: never = change;
+        throw new Error(`objectStatuses: unknown change ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+  for (const drift of plan.drift) {
+    if (drift.restored) continue; // an update above says what apply does with it
+    set({ kind: drift.key.kind, name: drift.key.name, status: 'Drifted', reason: 'drift_kept', fields: drift.fields.map((f) => f.path.join('.')), file: drift.live.originFile });
+  }
+  for (const kept of plan.kept) {
+    set({ kind: kept.key.kind, name: kept.key.name, status: 'Extraneous', reason: kept.reason, fields: [], file: kept.live.originFile });
+  }
+  for (const conflict of plan.conflicts) {
+    set({ kind: conflict.key.kind, name: conflict.key.name, status: 'OutOfSync', reason: `owned_by_${conflict.owner}`, fields: [], file: conflict.file });
+  }
+  return [...out.values()].sort(compareKeys);
+}
+
+/**
+ * Per-object status from the store alone (`dqctl status` without a repository): objects changed through the API
+ * since the last apply are Drifted, objects created through the API Extraneous; git-managed objects are Synced
+ * as far as the store can tell.
+ */
+export function storeObjectStatuses(live: readonly LiveSummary[]): ObjectStatus[] {
+  return live
+    .map((l): ObjectStatus => {
+      const base = { kind: l.kind, name: l.name, fields: [], file: l.originFile };
+      if (l.managedBy === 'api') return { ...base, status: 'Extraneous', reason: 'unmanaged' };
+      if (l.appliedHash !== l.contentHash) return { ...base, status: 'Drifted', reason: 'changed_through_api' };
+      return { ...base, status: 'Synced', reason: 'as_applied' };
+    })
+    .sort(compareKeys);
+}
+
+export function countStatuses(objects: readonly ObjectStatus[]): Record<ObjectSyncStatus, number> {
+  const counts = Object.fromEntries(OBJECT_SYNC_STATUSES.map((s) => [s, 0])) as Record<ObjectSyncStatus, number>;
+  for (const o of objects) counts[o.status]++;
+  return counts;
+}
+
+/** Objects created through the API (Extraneous) do not make the store out of sync: git does not manage them. */
+export function syncOf(objects: readonly ObjectStatus[]): SyncStatus {
+  return objects.some((o) => o.status === 'OutOfSync' || o.status === 'Missing' || o.status === 'Drifted') ? 'OutOfSync' : 'Synced';
+}
+
+export function summarizeDiagnostics(diagnostics: readonly Diagnostic[], limit = 100): DiagnosticSummary[] {
+  const ordered = [...diagnostics].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+  return ordered.slice(0, limit).map((d) => ({
+    severity: d.severity,
+    code: d.code,
+    summary: d.summary,
+    file: d.range?.filename ?? null,
+    line: d.range?.start.line ?? null,
+    column: d.range?.start.column ?? null,
+  }));
+}
