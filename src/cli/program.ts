@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { applyCommand } from './commands/apply.js';
+import { diffCommand } from './commands/diff.js';
 import { exportCommand } from './commands/export.js';
 import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
@@ -45,7 +46,9 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
     program
       .command('plan')
       .description('show what apply would change in the live store, Terraform-style')
-      .argument('[dir]', 'repository folder', '.')
+      .argument('[dir]', 'repository folder (with --git-ref: the git repository, a bare one too)', '.')
+      .option('--git-ref <ref>', 'plan the files of this git ref (branch, tag, commit, HEAD~1…) instead of the folder; the working copy is not touched')
+      .option('--path <dir>', 'the user home is this sub-folder of the repository')
       .option('--out <file>', 'save the plan as JSON, for `dqctl apply <file>` and `dqctl show <file>`')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
       .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none')
@@ -53,6 +56,18 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--keep-drift', 'leave objects changed through the API as they are when the repository did not change them')
       .option('--allow-mass-delete', 'allow deleting more than half (or all) of the managed objects'),
   ).action((dir: string, options) => setResult(planCommand(dir, options, io)));
+
+  storeOptions(
+    program
+      .command('diff')
+      .description('what a pull request changes between two git refs, object by object, with the blast radius of policy changes; no live store needed')
+      .argument('[dir]', 'the git repository (a working copy or a bare repository)', '.')
+      .requiredOption('--base <ref>', 'the revision the change starts from (e.g. origin/main)')
+      .option('--head <ref>', 'the revision with the change', 'HEAD')
+      .option('--path <dir>', 'the user home is this sub-folder of the repository')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+      .addOption(new Option('--no-store', 'never open a live store, even with DQCTL_DATABASE_URL or DQCTL_STATE_DIR set').conflicts(['database', 'stateDir'])),
+  ).action((dir: string, options) => setResult(diffCommand(dir, options, io)));
 
   storeOptions(
     program

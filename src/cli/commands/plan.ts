@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { planRepository } from '../../app/planRepository.js';
+import { GitSource } from '../../manifest/gitSource.js';
 import { blockingFindings } from '../../plan/plan.js';
 import { toPlanDocument, type PlanDocument } from '../../plan/planDocument.js';
 import { renderPlanMarkdown } from '../../plan/renderMarkdown.js';
@@ -17,6 +18,10 @@ export interface PlanCommandOptions extends StoreFlags {
   pruneUnmanaged?: boolean;
   keepDrift?: boolean;
   allowMassDelete?: boolean;
+  /** Plan the files of this git ref of the repository in DIR, not the folder's files. */
+  gitRef?: string;
+  /** The user home is this sub-folder of DIR (of the ref's tree with --git-ref). */
+  path?: string;
 }
 
 export function renderPlan(doc: PlanDocument, format: PlanFormat, io: CliIo): string {
@@ -35,7 +40,10 @@ export function renderPlan(doc: PlanDocument, format: PlanFormat, io: CliIo): st
  * --detailed-exitcode), 1 when the plan is blocked (mass delete, ownership conflict), 3 when invalid.
  */
 export async function planCommand(dir: string | undefined, options: PlanCommandOptions, io: CliIo): Promise<number> {
-  const repository = resolve(io.cwd, dir ?? '.');
+  const folder = resolve(io.cwd, dir ?? '.');
+  const repository = options.gitRef
+    ? new GitSource({ repository: folder, ref: options.gitRef, path: options.path })
+    : resolve(folder, options.path ?? '.');
   return withStore(options, io, { operation: 'plan' }, async (store) => {
     const { plan } = await planRepository({
       repository,

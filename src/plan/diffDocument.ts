@@ -1,0 +1,115 @@
+import type { RevisionDiff } from '../app/diffRevisions.js';
+import type { FieldChange } from '../diff/change.js';
+import { redactValue } from '../diff/secrets.js';
+import type { JsonObject, JsonValue, ObjectKind } from '../model/index.js';
+import type { ReachComparison } from '../policy/blastRadius.js';
+import type { PlanFieldDocument } from './planDocument.js';
+
+/**
+ * The JSON form of `dqctl diff` (what `--format json` prints and the text and markdown renderers read).
+ * Secret values are redacted here, as in plans: a diff posted to a pull request never shows a password.
+ */
+export const DIFF_FORMAT_VERSION = '1.0';
+
+export type DiffAction = 'added' | 'changed' | 'removed';
+
+export interface DiffChangeDocument {
+  address: string;
+  kind: ObjectKind;
+  name: string;
+  action: DiffAction;
+  /** The file at base and at head (a moved file shows as removed + added: names come from paths). */
+  file: { base: string | null; head: string | null };
+  /** Field changes of a changed object (`spec.…` paths, old -> new). */
+  fields: PlanFieldDocument[];
+  /** The whole object at head for an added one, at base for a removed one; null for a changed one. */
+  body: JsonObject | null;
+}
+
+export interface BlastRadiusDocument {
+  address: string;
+  kind: ObjectKind;
+  name: string;
+  action: DiffAction;
+  disabled: { before: boolean | null; after: boolean | null };
+  target: { before: JsonObject | null; after: JsonObject | null };
+  repository: ReachComparison;
+  live: ReachComparison | null;
+}
+
+export interface DiffDocument {
+  format_version: string;
+  repository: string;
+  base: { ref: string; commit: string | null; valid: boolean; error_count: number };
+  head: { ref: string; commit: string | null };
+  live: { engine: string; location: string; revision: number } | null;
+  summary: { added: number; changed: number; removed: number; settings_changed: boolean; policies_changed: number };
+  warnings: string[];
+  /** dqctl.yaml changes (`spec.namespace`, `spec.protected`, `spec.prune.…`). */
+  settings: PlanFieldDocument[];
+  changes: DiffChangeDocument[];
+  blast_radius: BlastRadiusDocument[];
+}
+
+export function addressOf(kind: string, name: string): string {
+  return `${kind} ${JSON.stringify(name)}`;
+}
+
+function field(f: FieldChange): PlanFieldDocument {
+  return {
+    path: f.path.join('.'),
+    before: (redactValue(f.path, f.before) ?? null) as JsonValue | null,
+    after: (redactValue(f.path, f.after) ?? null) as JsonValue | null,
+  };
+}
+
+function body(spec: JsonObject, attachments: JsonObject): JsonObject {
+  const out: JsonObject = { spec: redactValue(['spec'], spec) as JsonObject };
+  if (Object.keys(attachments).length > 0) out.attachments = attachments;
+  return out;
+}
+
+export function toDiffDocument(result: RevisionDiff): DiffDocument {
+  const changes = result.diff.changes.map((c): DiffChangeDocument => {
+    const base = { address: addressOf(c.key.kind, c.key.name), kind: c.key.kind, name: c.key.name, action: c.action };
+    switch (c.action) {
+      case 'added':
+        return { ...base, file: { base: null, head: c.head.origin.file }, fields: [], body: body(c.head.spec, c.head.attachments) };
+      case 'changed':
+        return { ...base, file: { base: c.base.origin.file, head: c.head.origin.file }, fields: c.fields.map(field), body: null };
+      case 'removed':
+        return { ...base, file: { base: c.base.origin.file, head: null }, fields: [], body: body(c.base.spec, c.base.attachments) };
+      default: {
+        const unreachable: never = c;
+        throw new Error(`toDiffDocument: unknown change ${JSON.stringify(unreachable)}`);
+      }
+    }
+  });
+  return {
+    format_version: DIFF_FORMAT_VERSION,
+    repository: result.repository,
+    base: { ref: result.base.ref, commit: result.base.commit, valid: result.base.errorCount === 0, error_count: result.base.errorCount },
+    head: { ref: result.head.ref, commit: result.head.commit },
+    live: result.live ? { engine: result.live.engine, location: result.live.description, revision: result.live.revision } : null,
+    summary: {
+      added: changes.filter((c) => c.action === 'added').length,
+      changed: changes.filter((c) => c.action === 'changed').length,
+      removed: changes.filter((c) => c.action === 'removed').length,
+      settings_changed: result.diff.settings.length > 0,
+      policies_changed: result.blastRadius.length,
+    },
+    warnings: result.warnings,
+    settings: result.diff.settings.map(field),
+    changes,
+    blast_radius: result.blastRadius.map((b) => ({
+      address: addressOf(b.kind, b.name),
+      kind: b.kind,
+      name: b.name,
+      action: b.action,
+      disabled: b.disabled,
+      target: b.target,
+      repository: b.repository,
+      live: b.live,
+    })),
+  };
+}
