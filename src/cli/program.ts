@@ -126,5 +126,13 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
   ).action((options) => setResult(serveCommand(options, io)));
 
+  // plan and apply run through a server when given one (remote.ts)
+  for (const name of ['plan', 'apply']) {
+    program.commands
+      .find((command) => command.name() === name)!
+      .option('--server <url>', 'run through a running `dqctl serve` at this URL (default: $DQCTL_SERVER_URL): validated here, planned and applied there')
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)');
+  }
+
   return program;
 }

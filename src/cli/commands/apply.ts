@@ -9,9 +9,11 @@ import { toPlanDocument } from '../../plan/planDocument.js';
 import { renderPlanText } from '../../plan/renderText.js';
 import { parseDuration } from '../duration.js';
 import type { CliIo } from '../io.js';
+import { remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
+import { remoteApplyCommand } from './remote.js';
 
-export interface ApplyCommandOptions extends StoreFlags {
+export interface ApplyCommandOptions extends StoreFlags, RemoteFlags {
   autoApprove?: boolean;
   allowMassDelete?: boolean;
   pruneUnmanaged?: boolean;
@@ -48,6 +50,8 @@ async function isFile(path: string): Promise<boolean> {
 export async function applyCommand(target: string | undefined, options: ApplyCommandOptions, io: CliIo): Promise<number> {
   const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
   const path = resolve(io.cwd, target ?? '.');
+  const server = remoteTargetOf(options, io);
+  if (server) return remoteApplyCommand(server, path, options, io);
   const fromSavedPlan = await isFile(path);
   return withStore(options, io, { operation: `apply by ${whoAmI(io.env)}`, waitMs: lockTimeoutMs }, async (store) => {
     let plan: Plan;

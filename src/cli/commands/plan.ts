@@ -7,11 +7,13 @@ import { toPlanDocument, type PlanDocument } from '../../plan/planDocument.js';
 import { renderPlanMarkdown } from '../../plan/renderMarkdown.js';
 import { renderPlanText } from '../../plan/renderText.js';
 import type { CliIo } from '../io.js';
+import { remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
+import { remotePlanCommand } from './remote.js';
 
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
-export interface PlanCommandOptions extends StoreFlags {
+export interface PlanCommandOptions extends StoreFlags, RemoteFlags {
   out?: string;
   format: PlanFormat;
   detailedExitcode?: boolean;
@@ -44,6 +46,8 @@ export async function planCommand(dir: string | undefined, options: PlanCommandO
   const repository = options.gitRef
     ? new GitSource({ repository: folder, ref: options.gitRef, path: options.path })
     : resolve(folder, options.path ?? '.');
+  const server = remoteTargetOf(options, io);
+  if (server) return remotePlanCommand(server, repository, options, io);
   return withStore(options, io, { operation: 'plan' }, async (store) => {
     const { plan } = await planRepository({
       repository,
