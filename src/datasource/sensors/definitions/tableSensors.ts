@@ -1,0 +1,77 @@
+/**
+ * Table sensors measured on the rows: volume, duplicate records and timeliness. Timeliness values are in
+ * days (fractional), measured against the run's start time (`now`, bound), and read the table's
+ * timestamp_columns.
+ */
+import { quoteIdent } from '../quoteIdent.js';
+import { SensorBuildError, type ScanContext, type SensorDefinition } from '../sensorDefinition.js';
+
+const DAY_SECONDS = 86_400;
+
+function days(ctx: ScanContext, interval: string): string {
+  return `extract(epoch from (${interval})) / ${ctx.bind(DAY_SECONDS, 'integer')}`;
+}
+
+function recordColumns(ctx: ScanContext): string {
+  const columns = ctx.param('columns');
+  if (!Array.isArray(columns) || columns.length === 0) throw new SensorBuildError('the sensor parameter "columns" must list at least one column');
+  return `row(${columns.map((column) => `analyzed_table.${quoteIdent(String(column))}`).join(', ')})`;
+}
+
+function duplicateRecords(ctx: ScanContext): string {
+  return `(${ctx.count()} - ${ctx.aggregate(`count(distinct ${recordColumns(ctx)})`)})`;
+}
+
+export const TABLE_SENSORS: Record<string, SensorDefinition> = {
+  'table/volume/row_count': {
+    kind: 'aggregate',
+    needsColumn: false,
+    meaning: 'Rows: `count(*)`.',
+    build: (ctx) => ctx.count(),
+  },
+  'table/uniqueness/duplicate_record_count': {
+    kind: 'aggregate',
+    needsColumn: false,
+    meaning: 'Rows that repeat an earlier row on the `columns` (rows minus distinct combinations; NULLs compare equal, as in GROUP BY).',
+    build: (ctx) => duplicateRecords(ctx),
+  },
+  'table/uniqueness/duplicate_record_percent': {
+    kind: 'aggregate',
+    needsColumn: false,
+    meaning: 'duplicate_record_count as a percent of the rows (0 for no rows).',
+    build: (ctx) => ctx.percent(duplicateRecords(ctx), ctx.count(), 0),
+  },
+  'table/timeliness/data_freshness': {
+    kind: 'aggregate',
+    needsColumn: false,
+    meaning: 'Days from the newest event timestamp to now: `now - max(event_timestamp_column)`.',
+    build: (ctx) => days(ctx, `${ctx.now} - (${ctx.aggregate(`max(${ctx.timestampColumn('event')})`)})::timestamptz`),
+  },
+  'table/timeliness/data_staleness': {
+    kind: 'aggregate',
+    needsColumn: false,
+    meaning: 'Days from the newest ingestion timestamp to now: `now - max(ingestion_timestamp_column)`.',
+    build: (ctx) => days(ctx, `${ctx.now} - (${ctx.aggregate(`max(${ctx.timestampColumn('ingestion')})`)})::timestamptz`),
+  },
+  'table/timeliness/data_ingestion_delay': {
+    kind: 'aggregate',
+    needsColumn: false,
+    meaning: 'Days between the newest event and the newest ingestion: `max(ingestion) - max(event)`.',
+    build: (ctx) =>
+      days(
+        ctx,
+        `(${ctx.aggregate(`max(${ctx.timestampColumn('ingestion')})`)})::timestamptz - ` +
+          `(${ctx.aggregate(`max(${ctx.timestampColumn('event')})`)})::timestamptz`,
+      ),
+  },
+  'table/timeliness/partition_reload_lag': {
+    kind: 'aggregate',
+    needsColumn: false,
+    meaning: 'Longest delay of a row, in days: `max(ingestion - event)` over the rows (per partition when partitioned).',
+    build: (ctx) =>
+      days(
+        ctx,
+        ctx.aggregate(`max((${ctx.timestampColumn('ingestion')})::timestamptz - (${ctx.timestampColumn('event')})::timestamptz)`),
+      ),
+  },
+};

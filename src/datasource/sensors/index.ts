@@ -1,0 +1,10 @@
+/**
+ * Sensors as SQL for PostgreSQL: the check runner describes what to measure on a table, gets SQL text with
+ * bound values, runs it on the data source (in a read-only transaction; this module never connects) and turns
+ * the rows into readouts per sensor.
+ */
+export { buildTableQuery } from './buildTableQuery.js';
+export { planSensorQueries } from './planSensorQueries.js';
+export { quoteIdent, quoteQualified } from './quoteIdent.js';
+export { implementedSensors, sensorMeaning } from './sensorCoverage.js';
+export * from './sensorTypes.js';

@@ -1,0 +1,101 @@
+/**
+ * The analyzed rows of a table query: the table under the alias `analyzed_table`, the table's filter, and for
+ * partitioned checks the incremental time window; the grouping expressions (data grouping columns, then the
+ * partition's day or month). Days and months are those of the data source session's time zone, the same one
+ * that turns the bound `now` into today's date, so windows and partitions agree.
+ */
+import { quoteIdent, quoteQualified } from './quoteIdent.js';
+import type { PartitioningRequest, TableQueryRequest } from './sensorTypes.js';
+import type { SqlParameters } from './sqlParameters.js';
+
+export const TABLE_ALIAS = 'analyzed_table';
+export const TIME_PERIOD_ALIAS = 'time_period';
+
+export interface GroupExpression {
+  /** The expression grouped by. */
+  expression: string;
+  /** What the query returns for it (text). */
+  select: string;
+  alias: string;
+}
+
+export interface TableRowSource {
+  table: string;
+  where: string[];
+  groups: GroupExpression[];
+  /** Aliases of the data grouping levels, in order (the data group name joins their values). */
+  groupingAliases: string[];
+  partitioned: boolean;
+}
+
+const DEFAULT_RECENT_DAYS = 7;
+const DEFAULT_RECENT_MONTHS = 1;
+
+export function column(name: string): string {
+  return `${TABLE_ALIAS}.${quoteIdent(name)}`;
+}
+
+/** Repository SQL with the DQOps tokens replaced: `{alias}`, `{table}`, and `{column}` when given. */
+export function replaceTokens(sql: string, table: string, columnSql: string | undefined): string {
+  return sql.replace(/\{(alias|table|column)\}/g, (token, name: string) => {
+    if (name === 'alias') return TABLE_ALIAS;
+    if (name === 'table') return table;
+    return columnSql ?? token;
+  });
+}
+
+/** User SQL without trailing semicolons (one statement is spliced into another). */
+export function withoutTrailingSemicolons(sql: string): string {
+  return sql.trim().replace(/(\s*;)+$/, '');
+}
+
+export function tableRowSource(
+  request: TableQueryRequest,
+  params: SqlParameters,
+  now: () => string,
+  options: { grouping: boolean } = { grouping: true },
+): TableRowSource {
+  const table = quoteQualified(request.schema, request.table);
+  const where: string[] = [];
+  if (request.filter !== undefined && request.filter.trim() !== '') {
+    where.push(`(${replaceTokens(withoutTrailingSemicolons(request.filter), table, undefined)})`);
+  }
+  const groups: GroupExpression[] = [];
+  const groupingAliases: string[] = [];
+  if (options.grouping && request.grouping !== undefined) {
+    request.grouping.columns.forEach((name, index) => {
+      const alias = `grouping_level_${index + 1}`;
+      groups.push({ expression: column(name), select: `(${column(name)})::text`, alias });
+      groupingAliases.push(alias);
+    });
+  }
+  if (request.partitioning !== undefined) {
+    const period = partitionPeriod(request.partitioning);
+    groups.push({ expression: period, select: `to_char(${period}, 'YYYY-MM-DD')`, alias: TIME_PERIOD_ALIAS });
+    where.push(...partitionWindow(request.partitioning, params, now()));
+  }
+  return { table, where, groups, groupingAliases, partitioned: request.partitioning !== undefined };
+}
+
+function partitionPeriod(partitioning: PartitioningRequest): string {
+  const unit = partitioning.timeScale === 'daily' ? 'day' : 'month';
+  return `date_trunc('${unit}', ${column(partitioning.column)})`;
+}
+
+function partitionWindow(partitioning: PartitioningRequest, params: SqlParameters, now: string): string[] {
+  const p = column(partitioning.column);
+  const window = partitioning.window ?? {};
+  const current = window.includeToday === true ? 1 : 0;
+  if (partitioning.timeScale === 'daily') {
+    const today = `(${now})::date`;
+    return [
+      `${p} >= ${today} - ${params.bind(window.recentDays ?? DEFAULT_RECENT_DAYS, 'integer')}`,
+      `${p} < ${today} + ${params.bind(current, 'integer')}`,
+    ];
+  }
+  const month = `date_trunc('month', ${now})`;
+  return [
+    `${p} >= ${month} - make_interval(months => ${params.bind(window.recentMonths ?? DEFAULT_RECENT_MONTHS, 'integer')})`,
+    `${p} < ${month} + make_interval(months => ${params.bind(current, 'integer')})`,
+  ];
+}

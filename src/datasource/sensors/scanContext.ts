@@ -1,0 +1,108 @@
+/**
+ * The ScanContext a sensor definition builds its aggregate in: one per sensor, sharing the query's bound
+ * parameters and joins. It resolves the column, the parameters and the check's filter, and turns build problems
+ * (no column, no timestamp column) into SensorBuildErrors that reject only that sensor.
+ */
+import type { CatalogSensor } from '../../catalog/index.js';
+import type { JsonValue } from '../../model/index.js';
+import { quoteIdent, quoteQualified } from './quoteIdent.js';
+import { column, replaceTokens, TABLE_ALIAS, withoutTrailingSemicolons } from './rowSource.js';
+import { SensorBuildError, type ScanContext } from './sensorDefinition.js';
+import type { SensorRequest, TableQueryRequest } from './sensorTypes.js';
+import type { SqlParameters } from './sqlParameters.js';
+
+export interface JoinClause {
+  key: string;
+  alias: string;
+  sql: string;
+}
+
+/** Shared by all sensors of one query. */
+export interface QueryState {
+  request: TableQueryRequest;
+  params: SqlParameters;
+  /** The bound run start time (bound on first use: an unused parameter would have no type). */
+  now: () => string;
+  joins: JoinClause[];
+}
+
+export function checkFilterOf(sensor: SensorRequest): string | undefined {
+  const filter = sensor.parameters?.filter;
+  return typeof filter === 'string' && filter.trim() !== '' ? withoutTrailingSemicolons(filter) : undefined;
+}
+
+/** `table` in the analyzed table's schema, or `schema.table` split on the first dot. */
+export function tableRefIn(defaultSchema: string, name: string): string {
+  if (name.trim() === '') throw new SensorBuildError('a table name parameter is empty');
+  const dot = name.indexOf('.');
+  return dot < 0 ? quoteQualified(defaultSchema, name) : quoteQualified(name.slice(0, dot), name.slice(dot + 1));
+}
+
+export function createScanContext(
+  state: QueryState,
+  sensor: SensorRequest,
+  catalogSensor: CatalogSensor,
+  parameters: ReadonlyMap<string, JsonValue>,
+  options: { applyCheckFilter: boolean },
+): ScanContext {
+  const { request, params } = state;
+  const table = quoteQualified(request.schema, request.table);
+  const requireColumn = (): string => {
+    if (sensor.column === undefined || sensor.column === '') throw new SensorBuildError(`the column sensor ${sensor.sensorName} needs a column`);
+    return column(sensor.column);
+  };
+  const columnSql = sensor.column === undefined || sensor.column === '' ? undefined : column(sensor.column);
+  const userSql = (sql: string): string => {
+    const replaced = replaceTokens(withoutTrailingSemicolons(sql), table, columnSql);
+    if (columnSql === undefined && replaced.includes('{column}')) throw new SensorBuildError('the SQL uses {column} but the sensor has no column');
+    return replaced;
+  };
+  const rawFilter = options.applyCheckFilter ? checkFilterOf(sensor) : undefined;
+  const checkFilter = rawFilter === undefined ? undefined : userSql(rawFilter);
+
+  const aggregate = (call: string, condition?: string): string => {
+    const conditions = [condition, checkFilter === undefined ? undefined : `(${checkFilter})`].filter((c): c is string => c !== undefined);
+    return conditions.length === 0 ? call : `${call} filter (where ${conditions.join(' and ')})`;
+  };
+
+  return {
+    sensorName: catalogSensor.name,
+    table,
+    get now() {
+      return state.now();
+    },
+    param: (name) => {
+      if (!parameters.has(name)) throw new SensorBuildError(`the sensor ${catalogSensor.name} has no parameter "${name}"`);
+      return parameters.get(name)!;
+    },
+    bind: (value, type) => params.bind(value, type),
+    tableRef: (name) => tableRefIn(request.schema, name),
+    get column() {
+      return requireColumn();
+    },
+    get text() {
+      return `(${requireColumn()})::text`;
+    },
+    aggregate,
+    count: (condition) => aggregate('count(*)', condition),
+    countValues: (condition) => aggregate(`count(${requireColumn()})`, condition),
+    percent: (numerator, denominator, empty) =>
+      `case when ${denominator} = 0 then ${empty === null ? 'null' : String(empty)} else 100.0 * ${numerator} / ${denominator} end`,
+    leftJoin: (subquery, on) => {
+      const key = `${subquery}\u0000${on('\u0001')}`;
+      const existing = state.joins.find((join) => join.key === key);
+      if (existing !== undefined) return existing.alias;
+      const alias = `joined_${state.joins.length + 1}`;
+      state.joins.push({ key, alias, sql: `left join (${subquery}) as ${alias} on ${on(alias)}` });
+      return alias;
+    },
+    userSql,
+    timestampColumn: (kind) => {
+      const name = kind === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
+      if (name === undefined || name === '') {
+        throw new SensorBuildError(`${catalogSensor.name} needs timestamp_columns.${kind}_timestamp_column of the table`);
+      }
+      return `${TABLE_ALIAS}.${quoteIdent(name)}`;
+    },
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * How one catalog sensor becomes SQL. Most sensors are an aggregate expression over the analyzed rows, so any
+ * number of them share one scan of the table (`aggregate`). A few need more than one aggregate level
+ * (`subquery`), run a query the user wrote (`custom`), or read the system catalog instead of the rows
+ * (`metadata`, `availability`). Definitions are plain values in a registry keyed by the catalog's sensor name.
+ */
+import type { JsonValue } from '../../model/index.js';
+import type { SqlParameterType } from './sqlParameters.js';
+
+/** A sensor that cannot be built (missing column, missing or wrongly typed parameter, …). */
+export class SensorBuildError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SensorBuildError';
+  }
+}
+
+/** What every SQL-producing definition can ask about its sensor. */
+export interface SensorSqlContext {
+  readonly sensorName: string;
+  /** `"schema"."table"` of the analyzed table. */
+  readonly table: string;
+  /** The sensor parameter after defaults and type checks (null when unset and without default). */
+  param(name: string): JsonValue;
+  /** A bound placeholder `$n::type`. */
+  bind(value: unknown, type: SqlParameterType): string;
+  /** The run's start time, bound: `$n::timestamptz`. */
+  readonly now: string;
+  /**
+   * A table named in a parameter (foreign_table, referenced_table): `table` is in the analyzed table's schema,
+   * `schema.table` is split on the first dot. Quoted.
+   */
+  tableRef(name: string): string;
+}
+
+/** Context of an aggregate in the merged scan; rows are `analyzed_table`. */
+export interface ScanContext extends SensorSqlContext {
+  /** `analyzed_table."column"`; a build error for a sensor without a column. */
+  readonly column: string;
+  /** `(analyzed_table."column")::text`. */
+  readonly text: string;
+  /** An aggregate call limited to rows meeting `condition` and the check's filter: `call FILTER (WHERE …)`. */
+  aggregate(call: string, condition?: string): string;
+  /** `count(*)` of the rows meeting the condition (and the check's filter). */
+  count(condition?: string): string;
+  /** `count(column)`: the non-null values meeting the condition (and the check's filter). */
+  countValues(condition?: string): string;
+  /** `100 * numerator / denominator` as double precision, `empty` when the denominator is 0. */
+  percent(numerator: string, denominator: string, empty: 0 | 100 | null): string;
+  /** Adds `LEFT JOIN (subquery) AS alias ON on(alias)` to the scan (the subquery must not multiply rows). */
+  leftJoin(subquery: string, on: (alias: string) => string): string;
+  /** Repository SQL with `{alias}`, `{table}` and `{column}` replaced. */
+  userSql(sql: string): string;
+  /** `analyzed_table."<timestamp column>"` from the table's timestamp_columns; a build error when unset. */
+  timestampColumn(kind: 'event' | 'ingestion'): string;
+}
+
+/** The SQL of an aggregate sensor: its value, and for accuracy sensors the reference value. */
+export interface AggregateSql {
+  actual: string;
+  expected?: string;
+}
+
+/** The analyzed rows of a query, shared by the scan and the subquery sensors. */
+export interface RowSource {
+  /** `"schema"."table" AS analyzed_table` plus joins. */
+  from: string;
+  /** Conditions ANDed in the WHERE clause (table filter, partition window). */
+  where: string[];
+  /**
+   * Grouping expressions (data grouping columns, then the partition period): what to GROUP BY, what to select
+   * for it (text) and the output alias the parser reads.
+   */
+  groups: Array<{ expression: string; select: string; alias: string }>;
+}
+
+export interface SubqueryContext extends ScanContext {
+  /** The check's filter (with tokens replaced), or undefined. */
+  readonly checkFilter: string | undefined;
+  readonly source: RowSource;
+}
+
+export interface CustomQueryContext extends SensorSqlContext {
+  /** Repository SQL with `{table}`, `{column}` (quoted, no alias) and `{alias}` replaced. */
+  userSql(sql: string): string;
+}
+
+export interface TableMetadataColumn {
+  name: string;
+  /** format_type() of the column, e.g. `character varying(20)`. */
+  type: string;
+  nullable: boolean;
+  ordinal: number;
+}
+
+export interface TableMetadata {
+  /** False when the table does not exist (or is not visible to the user). */
+  found: boolean;
+  columns: TableMetadataColumn[];
+}
+
+interface DefinitionBase {
+  /** One line for the README table: what the value means. */
+  meaning: string;
+  /** True for column sensors. */
+  needsColumn: boolean;
+}
+
+export type SensorDefinition =
+  | (DefinitionBase & {
+      kind: 'aggregate';
+      /** False when the aggregate is user SQL that cannot take a FILTER clause; a check filter then moves to WHERE. */
+      acceptsCheckFilter?: boolean;
+      build(ctx: ScanContext): AggregateSql | string;
+    })
+  | (DefinitionBase & {
+      kind: 'subquery';
+      /** A full SELECT returning the group aliases of `ctx.source.groups` and `actual_value`. */
+      build(ctx: SubqueryContext): string;
+    })
+  | (DefinitionBase & {
+      kind: 'custom';
+      /** A full SELECT returning `actual_value` (and optionally `expected_value`, `severity`). */
+      build(ctx: CustomQueryContext): string;
+      /** True when every returned row is a readout (import_custom_result); else the first row is. */
+      manyRows?: boolean;
+    })
+  | (DefinitionBase & {
+      kind: 'metadata';
+      compute(metadata: TableMetadata, column: string | undefined): number | null;
+    })
+  | (DefinitionBase & { kind: 'availability' });

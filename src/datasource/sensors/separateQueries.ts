@@ -1,0 +1,149 @@
+/**
+ * The sensor queries outside the merged scan: a subquery sensor (top values) over the same rows and groups;
+ * a custom query the user wrote; the schema sensors of a table from pg_catalog (one query for all of them);
+ * and the availability probe, whose failure is its readout.
+ */
+import { DqError } from '../../model/index.js';
+import { newQueryState } from './buildTableQuery.js';
+import { parseGroupedRows, toNumber } from './parseReadouts.js';
+import type { PreparedSensor } from './prepareSensor.js';
+import { quoteIdent, quoteQualified } from './quoteIdent.js';
+import { replaceTokens, TABLE_ALIAS, tableRowSource, withoutTrailingSemicolons } from './rowSource.js';
+import { checkFilterOf, createScanContext, tableRefIn } from './scanContext.js';
+import { SensorBuildError, type CustomQueryContext, type SubqueryContext, type TableMetadata } from './sensorDefinition.js';
+import { ALL_DATA_GROUP, type SensorQuery, type SensorReadout, type SensorReadouts, type TableQueryRequest } from './sensorTypes.js';
+
+/** A subquery sensor over the request's rows, groups and partitions. */
+export function buildSubquery(request: TableQueryRequest, sensor: PreparedSensor): SensorQuery {
+  if (sensor.definition.kind !== 'subquery') throw new SensorBuildError(`${sensor.catalog.name} is not a subquery sensor`);
+  const state = newQueryState(request);
+  const grouping = sensor.flags.supportsGrouping;
+  const source = tableRowSource(request, state.params, state.now, { grouping });
+  const ctx = createScanContext(state, sensor.request, sensor.catalog, sensor.parameters, { applyCheckFilter: false });
+  const filter = checkFilterOf(sensor.request);
+  // Delegate to the scan context, keeping its getters lazy (`now` binds a parameter only when used).
+  const subqueryContext = Object.assign(Object.create(ctx) as SubqueryContext, {
+    checkFilter: filter === undefined ? undefined : ctx.userSql(filter),
+    source: {
+      from: `${source.table} as ${TABLE_ALIAS}`,
+      where: source.where.length > 0 ? source.where : ['true'],
+      groups: source.groups.map((g) => ({ expression: g.expression, alias: g.alias, select: g.select })),
+    },
+    leftJoin: (): string => {
+      throw new SensorBuildError('joins are not available in a subquery sensor');
+    },
+  });
+  const text = sensor.definition.build(subqueryContext);
+  const columns = [{ id: sensor.request.id, actual: 'actual_value' }];
+  const { groupingAliases, partitioned } = source;
+  return {
+    kind: 'subquery',
+    text,
+    values: state.params.values,
+    queryMode: 'extended',
+    sensorIds: [sensor.request.id],
+    parse: (rows) => parseGroupedRows(rows, groupingAliases, partitioned, columns),
+  };
+}
+
+/** A query the user wrote (`sql_query`), with `{table}`, `{column}` (quoted name) and `{alias}` replaced. */
+export function buildCustomQuery(request: TableQueryRequest, sensor: PreparedSensor): SensorQuery {
+  if (sensor.definition.kind !== 'custom') throw new SensorBuildError(`${sensor.catalog.name} is not a custom query sensor`);
+  const state = newQueryState(request);
+  const table = quoteQualified(request.schema, request.table);
+  const columnName = sensor.request.column === undefined || sensor.request.column === '' ? undefined : quoteIdent(sensor.request.column);
+  const ctx: CustomQueryContext = {
+    sensorName: sensor.catalog.name,
+    table,
+    get now() {
+      return state.now();
+    },
+    param: (name) => sensor.parameters.get(name) ?? null,
+    bind: (value, type) => state.params.bind(value, type),
+    tableRef: (name) => tableRefIn(request.schema, name),
+    userSql: (sql) => replaceTokens(withoutTrailingSemicolons(sql), table, columnName),
+  };
+  const text = sensor.definition.build(ctx);
+  const manyRows = sensor.definition.manyRows === true;
+  const id = sensor.request.id;
+  return {
+    kind: 'custom',
+    text,
+    values: state.params.values,
+    queryMode: 'extended',
+    sensorIds: [id],
+    parse: (rows) => {
+      const chosen = manyRows ? rows : rows.slice(0, 1);
+      const readouts: SensorReadout[] = chosen.map((row) => {
+        const readout: SensorReadout = {
+          dataGroup: typeof row.data_group === 'string' && row.data_group !== '' ? row.data_group : ALL_DATA_GROUP,
+          actualValue: toNumber(row.actual_value),
+        };
+        if ('expected_value' in row) readout.expectedValue = toNumber(row.expected_value);
+        if ('severity' in row) readout.severity = toNumber(row.severity);
+        if (row.time_period !== undefined && row.time_period !== null) {
+          readout.timePeriod = row.time_period instanceof Date ? row.time_period.toISOString() : String(row.time_period);
+        }
+        return readout;
+      });
+      return new Map([[id, readouts]]);
+    },
+  };
+}
+
+/** One pg_catalog query for all schema sensors of a table (tables, partitioned tables, views, materialized views, foreign tables). */
+export function buildMetadataQuery(request: TableQueryRequest, sensors: readonly PreparedSensor[]): SensorQuery {
+  const state = newQueryState(request);
+  const text = [
+    'select attribute.attname as column_name, format_type(attribute.atttypid, attribute.atttypmod) as column_type,',
+    '  not attribute.attnotnull as nullable, attribute.attnum as ordinal',
+    'from pg_catalog.pg_class as relation',
+    '  join pg_catalog.pg_namespace as namespace on namespace.oid = relation.relnamespace',
+    '  left join pg_catalog.pg_attribute as attribute',
+    '    on attribute.attrelid = relation.oid and attribute.attnum > 0 and not attribute.attisdropped',
+    `where namespace.nspname = ${state.params.bind(request.schema, 'text')}`,
+    `  and relation.relname = ${state.params.bind(request.table, 'text')}`,
+    `  and relation.relkind::text = any(${state.params.bind(['r', 'p', 'v', 'm', 'f'], 'text[]')})`,
+    'order by attribute.attnum',
+  ].join('\n');
+  return {
+    kind: 'metadata',
+    text,
+    values: state.params.values,
+    queryMode: 'extended',
+    sensorIds: sensors.map((s) => s.request.id),
+    parse: (rows) => {
+      if (rows.length === 0) {
+        throw new DqError('NOT_FOUND', `the table ${request.schema}.${request.table} does not exist (or is not visible to the data source's user)`);
+      }
+      const metadata: TableMetadata = {
+        found: true,
+        columns: rows
+          .filter((row) => row.column_name !== null)
+          .map((row) => ({ name: String(row.column_name), type: String(row.column_type), nullable: row.nullable === true, ordinal: Number(row.ordinal) })),
+      };
+      const readouts: SensorReadouts = new Map();
+      for (const sensor of sensors) {
+        if (sensor.definition.kind !== 'metadata') continue;
+        readouts.set(sensor.request.id, [{ dataGroup: ALL_DATA_GROUP, actualValue: sensor.definition.compute(metadata, sensor.request.column) }]);
+      }
+      return readouts;
+    },
+  };
+}
+
+/** Reads (at most) one row of the table: 0 failures when it answers, 1 when it fails. */
+export function buildAvailabilityQuery(request: TableQueryRequest, sensors: readonly PreparedSensor[]): SensorQuery {
+  const ids = sensors.map((s) => s.request.id);
+  const readoutsOf = (failures: number): SensorReadouts => new Map(ids.map((id) => [id, [{ dataGroup: ALL_DATA_GROUP, actualValue: failures }]]));
+  return {
+    kind: 'availability',
+    text: `select exists (select 1 from ${quoteQualified(request.schema, request.table)} as ${TABLE_ALIAS}) as has_rows`,
+    values: [],
+    queryMode: 'extended',
+    sensorIds: ids,
+    parse: () => readoutsOf(0),
+    parseError: () => readoutsOf(1),
+  };
+}
+
