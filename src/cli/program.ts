@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { applyCommand } from './commands/apply.js';
 import { diffCommand } from './commands/diff.js';
 import { exportCommand } from './commands/export.js';
+import { lockListCommand, lockReleaseCommand } from './commands/lock.js';
 import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
 import { showCommand } from './commands/show.js';
@@ -33,7 +34,8 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
   const storeOptions = (command: Command) =>
     command
       .option('--database <url>', 'PostgreSQL URL of the live store (default: $DQCTL_DATABASE_URL, else the embedded store)')
-      .option('--state-dir <dir>', 'folder of the embedded store (default: $DQCTL_STATE_DIR or .dqctl)');
+      .option('--state-dir <dir>', 'folder of the embedded store (default: $DQCTL_STATE_DIR or .dqctl)')
+      .option('--lock-ttl <duration>', 'locks older than this whose holder is dead are reclaimed (default: $DQCTL_LOCK_TTL or 15m)');
 
   program
     .command('validate')
@@ -123,8 +125,24 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--insecure', 'allow serving without tokens on a non-loopback address')
       .option('--read-only-managed', 'refuse API writes to git-managed objects (409 naming the file) instead of recording them as drift')
       .option('--body-limit <bytes>', 'largest accepted request body', String(5 * 1024 * 1024))
+      .option('--gitops-body-limit <bytes>', 'largest body of POST /api/gitops/plan and /apply (plan|apply --server), once gunzipped (default 100 MB)')
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
   ).action((options) => setResult(serveCommand(options, io)));
+
+  const lock = program.command('lock').description('the locks of the live store: who holds them, and freeing one a killed process left');
+  storeOptions(
+    lock
+      .command('list')
+      .description('list held locks with holder, operation, age, pid and host (opens no store)')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(lockListCommand(options, io)));
+  storeOptions(
+    lock
+      .command('release')
+      .description('release a lock whose holder is dead (or, for the store lock, older than the TTL); asks first')
+      .argument('<id>', 'the lock: store (PostgreSQL) or state-dir (embedded store)')
+      .option('--yes', 'do not ask (required when not on a terminal)'),
+  ).action((id: string, options) => setResult(lockReleaseCommand(id, options, io)));
 
   // plan and apply run through a server when given one (remote.ts)
   for (const name of ['plan', 'apply']) {

@@ -1,3 +1,6 @@
 /** The store module's public surface: open a store, and the interfaces it implements. */
 export { openStore } from './openStore.js';
 export type { LockRequest, OpenStoreOptions, Store, StoreReader, StoreTransaction } from './store.js';
+export { listLocks, releaseLock, type LockEntry, type LockId, type LockListing } from './lockAdmin.js';
+export { DEFAULT_LOCK_TTL_MS } from './storeLock.js';
+export { recordStateDirOperation } from './sql/stateDirLock.js';

@@ -16,5 +16,5 @@ export async function openStore(options: OpenStoreOptions = {}): Promise<Store> 
     await client.close().catch(() => {});
     throw error;
   }
-  return createSqlStore(client);
+  return createSqlStore(client, { lockTtlMs: options.lockTtlMs });
 }

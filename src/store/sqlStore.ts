@@ -30,7 +30,7 @@ import {
 import { tryLeadership, type Leadership, type LeadershipOptions } from './leadership.js';
 import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
 import type { JobQueueStore, LeadershipRole, LockRequest, Store, StoreTransaction } from './store.js';
-import { acquireStoreLock, clearLockRow, readLockHolder, writeLockRow } from './storeLock.js';
+import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
 
 /**
@@ -41,8 +41,8 @@ import { deleteObjects, upsertObjects } from './writeObjects.js';
  * Inside `work`, use the transaction it is given: calling the store itself there (or withLock again) would
  * wait for the very transaction that is waiting on it (on PGlite, forever), so it fails at once instead.
  */
-export function createSqlStore(client: SqlClient): Store {
-  return new SqlStore(client);
+export function createSqlStore(client: SqlClient, options: { lockTtlMs?: number } = {}): Store {
+  return new SqlStore(client, options.lockTtlMs ?? DEFAULT_LOCK_TTL_MS);
 }
 
 /** Which store's withLock work is running, in that work's async context only; cleared when the work ends. */
@@ -57,7 +57,10 @@ class SqlStore implements Store {
 
   readonly jobs: JobQueueStore;
 
-  constructor(private readonly client: SqlClient) {
+  constructor(
+    private readonly client: SqlClient,
+    private readonly lockTtlMs: number = DEFAULT_LOCK_TTL_MS,
+  ) {
     this.engine = client.engine;
     this.description = client.description;
     const guarded = <A extends unknown[], R>(name: string, run: (...args: A) => Promise<R>) => (...args: A) => {
@@ -157,7 +160,8 @@ class SqlStore implements Store {
     };
     try {
       try {
-        await acquireStoreLock(session, request, () => this.currentLock());
+        const ttlMs = request.ttlMs ?? this.lockTtlMs;
+        await acquireStoreLock(session, request, () => this.currentLock(), () => reclaimStaleStoreLock(this.client, ttlMs));
       } catch (error) {
         if (!(error instanceof DqError && error.code === 'LOCK_TIMEOUT')) broken = true;
         throw error;

@@ -50,6 +50,8 @@ export interface LockRequest {
   operation: string;
   /** How long to wait for another holder before failing with LOCK_TIMEOUT naming it. */
   timeoutMs: number;
+  /** A lock older than this whose holder is dead is reclaimed (default: the store's, 15 min; see storeLock.ts). */
+  ttlMs?: number;
 }
 
 /** The job queue's rows (src/jobs runs them). Every method is one statement, outside any transaction. */
@@ -109,4 +111,6 @@ export interface OpenStoreOptions {
   openTimeoutMs?: number;
   /** What this process opens the store for (e.g. `plan`), shown to others waiting on the embedded store's folder. */
   operation?: string;
+  /** Locks older than this with a dead holder are reclaimed: the store lock, and the embedded store's folder lock (default 15 min). */
+  lockTtlMs?: number;
 }

@@ -5,7 +5,8 @@ import { DqError } from '../../model/index.js';
 import { buildServer } from '../../server/buildServer.js';
 import { parseTokens, type TokenSet } from '../../server/tokens.js';
 import type { CliIo } from '../io.js';
-import { openStoreFromFlags, type StoreFlags } from '../storeOptions.js';
+import { recordStateDirOperation } from '../../store/index.js';
+import { openOptionsFromFlags, openStoreFromFlags, type StoreFlags } from '../storeOptions.js';
 
 export interface ServeOptions extends StoreFlags {
   port: string;
@@ -14,7 +15,16 @@ export interface ServeOptions extends StoreFlags {
   insecure?: boolean;
   readOnlyManaged?: boolean;
   bodyLimit: string;
+  /** Body limit of the remote plan/apply routes, decompressed (default 100 MB). */
+  gitopsBodyLimit?: string;
   logLevel: string;
+}
+
+/** The URL a process on this machine reaches the server at: loopback for a wildcard or loopback bind. */
+export function localUrl(host: string, address: string | { port: number } | null): string {
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  if (host === '0.0.0.0' || host === '::' || host === 'localhost' || (isIP(host) === 4 && host.startsWith('127.'))) return `http://127.0.0.1:${port}`;
+  return isIP(host) === 6 ? `http://[${host}]:${port}` : `http://${host}:${port}`;
 }
 
 export function isLoopback(host: string): boolean {
@@ -47,6 +57,10 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new DqError('INVALID_ARGUMENT', `--port must be a port number, not ${options.port}`);
   const bodyLimit = Number(options.bodyLimit);
   if (!Number.isInteger(bodyLimit) || bodyLimit < 1024) throw new DqError('INVALID_ARGUMENT', '--body-limit must be a number of bytes (at least 1024)');
+  const gitopsBodyLimit = options.gitopsBodyLimit === undefined ? undefined : Number(options.gitopsBodyLimit);
+  if (gitopsBodyLimit !== undefined && (!Number.isInteger(gitopsBodyLimit) || gitopsBodyLimit < 1024)) {
+    throw new DqError('INVALID_ARGUMENT', '--gitops-body-limit must be a number of bytes (at least 1024)');
+  }
   const tokens = await loadTokens(options, io);
   if (!tokens && !isLoopback(options.host) && !options.insecure) {
     throw new DqError(
@@ -60,11 +74,17 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     tokens,
     readOnlyManaged: options.readOnlyManaged,
     bodyLimit,
+    gitopsBodyLimit,
     logger: { level: options.logLevel, redact: ['req.headers.authorization'] },
   });
   try {
     const address = await app.listen({ port, host: options.host });
     const base = address.replace('[::1]', 'localhost');
+    if (store.engine === 'pglite') {
+      // Whoever finds the embedded store taken is told to go through this server (stateDirLock.ts).
+      const stateDir = openOptionsFromFlags(options, io, { operation: 'serve' }).stateDir!;
+      await recordStateDirOperation(stateDir, `serve ${localUrl(options.host, app.server.address())}`);
+    }
     io.stderr(
       `dqctl is serving the live store ${store.description} on ${base}/api (API docs: ${base}/api/docs, OpenAPI: ${base}/api/openapi.json)${tokens ? `, ${tokens.size} token(s)` : ', no authentication (loopback only)'}\n`,
     );

@@ -11,5 +11,6 @@ export async function openSqlClient(options: OpenStoreOptions): Promise<SqlClien
     stateDir: options.stateDir ?? join(process.cwd(), '.dqctl'),
     openTimeoutMs: options.openTimeoutMs ?? 30_000,
     operation: options.operation ?? 'open',
+    lockTtlMs: options.lockTtlMs,
   });
 }

@@ -25,6 +25,8 @@ export interface PgliteClientOptions {
   openTimeoutMs: number;
   /** Written in the lock file for whoever waits on it. */
   operation: string;
+  /** A folder lock from another host untouched this long is taken over (default 15 min). */
+  lockTtlMs?: number;
 }
 
 export async function openPgliteClient(options: PgliteClientOptions): Promise<SqlClient> {
@@ -40,7 +42,7 @@ export async function openPgliteClient(options: PgliteClientOptions): Promise<Sq
 
   let fileLock: StateDirLock;
   try {
-    fileLock = await acquireStateDirLock(stateDir, { timeoutMs: options.openTimeoutMs, operation: options.operation });
+    fileLock = await acquireStateDirLock(stateDir, { timeoutMs: options.openTimeoutMs, operation: options.operation, ttlMs: options.lockTtlMs });
   } catch (error) {
     throw storeUnreachable(description, error, 'cannot lock the store folder for');
   }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DqError } from '../../model/index.js';
 import { formatSeconds } from '../formatSeconds.js';
@@ -12,12 +12,24 @@ import { formatSeconds } from '../formatSeconds.js';
  * it. So the embedded store holds `<stateDir>/lock` (created with O_EXCL) while it is open. A lock file left by
  * a process that died on this host is taken over; a live holder is waited for, then named in LOCK_TIMEOUT.
  * Released by `release()` and, best effort, when the process exits normally.
+ *
+ * A holder on another host (a shared volume) cannot be asked whether it lives, so every holder touches the file
+ * (its mtime) at least once a minute: a file from another host untouched for longer than the TTL (default
+ * 15 min) was left by a dead holder and is taken over. `dqctl serve` keeps the folder for its whole life and
+ * records its URL in the operation (`serve http://127.0.0.1:8888`); an opener finding it fails at once with
+ * STORE_IN_USE, suggesting `--server`, instead of waiting for a holder that will not leave.
  */
 export interface StateDirLockOptions {
   timeoutMs: number;
   operation: string;
   pollMs?: number;
+  /** A lock file from another host untouched this long is stale (default 15 min). */
+  ttlMs?: number;
 }
+
+export const DEFAULT_STATE_DIR_LOCK_TTL_MS = 15 * 60_000;
+/** How often a holder touches its lock file; well under any TTL, so a live holder never looks dead. */
+const HEARTBEAT_MS = 60_000;
 
 export interface StateDirLockHolder {
   pid: number;
@@ -39,11 +51,15 @@ export interface StateDirLock {
  */
 const heldByThisProcess = new Set<string>();
 
+/** The lock files this process holds, by path, with what they say: for `recordStateDirOperation`. */
+const heldFiles = new Map<string, StateDirLockHolder>();
+
 /** A lock file this old that still cannot be parsed was left by a process killed between create and write. */
 const UNREADABLE_STALE_AFTER_MS = 5_000;
 
 export async function acquireStateDirLock(stateDir: string, options: StateDirLockOptions): Promise<StateDirLock> {
-  const path = join(stateDir, 'lock');
+  const path = join(resolve(stateDir), 'lock');
+  const ttlMs = options.ttlMs ?? DEFAULT_STATE_DIR_LOCK_TTL_MS;
   const mine: StateDirLockHolder = {
     pid: process.pid,
     host: hostname(),
@@ -61,9 +77,11 @@ export async function acquireStateDirLock(stateDir: string, options: StateDirLoc
     if (current === 'missing') continue;
     if (current === 'unreadable') {
       if (await isOlderThan(path, UNREADABLE_STALE_AFTER_MS)) await removeIfUnchanged(path, 'unreadable');
-    } else if (isStale(current)) {
+    } else if (isStale(current) || (await isAbandoned(path, current, ttlMs))) {
       await removeIfUnchanged(path, current);
       continue;
+    } else if (isServe(current)) {
+      throw ownedByServe(stateDir, current);
     } else {
       lastHolder = current;
     }
@@ -72,6 +90,9 @@ export async function acquireStateDirLock(stateDir: string, options: StateDirLoc
   }
 
   heldByThisProcess.add(mine.token!);
+  heldFiles.set(path, mine);
+  const heartbeat = setInterval(() => void touchIfMine(path, mine.token!), Math.min(HEARTBEAT_MS, Math.max(1_000, ttlMs / 3)));
+  heartbeat.unref();
   const releaseOnExit = (): void => {
     try {
       if (readFileSync(path, 'utf8').includes(mine.token!)) unlinkSync(path);
@@ -86,8 +107,10 @@ export async function acquireStateDirLock(stateDir: string, options: StateDirLoc
     async release(): Promise<void> {
       if (released) return;
       released = true;
+      clearInterval(heartbeat);
       process.off('exit', releaseOnExit);
       heldByThisProcess.delete(mine.token!);
+      heldFiles.delete(path);
       const current = await readHolder(path);
       if (typeof current === 'object' && current.token === mine.token) await unlink(path).catch(() => {});
     },
@@ -138,12 +161,117 @@ async function readHolder(path: string): Promise<StateDirLockHolder | 'missing' 
 function isStale(holder: StateDirLockHolder): boolean {
   if (holder.host !== hostname()) return false;
   if (holder.pid === process.pid) return holder.token === undefined || !heldByThisProcess.has(holder.token);
+  return !processAlive(holder.pid);
+}
+
+/** Whether a process of this host exists (EPERM: it exists, owned by someone else). */
+export function processAlive(pid: number): boolean {
   try {
-    process.kill(holder.pid, 0);
-    return false;
+    process.kill(pid, 0);
+    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+}
+
+/** A holder on another host whose heartbeat stopped for longer than the TTL. */
+async function isAbandoned(path: string, holder: StateDirLockHolder, ttlMs: number): Promise<boolean> {
+  return holder.host !== hostname() && (await isOlderThan(path, ttlMs));
+}
+
+async function touchIfMine(path: string, token: string): Promise<void> {
+  try {
+    const current = await readHolder(path);
+    if (typeof current === 'object' && current.token === token) {
+      const now = new Date();
+      await utimes(path, now, now);
+    }
+  } catch {
+    // The next beat tries again; a lock file we cannot touch is reported by whoever inspects it.
+  }
+}
+
+const SERVE_OPERATION = /^serve(?:\s+(https?:\/\/\S+))?/;
+
+function isServe(holder: StateDirLockHolder): boolean {
+  return SERVE_OPERATION.test(holder.operation);
+}
+
+/** The URL a `dqctl serve` holder recorded, if it did. */
+export function serveUrlOf(operation: string): string | undefined {
+  return SERVE_OPERATION.exec(operation)?.[1];
+}
+
+function ownedByServe(stateDir: string, holder: StateDirLockHolder): DqError {
+  const url = serveUrlOf(holder.operation);
+  const who = `pid ${holder.pid} on ${holder.host}, since ${holder.since}`;
+  const advice = url
+    ? `run plan and apply through it with --server ${url}, or stop the server to use the store directly`
+    : 'it is still starting; run plan and apply through it with --server <its URL>, or stop the server to use the store directly';
+  return new DqError(
+    'STORE_IN_USE',
+    `the embedded store ${stateDir} is open in \`dqctl serve\`${url ? ` at ${url}` : ''} (${who}); ${advice}`,
+    { stateDir, pid: holder.pid, host: holder.host, since: holder.since, operation: holder.operation, ...(url ? { server: url } : {}) },
+  );
+}
+
+/**
+ * Rewrites the operation of a lock file this process holds (atomically: write beside, rename over), e.g. `serve`
+ * once it knows its URL. false when this process holds no lock on that folder.
+ */
+export async function recordStateDirOperation(stateDir: string, operation: string): Promise<boolean> {
+  const path = join(resolve(stateDir), 'lock');
+  const mine = heldFiles.get(path);
+  if (!mine) return false;
+  const current = await readHolder(path);
+  if (typeof current !== 'object' || current.token !== mine.token) return false;
+  mine.operation = operation;
+  const beside = `${path}.update-${process.pid}-${randomUUID()}`;
+  await writeFile(beside, `${JSON.stringify(mine)}\n`);
+  await rename(beside, path);
+  return true;
+}
+
+/** What `dqctl lock list` shows of the folder lock: its holder and when it last beat, or null when free. */
+export interface StateDirLockState {
+  path: string;
+  holder: StateDirLockHolder | null;
+  /** Time of the last heartbeat (the file's mtime). */
+  touchedAt: string | null;
+  /** true / false for a holder on this host; false for another host's holder silent past the TTL; else null. */
+  alive: boolean | null;
+  unreadable: boolean;
+}
+
+export async function inspectStateDirLock(stateDir: string, ttlMs = DEFAULT_STATE_DIR_LOCK_TTL_MS): Promise<StateDirLockState | null> {
+  const path = join(resolve(stateDir), 'lock');
+  const current = await readHolder(path);
+  if (current === 'missing') return null;
+  let touchedAt: string | null = null;
+  try {
+    touchedAt = (await stat(path)).mtime.toISOString();
+  } catch {
+    return null;
+  }
+  if (current === 'unreadable') return { path, holder: null, touchedAt, alive: null, unreadable: true };
+  const alive = current.host === hostname() ? !isStale(current) : (await isOlderThan(path, ttlMs)) ? false : null;
+  return { path, holder: current, touchedAt, alive, unreadable: false };
+}
+
+/**
+ * Removes the folder lock for `lock release`, only if it is still the one inspected (same pid, since, token):
+ * never a lock a new holder took in the meantime.
+ */
+export async function removeStateDirLock(stateDir: string, seen: StateDirLockState): Promise<boolean> {
+  const path = join(resolve(stateDir), 'lock');
+  if (!sameHolder(await readHolder(path), seen.holder)) return false;
+  await removeIfUnchanged(path, seen.holder ?? 'unreadable');
+  return !sameHolder(await readHolder(path), seen.holder);
+}
+
+function sameHolder(a: StateDirLockHolder | 'missing' | 'unreadable', b: StateDirLockHolder | null): boolean {
+  if (b === null) return a === 'unreadable';
+  return typeof a === 'object' && a.pid === b.pid && a.since === b.since && a.token === b.token;
 }
 
 async function isOlderThan(path: string, ms: number): Promise<boolean> {
