@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SensorRequest } from '../../../src/datasource/sensors/index.js';
+import { openSensorDatabase, rounded, single, type SensorDatabase } from './support/sensorDatabase.js';
+
+/**
+ * Format sensors (patterns, PII, conversions, detected data type, dates, country and currency codes): each case
+ * is a list of values written into a table of its own (column `Välue "v"`, schema `Fmt.Schema`), with the answer
+ * counted by hand. NOW is fixed, so the future-date sensor is exact.
+ */
+const SCHEMA = 'Fmt.Schema';
+const COLUMN = 'Välue "v"';
+const NOW = new Date('2024-06-15T12:00:00Z');
+
+interface FormatCase {
+  name: string;
+  sensor: string;
+  values: Array<string | null>;
+  type?: string;
+  parameters?: SensorRequest['parameters'];
+  expected: number | null;
+}
+
+const CASES: FormatCase[] = [
+  {
+    name: 'e-mails',
+    sensor: 'column/patterns/invalid_email_format_count',
+    values: ['a@b.com', 'john.doe+x@sub.example.co.uk', 'bad', 'a@b', '@b.com', 'a b@c.com', 'A@B.CO', null],
+    expected: 4,
+  },
+  { name: 'e-mails %', sensor: 'column/patterns/invalid_email_format_percent', values: ['a@b.com', 'bad', 'a@b', 'A@B.CO', null], expected: 50 },
+  { name: 'e-mail inside text', sensor: 'column/pii/contains_email_percent', values: ['mail me at a@b.com now', 'no email here', 'x@y', 'a@b.com'], expected: 50 },
+  {
+    name: 'uuids',
+    sensor: 'column/patterns/invalid_uuid_format_count',
+    values: ['123e4567-e89b-12d3-a456-426614174000', '123E4567-E89B-12D3-A456-426614174000', 'not-a-uuid', '123e4567e89b12d3a456426614174000'],
+    expected: 2,
+  },
+  { name: 'uuids %', sensor: 'column/patterns/invalid_uuid_format_percent', values: ['123e4567-e89b-12d3-a456-426614174000', 'x', 'y', 'z'], expected: 75 },
+  { name: 'ip4', sensor: 'column/patterns/invalid_ip4_address_format_count', values: ['192.168.0.1', '255.255.255.255', '256.1.1.1', '1.2.3', '10.0.0.01'], expected: 3 },
+  { name: 'ip4 inside text', sensor: 'column/pii/contains_ip4_percent', values: ['from 10.1.2.3:80', 'version 1.2.3', '1.2.3.4.5', 'none'], expected: 25 },
+  {
+    name: 'ip6',
+    sensor: 'column/patterns/invalid_ip6_address_format_count',
+    values: ['2001:db8::1', '::1', 'fe80::', '2001:0db8:85a3:0000:0000:8a2e:0370:7334', '::', '12345::', 'gggg::1', '1:2:3:4:5:6:7:8:9'],
+    expected: 3,
+  },
+  { name: 'ip6 inside text', sensor: 'column/pii/contains_ip6_percent', values: ['addr 2001:db8::1 here', 'std::vector', 'fe80::1', 'none'], expected: 50 },
+  {
+    name: 'US phones',
+    sensor: 'column/patterns/invalid_usa_phone_count',
+    values: ['(555) 123-4567', '555-123-4567', '+1 555.123.4567', '5551234567', '123-456-7890', '555-1234', 'call me'],
+    expected: 3,
+  },
+  { name: 'US phones %', sensor: 'column/patterns/invalid_usa_phone_percent', values: ['(555) 123-4567', '555-1234', 'x', '212 555 0000'], expected: 50 },
+  { name: 'US phone inside text', sensor: 'column/pii/contains_usa_phone_percent', values: ['call 555-123-4567 now', 'id 123456789012', 'nothing', '(212) 555-0000'], expected: 50 },
+  { name: 'zip codes', sensor: 'column/patterns/invalid_usa_zipcode_count', values: ['12345', '12345-6789', '1234', '123456', 'ABCDE', '12345-67'], expected: 4 },
+  { name: 'zip codes %', sensor: 'column/patterns/invalid_usa_zipcode_percent', values: ['12345', '1234', '12345-6789', 'x'], expected: 50 },
+  { name: 'zip code inside text', sensor: 'column/pii/contains_usa_zipcode_percent', values: ['NY 10001', 'zip: 12345-6789.', 'phone 5551234567', 'no'], expected: 50 },
+  {
+    name: 'ISO dates',
+    sensor: 'column/patterns/text_not_matching_date_pattern_count',
+    values: ['2024-01-31', '2024-13-01', '31/01/2024', '2024-1-5', '2024-02-30'],
+    parameters: { date_format: 'YYYY-MM-DD' },
+    expected: 3,
+  },
+  {
+    name: 'Month D, YYYY',
+    sensor: 'column/patterns/text_not_matching_date_patterns_percent',
+    values: ['January 5, 2024', 'Feb 5, 2024', 'December 31, 1999', 'may 1, 2020'],
+    parameters: { date_format: 'Month D, YYYY' },
+    expected: 50,
+  },
+  {
+    name: 'DD.MM.YYYY',
+    sensor: 'column/datetime/text_match_date_format_percent',
+    values: ['31.01.2024', '2024-01-31', '01.13.2024', '05.06.2020'],
+    parameters: { date_format: 'DD.MM.YYYY' },
+    expected: 50,
+  },
+  {
+    name: 'names',
+    sensor: 'column/patterns/text_not_matching_name_pattern_percent',
+    values: ['John Smith', "O'Brien", 'Anne-Marie', 'Zoë Ünal', 'R2D2', 'john  smith', 'Dr.', null],
+    expected: (100 * 2) / 7,
+  },
+  // conversions over 11 values: '1', ' 42 ', '-7' are integers; with '3.14', '1e5' numbers; '1', 'true', 'No' booleans; two dates
+  ...(
+    [
+      ['column/conversions/text_parsable_to_integer_percent', 3],
+      ['column/conversions/text_parsable_to_float_percent', 5],
+      ['column/conversions/text_parsable_to_boolean_percent', 3],
+      ['column/conversions/text_parsable_to_date_percent', 2],
+    ] as const
+  ).map(([sensor, parsable]) => ({
+    name: sensor.slice(sensor.lastIndexOf('/') + 1),
+    sensor,
+    values: ['1', ' 42 ', '-7', '3.14', '1e5', 'abc', 'true', 'No', '', '2024-01-31', '31/12/2024'],
+    expected: (100 * parsable) / 11,
+  })),
+  ...(
+    [
+      ['integers', ['1', '2', '-3'], 1],
+      ['floats', ['1', '2.5', '-0.5e3'], 2],
+      ['dates', ['2024-01-01', '31.12.2024'], 3],
+      ['datetimes', ['2024-01-01 10:00', '2024-01-01T10:00:00.123'], 4],
+      ['timestamps', ['2024-01-01 10:00:00+02', '2024-01-01T10:00:00Z'], 5],
+      ['booleans', ['true', 'No', 'f'], 6],
+      ['texts', ['abc', 'x y'], 7],
+      ['mixed', ['1', 'abc'], 8],
+      ['no values', [null, null], null],
+    ] as const
+  ).map(([name, values, code]) => ({ name: `detected type: ${name}`, sensor: 'column/datatype/string_datatype_detect', values: [...values], expected: code })),
+  { name: 'country codes', sensor: 'column/accepted_values/text_valid_country_code_percent', values: ['US', 'PL', 'XX', 'us', 'GB', null], expected: 60 },
+  { name: 'currency codes', sensor: 'column/accepted_values/text_valid_currency_code_percent', values: ['USD', 'EUR', 'ABC', 'eur'], expected: 50 },
+  {
+    name: 'dates in the default range',
+    sensor: 'column/datetime/date_in_range_percent',
+    type: 'date',
+    values: ['2024-01-01', '1800-01-01', '2100-01-01', '2050-06-30', null],
+    expected: 50,
+  },
+  {
+    name: 'dates in a given range',
+    sensor: 'column/datetime/date_in_range_percent',
+    type: 'date',
+    values: ['2024-01-01', '1800-01-01', '2100-01-01', '2050-06-30'],
+    parameters: { min_date: '2024-01-01', max_date: '2024-12-31' },
+    expected: 25,
+  },
+  {
+    name: 'future timestamps',
+    sensor: 'column/datetime/date_values_in_future_percent',
+    type: 'timestamptz',
+    values: ['2024-06-15 11:00Z', '2024-06-15 13:00Z', '2024-06-20 00:00Z', '2023-01-01 00:00Z'],
+    expected: 50,
+  },
+  {
+    name: 'timestamps more than a day ahead',
+    sensor: 'column/datetime/date_values_in_future_percent',
+    type: 'timestamptz',
+    values: ['2024-06-15 11:00Z', '2024-06-15 13:00Z', '2024-06-20 00:00Z', '2023-01-01 00:00Z'],
+    parameters: { max_future_days: 1 },
+    expected: 25,
+  },
+  { name: 'top values (own query)', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: ['a', 'a', 'a', 'b', 'b', 'c', 'd'], parameters: { expected_values: ['a', 'c', 'zz'], top: 2 }, expected: 1 },
+  { name: 'top values, ties by value', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: ['a', 'a', 'c', 'b', 'd'], parameters: { expected_values: ['b', 'c'], top: 2 }, expected: 1 },
+];
+
+describe('format sensors', () => {
+  let db: SensorDatabase;
+  beforeAll(async () => {
+    db = await openSensorDatabase(`create schema "Fmt.Schema";`);
+    for (const [index, c] of CASES.entries()) {
+      await db.client.query(`create table "Fmt.Schema"."case ${index}" ("Välue ""v""" ${c.type ?? 'text'})`);
+      await db.client.query(`insert into "Fmt.Schema"."case ${index}" select * from unnest($1::${c.type ?? 'text'}[])`, [c.values]);
+    }
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it.each(CASES.map((c, index) => [index, c.name, c] as const))('case %i: %s', async (index, _name, c) => {
+    const { readouts } = await db.measure({
+      schema: SCHEMA,
+      table: `case ${index}`,
+      now: NOW,
+      sensors: [{ id: 'v', sensorName: c.sensor, column: COLUMN, ...(c.parameters ? { parameters: c.parameters } : {}) }],
+    });
+    expect(rounded(single(readouts, 'v').actualValue)).toBe(rounded(c.expected));
+  });
+});
