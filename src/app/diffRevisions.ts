@@ -1,6 +1,7 @@
 import { diffDesired, type DesiredDiff } from '../diff/diffDesired.js';
 import { errorCount, type DesiredState } from '../manifest/desiredState.js';
 import { loadRepository } from '../manifest/loadRepository.js';
+import { ParseCache } from '../manifest/parseCache.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
 import type { DesiredObject, JsonObject, ObjectKind } from '../model/index.js';
 import {
@@ -62,7 +63,10 @@ export interface RevisionDiff {
 }
 
 export async function diffRevisions(request: DiffRevisionsRequest): Promise<RevisionDiff> {
-  const [base, head] = await Promise.all([loadRepository(request.base.source), loadRepository(request.head.source)]);
+  // One cache for both loads: the head re-parses only the files whose blob differs from the base's.
+  const cache = new ParseCache();
+  const base = await loadRepository(request.base.source, { cache });
+  const head = await loadRepository(request.head.source, { cache });
   const headErrors = errorCount(head);
   if (headErrors > 0) {
     const error = new ValidationFailed(head);

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
@@ -67,7 +67,7 @@ export class GitSource implements RepositorySource {
   private listing: Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }> | undefined;
   /** Listed path → blob id of the file it reads (after following links). */
   private readonly blobOf = new Map<string, string>();
-  private contents: Promise<Map<string, Buffer>> | undefined;
+  private blobs: BlobReader | undefined;
 
   constructor(options: GitSourceOptions) {
     this.folder = resolve(options.repository);
@@ -154,7 +154,8 @@ export class GitSource implements RepositorySource {
 
   private async listOnce(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }> {
     const { git, top, commit, prefix } = await this.resolve();
-    const tree = await readTree(git, top, `${commit}:${prefix}`);
+    this.blobs ??= new BlobReader(top);
+    const tree = await readTree(git, this.blobs, `${commit}:${prefix}`);
     const files: RepositoryFile[] = [];
     const problems: RepositoryProblem[] = [];
     // Folders read so far (real paths): a link to one of them is reported, not read twice, as DirectorySource does.
@@ -168,9 +169,9 @@ export class GitSource implements RepositorySource {
         }
       }
     };
-    for (const top of READ_ROOTS) if (tree.folders.has(top)) {
-      visited.add(top);
-      realFolders(top);
+    for (const root of READ_ROOTS) if (tree.folders.has(root)) {
+      visited.add(root);
+      realFolders(root);
     }
 
     const visit = (shownPath: string, realPath: string): void => {
@@ -223,10 +224,11 @@ export class GitSource implements RepositorySource {
         });
         return;
       }
-      files.push({ path: shownPath, size: target.entry.size });
+      // the blob id is the content's identity: a loader's ParseCache reuses what it parsed from the same blob
+      files.push({ path: shownPath, size: target.entry.size, version: `git:${target.entry.oid}` });
       this.blobOf.set(shownPath, target.entry.oid);
     };
-    for (const top of [...READ_ROOTS, SETTINGS_FILE]) visit(top, top);
+    for (const root of [...READ_ROOTS, SETTINGS_FILE]) visit(root, root);
     files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return { files, problems };
   }
@@ -235,11 +237,8 @@ export class GitSource implements RepositorySource {
     await this.listFiles();
     const oid = this.blobOf.get(path);
     if (oid === undefined) throw new DqError('REPOSITORY_UNREADABLE', `${path} is not a file of ${this.label}`);
-    // The first read fetches every listed file in one `git cat-file --batch`: one process, not one per file.
-    this.contents ??= this.resolve().then(({ top }) => catFileBatch(top, [...new Set(this.blobOf.values())]));
-    const content = (await this.contents).get(oid);
-    if (content === undefined) throw new DqError('REPOSITORY_UNREADABLE', `cannot read ${path} at ${this.label}: blob ${oid} is missing`);
-    return content.toString('utf8');
+    this.blobs ??= new BlobReader((await this.resolve()).top);
+    return (await this.blobs.read(oid)).toString('utf8');
   }
 }
 
@@ -254,7 +253,7 @@ function normalizeSubPath(path: string): string {
   return normal;
 }
 
-async function readTree(git: SimpleGit, top: string, treeish: string): Promise<Tree> {
+async function readTree(git: SimpleGit, blobs: BlobReader, treeish: string): Promise<Tree> {
   const out = await git.raw(['ls-tree', '-r', '-l', '-z', '--end-of-options', treeish]);
   const entries = new Map<string, TreeEntry>();
   const folders = new Map<string, string[]>([['', []]]);
@@ -284,10 +283,7 @@ async function readTree(git: SimpleGit, top: string, treeish: string): Promise<T
   }
   for (const names of folders.values()) names.sort();
   const links = new Map<string, string>();
-  if (linkOids.size > 0) {
-    const targets = await catFileBatch(top, [...new Set(linkOids.values())]);
-    for (const [path, oid] of linkOids) links.set(path, targets.get(oid)?.toString('utf8') ?? '');
-  }
+  await Promise.all([...linkOids].map(async ([path, oid]) => links.set(path, (await blobs.read(oid)).toString('utf8'))));
   return { entries, folders, links };
 }
 
@@ -319,39 +315,102 @@ function resolvePath(tree: Tree, path: string): Resolved {
   return { type: 'folder', path: current };
 }
 
-/** Reads blobs in one `git cat-file --batch` process: `<oid> <type> <size>\n<content>\n` per blob. */
-function catFileBatch(cwd: string, oids: readonly string[]): Promise<Map<string, Buffer>> {
-  if (oids.length === 0) return Promise.resolve(new Map());
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('git', ['cat-file', '--batch'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', (error) => reject(new DqError('REPOSITORY_UNREADABLE', `cannot run git: ${error.message}`)));
-    child.on('close', (code) => {
-      if (code !== 0) {
-        reject(new DqError('REPOSITORY_UNREADABLE', `git cat-file failed (exit ${code}): ${stderr.trim()}`));
-        return;
-      }
-      const out = Buffer.concat(chunks);
-      const blobs = new Map<string, Buffer>();
-      let at = 0;
-      while (at < out.length) {
-        const newline = out.indexOf(0x0a, at);
-        if (newline < 0) break;
-        const header = out.toString('utf8', at, newline).split(' ');
-        at = newline + 1;
-        if (header[1] === 'missing' || header.length < 3) continue;
-        const size = Number(header[2]);
-        blobs.set(header[0]!, out.subarray(at, at + size));
-        at += size + 1;
-      }
-      resolvePromise(blobs);
+/**
+ * Blob reads answered by one `git cat-file --batch` process, in the order asked (`<oid> <type> <size>\n<content>\n`
+ * per blob): only the blobs read are fetched, and ten thousand reads cost one process, not ten thousand. The
+ * process ends once no read has been pending for a moment, so a source needs no close().
+ */
+class BlobReader {
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private readonly pending: Array<{ oid: string; resolve: (blob: Buffer) => void; reject: (error: Error) => void }> = [];
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** Size of the blob whose header was read, while its content is awaited. */
+  private awaiting: number | null = null;
+  private idle: NodeJS.Timeout | undefined;
+
+  constructor(private readonly cwd: string) {}
+
+  read(oid: string): Promise<Buffer> {
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = undefined;
+    const child = this.child ?? this.start();
+    return new Promise((resolve, reject) => {
+      this.pending.push({ oid, resolve, reject });
+      child.stdin.write(`${oid}\n`);
     });
-    child.stdin.on('error', () => undefined); // reported through 'close'
-    child.stdin.end(oids.join('\n') + '\n');
-  });
+  }
+
+  private start(): ChildProcessWithoutNullStreams {
+    const child = spawn('git', ['cat-file', '--batch'], { cwd: this.cwd });
+    this.child = child;
+    this.chunks = [];
+    this.buffered = 0;
+    this.awaiting = null;
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdin.on('error', () => undefined); // reported by 'close'
+    child.on('error', (error) => this.fail(child, `cannot run git: ${error.message}`));
+    child.on('close', (code) => this.fail(child, `git cat-file ended (exit ${code}): ${stderr.trim()}`));
+    return child;
+  }
+
+  private receive(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    for (;;) {
+      if (this.awaiting === null) {
+        const data = this.joined();
+        const newline = data.indexOf(0x0a);
+        if (newline < 0) return;
+        const [oid = '', type = '', size = ''] = data.toString('utf8', 0, newline).split(' ');
+        this.keep(data.subarray(newline + 1));
+        if (type === 'missing') {
+          this.pending.shift()?.reject(new DqError('REPOSITORY_UNREADABLE', `git object ${oid} is missing`));
+          this.whenIdle();
+          continue;
+        }
+        this.awaiting = Number(size);
+      }
+      if (this.buffered < this.awaiting + 1) return;
+      const data = this.joined();
+      const blob = Buffer.from(data.subarray(0, this.awaiting));
+      this.keep(data.subarray(this.awaiting + 1));
+      this.awaiting = null;
+      this.pending.shift()?.resolve(blob);
+      this.whenIdle();
+    }
+  }
+
+  private joined(): Buffer {
+    const data = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    this.chunks = [data];
+    return data;
+  }
+
+  private keep(rest: Buffer): void {
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+  }
+
+  private whenIdle(): void {
+    if (this.pending.length > 0 || !this.child) return;
+    const child = this.child;
+    this.idle = setTimeout(() => {
+      if (this.child === child && this.pending.length === 0) {
+        this.child = undefined;
+        child.stdin.end();
+      }
+    }, 50);
+    this.idle.unref();
+  }
+
+  private fail(child: ChildProcessWithoutNullStreams, message: string): void {
+    if (this.child !== child) return; // a process ended after going idle
+    this.child = undefined;
+    for (const read of this.pending.splice(0)) read.reject(new DqError('REPOSITORY_UNREADABLE', message));
+  }
 }
 
 function firstLine(error: unknown): string {

@@ -130,13 +130,21 @@ describe('GitSource', () => {
     }
   });
 
-  it('refuses a blob over 10 MB from its size in the tree, without reading it', async () => {
+  it('refuses a blob over 10 MB from its size in the tree, without reading it, and reads one just under whole', async () => {
     const big = 'sources/shop_oltp/public.big.dqotable.yaml';
     await writeFile(join(r.repo, big), `apiVersion: dqo/v1\nkind: table\nspec: {}\n${'# padding padding padding\n'.repeat(Math.ceil(MAX_FILE_BYTES / 26) + 10)}`);
+    // just under the limit: read whole, across many pipe chunks
+    const large = 'sources/shop_oltp/public.large.dqotable.yaml';
+    const largeText = `apiVersion: dqo/v1\nkind: table\nspec: {}\n${'# just under the limit ü\n'.repeat(Math.floor((MAX_FILE_BYTES - 100) / 26))}`;
+    await writeFile(join(r.repo, large), largeText);
     await r.commitAll('a big file');
     const source = new GitSource({ repository: r.repo, ref: 'HEAD' });
     const { files, problems } = await source.listFiles();
     expect(files.map((f) => f.path)).not.toContain(big);
+    expect(files.find((f) => f.path === large)?.size).toBe(Buffer.byteLength(largeText));
+    const [largeRead, ordersRead] = await Promise.all([source.readFile(large), source.readFile(ORDERS)]);
+    expect(largeRead === largeText).toBe(true);
+    expect(ordersRead).toBe(await readFile(join(r.repo, ORDERS), 'utf8'));
     expect(problems).toEqual([expect.objectContaining({ path: big, code: 'file_too_large' })]);
     const state = await loadRepository(source);
     expect(state.diagnostics).toContainEqual(expect.objectContaining({ code: 'file_too_large', severity: 'error' }));
@@ -186,7 +194,7 @@ describe('GitSource', () => {
     expect(problems).toEqual([expect.objectContaining({ path: 'sources/shop_oltp/again', code: 'symlink_loop' })]);
   });
 
-  it('lists and reads 10,000 files in a few seconds (one ls-tree, one cat-file --batch)', async () => {
+  it('lists and reads 10,000 files in a few seconds (one ls-tree, one cat-file --batch process)', async () => {
     const folder = join(r.repo, 'sources/shop_oltp');
     const writes: Promise<void>[] = [];
     for (let i = 0; i < 10_000; i++) {
