@@ -86,15 +86,55 @@ export class GitRemote {
   }
 
   private git(baseDir: string, signal?: AbortSignal): SimpleGit {
-    // The operator's own environment, as a plain `git` would see it (GIT_SSH_COMMAND, proxies, CA files), but
-    // never a prompt for a password: a server has nobody to answer it.
-    const env = Object.fromEntries(Object.entries({ ...process.env, GIT_TERMINAL_PROMPT: '0' }).filter((e): e is [string, string] => e[1] !== undefined));
-    return simpleGit({ baseDir, abort: signal, timeout: { block: this.timeoutMs }, allowEnvironment: Object.keys(env) }).env(env);
+    const env = gitEnvironment();
+    return simpleGit({
+      baseDir,
+      abort: signal,
+      timeout: { block: this.timeoutMs },
+      allowEnvironment: Object.keys(env),
+      // what reaches a remote may come from the operator's environment (ssh keys, askpass, proxies)
+      unsafe: { allowUnsafeSshCommand: true, allowUnsafeAskPass: true, allowUnsafeGitProxy: true },
+    }).env(env);
   }
 
   private redact(text: string): string {
     return text.split(this.url).join(this.description).replace(/\/\/[^/@\s]+@/g, '//');
   }
+}
+
+/** Variables a fetch has no use for, and that would run programs of their choosing (editors, pagers, diff tools). */
+const DROPPED_VARIABLES = new Set([
+  'editor',
+  'visual',
+  'pager',
+  'prefix',
+  'git_editor',
+  'git_sequence_editor',
+  'git_pager',
+  'git_external_diff',
+  'git_template_dir',
+  'git_exec_path',
+  'git_config',
+  'git_config_global',
+  'git_config_system',
+  'git_config_count',
+  'git_config_parameters',
+]);
+
+/**
+ * The operator's environment as a plain `git fetch` would see it (ssh commands, askpass, proxies, CA files), minus
+ * what a fetch never needs, and never a prompt for a password: a server has nobody to answer it.
+ */
+function gitEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    const lower = key.toLowerCase();
+    if (DROPPED_VARIABLES.has(lower) || lower.startsWith('git_config_key_') || lower.startsWith('git_config_value_')) continue;
+    env[key] = value;
+  }
+  env.GIT_TERMINAL_PROMPT = '0';
+  return env;
 }
 
 /** A cache folder per URL and branch, under `parent`. */

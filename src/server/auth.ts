@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { DqError } from '../model/index.js';
 import { ANONYMOUS } from './context.js';
+import { WEBHOOK_PATH } from './routes/gitopsStatus.js';
 import { roleAtLeast, type TokenSet } from './tokens.js';
 
 /**
  * Bearer tokens: with a token set, every /api request needs `Authorization: Bearer <token>` (401 without or
  * with an unknown one) and a role at least the route's (403 otherwise). Without tokens every caller is an
- * anonymous admin; `serve` then binds to loopback only.
+ * anonymous admin; `serve` then binds to loopback only. The push webhook of the reconcile loop is the one route
+ * without a token, and only when a webhook secret is configured: the HMAC signature of its body authenticates it
+ * (routes/gitopsStatus.ts checks it before anything happens).
  */
-export function registerAuth(app: FastifyInstance, tokens: TokenSet | null): void {
+export function registerAuth(app: FastifyInstance, tokens: TokenSet | null, options: { webhook?: boolean } = {}): void {
   app.decorateRequest('caller', null as never);
   app.addHook('onRequest', async (request) => {
     if (!tokens) {
@@ -18,6 +21,10 @@ export function registerAuth(app: FastifyInstance, tokens: TokenSet | null): voi
     const path = request.url.split('?')[0];
     if (path === '/api/openapi.json' || path.startsWith('/api/docs')) {
       request.caller = { name: 'anonymous', role: 'viewer' };
+      return;
+    }
+    if (options.webhook && path === WEBHOOK_PATH) {
+      request.caller = { name: 'webhook', role: 'viewer' };
       return;
     }
     const header = request.headers.authorization;

@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import { LiveObjects } from '../app/liveObjects.js';
 import { defaultExecutors } from '../jobs/executors/index.js';
 import { JobService } from '../jobs/jobService.js';
+import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
 import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
@@ -34,6 +35,8 @@ export interface ServerOptions {
   revisionCheckMs?: number;
   /** Body limit of the remote plan/apply routes (decompressed bytes; default 100 MB): their bodies hold whole repositories. */
   gitopsBodyLimit?: number;
+  /** The reconcile loop (serve --repo | --git): served under /api/gitops/status, plan, suspend, resume, webhook. */
+  reconciler?: Reconciler;
 }
 
 /**
@@ -70,12 +73,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     jobs,
     objects: new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs }),
     gitopsBodyLimit: options.gitopsBodyLimit,
+    reconciler: options.reconciler,
   };
 
   registerApiSchemas(app);
   useValidators(app);
   registerErrorHandler(app);
-  registerAuth(app, options.tokens ?? null);
+  registerAuth(app, options.tokens ?? null, { webhook: Boolean(options.reconciler?.webhookSecret) });
   registerRequestLog(app);
 
   await app.register(swagger, {

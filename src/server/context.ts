@@ -1,5 +1,6 @@
 import type { LiveObjects } from '../app/liveObjects.js';
 import type { JobService } from '../jobs/jobService.js';
+import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
 import { roleAtLeast, type Caller, type Role } from './tokens.js';
 
@@ -10,6 +11,8 @@ export interface ServerContext {
   jobs: JobService;
   /** Body limit of POST /api/gitops/plan and /apply (decompressed bytes); default 100 MB. */
   gitopsBodyLimit?: number;
+  /** The reconcile loop of `serve --repo | --git`, when one runs. */
+  reconciler?: Reconciler;
 }
 
 declare module 'fastify' {
