@@ -28,6 +28,7 @@ import {
   type ErrorSampleRow,
 } from './readResults.js';
 import { tryLeadership, type Leadership, type LeadershipOptions } from './leadership.js';
+import { insertStatistics, readLatestStatistics, type StatisticsFilter, type StatisticsInput, type StatisticsRow } from './statistics.js';
 import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
 import type { JobQueueStore, LeadershipRole, LockRequest, Store, StoreTransaction } from './store.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
@@ -124,6 +125,16 @@ class SqlStore implements Store {
   async insertErrorSamples(rows: readonly ErrorSampleInput[]): Promise<number> {
     this.refuseInsideWork('insertErrorSamples');
     return this.inTransaction((tx) => insertErrorSamples(tx, rows));
+  }
+
+  async latestStatistics(filter: StatisticsFilter): Promise<StatisticsRow[]> {
+    this.refuseInsideWork('latestStatistics');
+    return readLatestStatistics(this.client, filter);
+  }
+
+  async insertStatistics(rows: readonly StatisticsInput[]): Promise<number> {
+    this.refuseInsideWork('insertStatistics');
+    return this.inTransaction((tx) => insertStatistics(tx, rows));
   }
 
   /** One transaction without the store lock (result rows are not objects): all chunks of an insert or none. */

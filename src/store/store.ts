@@ -13,8 +13,10 @@ import type {
   ObjectWrite,
 } from '../model/index.js';
 import type { CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
+import type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 
 export type { CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
+export type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 
 /**
  * The live store: one SQL schema (`dqctl`) on PostgreSQL or on embedded PGlite, same SQL on both.
@@ -99,6 +101,12 @@ export interface Store extends StoreReader {
   errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]>;
   insertCheckResults(rows: readonly CheckResultInput[]): Promise<number>;
   insertErrorSamples(rows: readonly ErrorSampleInput[]): Promise<number>;
+  /**
+   * Statistics of tables and columns (see statistics.ts): the latest collection per table, column and collector
+   * (every data group of it); an insert writes all its rows in one transaction (or none).
+   */
+  latestStatistics(filter: StatisticsFilter): Promise<StatisticsRow[]>;
+  insertStatistics(rows: readonly StatisticsInput[]): Promise<number>;
   close(): Promise<void>;
 }
 

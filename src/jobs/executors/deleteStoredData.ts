@@ -4,8 +4,9 @@ import type { JobExecutor } from '../jobService.js';
 
 /**
  * The delete-stored-data job (DeleteStoredDataQueueJobParameters, camelCase): removes check results, execution
- * errors and error samples of a connection, narrowed by `fullTableName` and `columnNames`. Statistics, sensor
- * readouts kept apart and incidents are not stored by this version, so those flags delete nothing (0 rows).
+ * errors, error samples and statistics of a connection, narrowed by `fullTableName` and `columnNames` (a column
+ * filter leaves table-level statistics such as the row count alone). Sensor readouts kept apart and incidents
+ * are not stored by this version, so those flags delete nothing (0 rows).
  */
 export const DELETE_STORED_DATA = 'delete_stored_data';
 
@@ -21,6 +22,7 @@ export function deleteStoredDataExecutor(store: Store): JobExecutor {
       checkResults: p.deleteCheckResults === true || p.deleteSensorReadouts === true,
       errors: p.deleteErrors === true,
       errorSamples: p.deleteErrorSamples === true,
+      statistics: p.deleteStatistics === true,
     });
     const partitionResults: JsonObject = {};
     for (const [table, rows] of Object.entries(counts)) partitionResults[table] = { rowsAffectedCount: rows, partitionDeleted: false };
