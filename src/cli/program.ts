@@ -5,6 +5,7 @@ import { exportCommand } from './commands/export.js';
 import { lockListCommand, lockReleaseCommand } from './commands/lock.js';
 import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
+import { statusCommand } from './commands/status.js';
 import { showCommand } from './commands/show.js';
 import { stateListCommand } from './commands/stateList.js';
 import { validateCommand } from './commands/validate.js';
@@ -126,8 +127,27 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--read-only-managed', 'refuse API writes to git-managed objects (409 naming the file) instead of recording them as drift')
       .option('--body-limit <bytes>', 'largest accepted request body', String(5 * 1024 * 1024))
       .option('--gitops-body-limit <bytes>', 'largest body of POST /api/gitops/plan and /apply (plan|apply --server), once gunzipped (default 100 MB)')
+      .option('--repo <dir>', 'reconcile this folder: watch it, and plan (with --auto-apply: apply) every saved change')
+      .option('--git <url>', 'reconcile this git remote: clone it, fetch --branch every --interval and on the webhook')
+      .option('--branch <branch>', 'with --git: the branch to follow (default main)')
+      .option('--path <dir>', 'with --git: the DQOps user home inside the repository')
+      .option('--interval <duration>', 'how often the loop fetches (--git), checks drift and retries a failed pass (default 60s)')
+      .option('--auto-apply', 'apply what a pass plans (otherwise the status shows OutOfSync and the pending plan)')
+      .option('--self-heal', 'with --auto-apply: restore objects changed through the API (drift) on the next pass')
+      .option('--webhook-secret <secret>', 'enable POST /api/gitops/webhook, authenticated by an HMAC-SHA256 signature of the body with this secret (default: $DQCTL_WEBHOOK_SECRET)')
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
   ).action((options) => setResult(serveCommand(options, io)));
+
+  storeOptions(
+    program
+      .command('status')
+      .description('the reconcile status: repository and applied revisions, sync and health, objects not in sync, last pass, lock')
+      .option('--server <url>', 'ask a running `dqctl serve --repo|--git` (default: $DQCTL_SERVER_URL); otherwise the store is read directly')
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)')
+      .option('--repo <dir>', 'without --server: compare this folder with the store, object by object')
+      .option('--all', 'list every object, the synced ones too')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(statusCommand(options, io)));
 
   const lock = program.command('lock').description('the locks of the live store: who holds them, and freeing one a killed process left');
   storeOptions(

@@ -140,6 +140,14 @@ export class Reconciler {
     this.log = log;
   }
 
+  /** One line for the start-up message: what is reconciled, how often, and what a pass may do. */
+  summary(): string {
+    const what = this.source.type === 'folder' ? `the folder ${this.source.location} (watched)` : `${this.source.location} branch ${this.source.branch}${this.source.path ? ` path ${this.source.path}` : ''}`;
+    const every = this.intervalMs % 1000 === 0 ? `${this.intervalMs / 1000}s` : `${this.intervalMs}ms`;
+    const mode = this.autoApply ? `applying${this.selfHeal ? ' and restoring drift (--self-heal)' : ''}` : 'reporting only (no --auto-apply)';
+    return `reconciling ${what} every ${every}, ${mode}${this.webhookSecret ? '; push webhook at /api/gitops/webhook' : ''}`;
+  }
+
   get isLeader(): boolean {
     return this.election.isLeader;
   }

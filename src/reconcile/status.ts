@@ -68,6 +68,7 @@ export interface DiagnosticSummary {
 }
 
 export interface ReconcileStatus {
+  /** null in `dqctl status` without --server and without --repo: the store alone knows no repository. */
   repository: {
     type: 'folder' | 'git';
     /** The folder, or the git URL without credentials. */
@@ -80,7 +81,7 @@ export interface ReconcileStatus {
     reachable: boolean | null;
     last_fetch_at: string | null;
     fetch_error: string | null;
-  };
+  } | null;
   /** The last apply of the store's audit log (by this loop or anyone else). */
   last_applied: { revision: string | null; applied_at: string; applied_by: string; store_revision: number } | null;
   sync: SyncStatus;
@@ -90,8 +91,9 @@ export interface ReconcileStatus {
   /** Findings of the revision read last (errors first, at most 100). */
   diagnostics: DiagnosticSummary[];
   diagnostic_count: { errors: number; warnings: number };
-  settings: { auto_apply: boolean; self_heal: boolean; interval_ms: number };
-  replica: { id: string; leader: boolean };
+  /** The loop's settings and this replica's role; null in `dqctl status` without --server (no loop there). */
+  settings: { auto_apply: boolean; self_heal: boolean; interval_ms: number } | null;
+  replica: { id: string; leader: boolean } | null;
   suspended: { by: string; since: string } | null;
   /** When the per-object status was computed (the last comparison of the repository with the store). */
   compared_at: string | null;

@@ -134,7 +134,7 @@ describe('serve --git (the reconcile loop over a git remote)', () => {
     await loop.trigger('timer');
     let status = await loop.status();
     expect(status).toMatchObject({ health: 'Degraded', sync: 'Unknown', repository: { reachable: false }, last_pass: { result: 'unreachable' } });
-    expect(status.repository.fetch_error).toContain('cannot fetch branch main');
+    expect(status.repository!.fetch_error).toContain('cannot fetch branch main');
     expect(status.message).toContain('the git remote is unreachable');
     expect((await fx.store.listSummaries()).length).toBe(objects);
 
@@ -152,9 +152,9 @@ describe('serve --git (the reconcile loop over a git remote)', () => {
     const loop = await startLoop({ url: secretUrl });
     await idle(loop);
     const status = await loop.status();
-    expect(status.repository.reachable).toBe(false);
+    expect(status.repository!.reachable).toBe(false);
     expect(JSON.stringify(status)).not.toContain('TOPSECRET');
-    expect(status.repository.location).toBe('https://127.0.0.1:1/org/repo.git');
+    expect(status.repository!.location).toBe('https://127.0.0.1:1/org/repo.git');
     await loop.stop();
 
     // the same repository moved under dq/ in a second commit

@@ -7,8 +7,9 @@ import { parseTokens, type TokenSet } from '../../server/tokens.js';
 import type { CliIo } from '../io.js';
 import { recordStateDirOperation } from '../../store/index.js';
 import { openOptionsFromFlags, openStoreFromFlags, type StoreFlags } from '../storeOptions.js';
+import { checkReconcileFlags, reconcilerFromFlags, type ReconcileFlags } from './serveLoop.js';
 
-export interface ServeOptions extends StoreFlags {
+export interface ServeOptions extends StoreFlags, ReconcileFlags {
   port: string;
   host: string;
   tokens?: string;
@@ -50,7 +51,8 @@ async function loadTokens(options: ServeOptions, io: CliIo): Promise<TokenSet | 
 
 /**
  * `dqctl serve`: the DQOps-compatible REST API over the live store, until SIGINT/SIGTERM. Without tokens the
- * API is open, so it binds to loopback only unless --insecure says otherwise.
+ * API is open, so it binds to loopback only unless --insecure says otherwise. With --repo or --git it also runs
+ * the reconcile loop (serveLoop.ts), started once the server listens and stopped before the store closes.
  */
 export async function serveCommand(options: ServeOptions, io: CliIo, signal?: AbortSignal): Promise<number> {
   const port = Number(options.port);
@@ -61,6 +63,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
   if (gitopsBodyLimit !== undefined && (!Number.isInteger(gitopsBodyLimit) || gitopsBodyLimit < 1024)) {
     throw new DqError('INVALID_ARGUMENT', '--gitops-body-limit must be a number of bytes (at least 1024)');
   }
+  checkReconcileFlags(options, io);
   const tokens = await loadTokens(options, io);
   if (!tokens && !isLoopback(options.host) && !options.insecure) {
     throw new DqError(
@@ -69,7 +72,16 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     );
   }
   const store = await openStoreFromFlags(options, io, { operation: 'serve' });
+  const stateDir = store.engine === 'pglite' ? openOptionsFromFlags(options, io, { operation: 'serve' }).stateDir : undefined;
+  let reconciler;
+  try {
+    reconciler = await reconcilerFromFlags(options, io, store, { stateDir });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const app = await buildServer({
+    reconciler,
     store,
     tokens,
     readOnlyManaged: options.readOnlyManaged,
@@ -90,8 +102,15 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     );
   } catch (error) {
     await app.close();
+    await reconciler?.stop();
     await store.close();
     throw new DqError('INVALID_ARGUMENT', `cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
+  }
+  if (reconciler) {
+    const loop = reconciler;
+    loop.setLog((level, message, fields) => app.log[level]({ reconcile: true, ...fields }, message));
+    await loop.start();
+    io.stderr(`dqctl is ${loop.summary()}\n`);
   }
   await new Promise<void>((done) => {
     const stop = () => done();
@@ -100,6 +119,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     signal?.addEventListener('abort', stop, { once: true });
   });
   io.stderr('dqctl: shutting down\n');
+  await reconciler?.stop();
   await app.close();
   await store.close();
   return 0;

@@ -1,0 +1,103 @@
+import { mkdtemp, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DqError } from '../../model/index.js';
+import { cacheFolderFor } from '../../reconcile/gitRemote.js';
+import { GitRevisions } from '../../reconcile/gitRevisions.js';
+import { Reconciler } from '../../reconcile/reconciler.js';
+import { FolderRevisions, type RevisionSource } from '../../reconcile/revisionSource.js';
+import type { Store } from '../../store/store.js';
+import { parseDuration } from '../duration.js';
+import type { CliIo } from '../io.js';
+import { whoAmI } from './apply.js';
+
+/**
+ * The reconcile options of `dqctl serve`: `--repo DIR` (a watched folder) or `--git URL [--branch] [--path]` (a
+ * polled remote), `--interval`, `--auto-apply`, `--self-heal`, `--webhook-secret`. Without --repo or --git the
+ * server runs no loop and the other options are refused (they would do nothing).
+ */
+export interface ReconcileFlags {
+  repo?: string;
+  git?: string;
+  branch?: string;
+  path?: string;
+  interval?: string;
+  autoApply?: boolean;
+  selfHeal?: boolean;
+  webhookSecret?: string;
+}
+
+const MIN_INTERVAL_MS = 100;
+
+/** A folder for the git clone: under the embedded store's folder when there is one, else a temporary one. */
+export interface GitCachePlace {
+  stateDir?: string;
+}
+
+export async function reconcilerFromFlags(flags: ReconcileFlags, io: CliIo, store: Store, place: GitCachePlace): Promise<Reconciler | undefined> {
+  const source = await revisionSourceOf(flags, io, place);
+  if (!source) return undefined;
+  const webhookSecret = flags.webhookSecret || io.env.DQCTL_WEBHOOK_SECRET || null;
+  return new Reconciler({
+    store,
+    source,
+    autoApply: flags.autoApply ?? false,
+    selfHeal: flags.selfHeal ?? false,
+    intervalMs: flags.interval ? parseDuration(flags.interval, '--interval') : 60_000,
+    actor: `${whoAmI(io.env)} (serve)`,
+    webhookSecret,
+  });
+}
+
+/** Checks the combination of flags before anything is opened; false when no loop was asked for. */
+export function checkReconcileFlags(flags: ReconcileFlags, io: CliIo): boolean {
+  if (flags.repo && flags.git) throw new DqError('INVALID_ARGUMENT', '--repo and --git exclude each other: reconcile a folder or a git remote');
+  if (!flags.git) {
+    for (const [name, value] of [['--branch', flags.branch], ['--path', flags.path]] as const) {
+      if (value !== undefined) throw new DqError('INVALID_ARGUMENT', `${name} goes with --git URL`);
+    }
+  }
+  if (!flags.repo && !flags.git) {
+    const loopOnly: Array<[string, unknown]> = [
+      ['--interval', flags.interval],
+      ['--auto-apply', flags.autoApply],
+      ['--self-heal', flags.selfHeal],
+      ['--webhook-secret', flags.webhookSecret],
+    ];
+    const given = loopOnly.find(([, value]) => value !== undefined && value !== false);
+    if (given) throw new DqError('INVALID_ARGUMENT', `${given[0]} configures the reconcile loop: add --repo DIR or --git URL`);
+    return false;
+  }
+  if (flags.selfHeal && !flags.autoApply) {
+    throw new DqError('INVALID_ARGUMENT', '--self-heal restores drift by applying: it needs --auto-apply');
+  }
+  if (flags.interval !== undefined && parseDuration(flags.interval, '--interval') < MIN_INTERVAL_MS) {
+    throw new DqError('INVALID_ARGUMENT', `--interval must be at least ${MIN_INTERVAL_MS} ms`);
+  }
+  if (flags.webhookSecret === '' || (flags.webhookSecret === undefined && io.env.DQCTL_WEBHOOK_SECRET === '')) {
+    throw new DqError('INVALID_ARGUMENT', 'the webhook secret must not be empty');
+  }
+  return true;
+}
+
+async function revisionSourceOf(flags: ReconcileFlags, io: CliIo, place: GitCachePlace): Promise<RevisionSource | undefined> {
+  if (!checkReconcileFlags(flags, io)) return undefined;
+  if (flags.repo) {
+    const dir = resolve(io.cwd, flags.repo);
+    let isFolder = false;
+    try {
+      isFolder = (await stat(dir)).isDirectory();
+    } catch (error) {
+      throw new DqError('REPOSITORY_UNREADABLE', `cannot read the repository folder ${dir}: ${(error as Error).message}`);
+    }
+    if (!isFolder) throw new DqError('REPOSITORY_UNREADABLE', `${dir} is not a folder`);
+    return new FolderRevisions(dir);
+  }
+  const url = flags.git!;
+  const branch = flags.branch ?? 'main';
+  if (place.stateDir) {
+    return new GitRevisions({ url, branch, path: flags.path, cacheDir: cacheFolderFor(join(place.stateDir, 'git'), url, branch) });
+  }
+  const cacheDir = await mkdtemp(join(tmpdir(), 'dqctl-git-'));
+  return new GitRevisions({ url, branch, path: flags.path, cacheDir, removeCacheOnClose: true });
+}
