@@ -3,7 +3,9 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { resolve } from 'node:path';
 import { LiveObjects } from '../app/liveObjects.js';
+import { DataSources } from '../datasource/index.js';
 import { defaultExecutors } from '../jobs/executors/index.js';
 import { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
@@ -33,6 +35,11 @@ export interface ServerOptions {
   jobs?: JobService;
   /** How stale a cached read may be after another process wrote (default 1000 ms). */
   revisionCheckMs?: number;
+  /**
+   * The pools of the monitored data sources; by default one resolving `${ENV}` from the environment and
+   * `${credential://…}` from $DQCTL_CREDENTIALS_DIR or `.credentials` in the current folder, closed with the server.
+   */
+  dataSources?: DataSources;
   /** Body limit of the remote plan/apply routes (decompressed bytes; default 100 MB): their bodies hold whole repositories. */
   gitopsBodyLimit?: number;
   /** The reconcile loop (serve --repo | --git): served under /api/gitops/status, plan, suspend, resume, webhook. */
@@ -67,11 +74,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // DQOps clients send names with an encoded slash as one segment; keep long names possible
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: true },
   });
-  const jobs = options.jobs ?? new JobService(options.store, defaultExecutors(options.store));
+  const objects = new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs });
+  const dataSources = options.dataSources ?? new DataSources({ credentialsDir: process.env.DQCTL_CREDENTIALS_DIR ?? resolve('.credentials') });
+  const jobs = options.jobs ?? new JobService(options.store, defaultExecutors({ store: options.store, objects, dataSources }));
   const context: ServerContext = {
     store: options.store,
     jobs,
-    objects: new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs }),
+    objects,
     gitopsBodyLimit: options.gitopsBodyLimit,
     reconciler: options.reconciler,
   };
@@ -108,6 +117,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     jobs.start();
     app.addHook('onClose', async () => jobs.stop());
   }
+  // the pools it made close after the jobs that use them stopped
+  if (!options.dataSources) app.addHook('onClose', async () => dataSources.close());
   await app.ready();
   return app;
 }

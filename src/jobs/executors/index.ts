@@ -1,18 +1,31 @@
+import type { LiveObjects } from '../../app/liveObjects.js';
+import type { DataSources } from '../../datasource/index.js';
 import type { Store } from '../../store/store.js';
 import type { JobExecutor } from '../jobService.js';
+import { COLLECT_STATISTICS, collectStatisticsExecutor } from './collectStatistics.js';
 import { DELETE_STORED_DATA, deleteStoredDataExecutor } from './deleteStoredData.js';
 
 /**
- * The job types this version runs. Running checks, collecting statistics and collecting error samples need the
- * data-source engine (src/datasource), which is not part of this version yet: their API routes answer 501.
+ * The job types this version runs. Job types without an executor here (running checks, collecting error
+ * samples, until their executors land) answer 501 in the jobs API.
  */
 export const JOB_TYPES = {
   runChecks: 'run_checks',
-  collectStatistics: 'collect_statistics',
+  collectStatistics: COLLECT_STATISTICS,
   collectErrorSamples: 'collect_error_samples',
   deleteStoredData: DELETE_STORED_DATA,
 } as const;
 
-export function defaultExecutors(store: Store): Record<string, JobExecutor> {
-  return { [DELETE_STORED_DATA]: deleteStoredDataExecutor(store) };
+/** What the executors need: the store, the live objects (tables written by configure_table) and the data sources. */
+export interface ExecutorDependencies {
+  store: Store;
+  objects: LiveObjects;
+  dataSources: DataSources;
+}
+
+export function defaultExecutors(deps: ExecutorDependencies): Record<string, JobExecutor> {
+  return {
+    [DELETE_STORED_DATA]: deleteStoredDataExecutor(deps.store),
+    [COLLECT_STATISTICS]: collectStatisticsExecutor(deps),
+  };
 }

@@ -65,7 +65,7 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
   {
     const jobs = context.jobs;
     const tags = ['jobs'];
-    const start = (jobType: string, what: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const start = (jobType: string, what: string, fixed: JsonObject = {}) => async (request: FastifyRequest, reply: FastifyReply) => {
       if (!jobs.supports(jobType)) {
         throw new DqError('NOT_IMPLEMENTED', `${what} on data sources is not available in this version of dqctl (no executor for ${jobType} jobs)`);
       }
@@ -77,6 +77,7 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
         const value = pick<number | boolean>(query, snake, camel);
         if (value !== undefined) parameters[camel] = value;
       }
+      Object.assign(parameters, fixed);
       const job = await jobs.submit(jobType, parameters, {
         businessKey: pick<string>(query, 'job_business_key', 'jobBusinessKey') ?? null,
         createdBy: request.caller.name,
@@ -94,8 +95,8 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
     });
 
     api.post('/jobs/runchecks', { schema: startSchema('run_checks: run the checks a filter selects', 'run_checks', 'RunChecksParameters'), config: { role: 'operator' } }, start(JOB_TYPES.runChecks, 'running checks'));
-    api.post('/jobs/collectstatistics/table', { schema: startSchema('collect_statistics_on_table', 'collect_statistics_on_table', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics'));
-    api.post('/jobs/collectstatistics/withgrouping', { schema: startSchema('collect_statistics_on_data_groups', 'collect_statistics_on_data_groups', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics'));
+    api.post('/jobs/collectstatistics/table', { schema: startSchema('collect_statistics_on_table', 'collect_statistics_on_table', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics', { dataScope: 'table' }));
+    api.post('/jobs/collectstatistics/withgrouping', { schema: startSchema('collect_statistics_on_data_groups', 'collect_statistics_on_data_groups', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics', { dataScope: 'data_group' }));
     api.post('/jobs/collecterrorsamples', { schema: startSchema('collect_error_samples', 'collect_error_samples', 'CollectErrorSamplesParameters'), config: { role: 'operator' } }, start(JOB_TYPES.collectErrorSamples, 'collecting error samples'));
     api.post('/jobs/deletestoreddata', { schema: startSchema('delete_stored_data', 'delete_stored_data', 'DeleteStoredDataQueueJobParameters'), config: { role: 'operator' } }, start(JOB_TYPES.deleteStoredData, 'deleting stored data'));
 
