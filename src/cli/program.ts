@@ -1,7 +1,9 @@
 import { Command, Option } from 'commander';
 import { applyCommand } from './commands/apply.js';
+import { collectStatisticsCommand } from './commands/collectStatistics.js';
 import { diffCommand } from './commands/diff.js';
 import { exportCommand } from './commands/export.js';
+import { importTablesCommand } from './commands/importTables.js';
 import { lockListCommand, lockReleaseCommand } from './commands/lock.js';
 import { planCommand } from './commands/plan.js';
 import { serveCommand } from './commands/serve.js';
@@ -163,6 +165,39 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .argument('<id>', 'the lock: store (PostgreSQL) or state-dir (embedded store)')
       .option('--yes', 'do not ask (required when not on a terminal)'),
   ).action((id: string, options) => setResult(lockReleaseCommand(id, options, io)));
+
+  const dataSourceOptions = (command: Command) =>
+    storeOptions(command)
+      .option('--repository <dir>', 'the DQOps user home whose .credentials folder holds ${credential://…} secrets (default: the current folder)')
+      .option('--credentials-dir <dir>', 'folder of ${credential://name} files (default: <repository>/.credentials, or $DQCTL_CREDENTIALS_DIR)')
+      .option('--statement-timeout <duration>', 'longest a query on the data source may run (e.g. 30s, 5m)', '5m');
+
+  const importGroup = program.command('import').description('import metadata from the data sources into the live store');
+  dataSourceOptions(
+    importGroup
+      .command('tables')
+      .description("import a connection's tables and column types (type_snapshot) into the live store; existing tables keep their checks")
+      .requiredOption('--connection <name>', 'the connection (as named in the live store)')
+      .option('--schema <schema>', 'only this schema (* wildcards)')
+      .option('--table-contains <text>', 'only tables whose name contains this text')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(importTablesCommand(options, io)));
+
+  const collect = program.command('collect').description('collect statistics (and, later, error samples) from the data sources');
+  dataSourceOptions(
+    collect
+      .command('statistics')
+      .description('profile tables: row count, nulls, distinct values, min, max, mean, text lengths and most common values, stored in the live store')
+      .option('--connection <name>', 'only this connection')
+      .option('--table <schema.table>', 'only these tables (* wildcards, e.g. public.fact_*)')
+      .option('--column <name>', 'only this column (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+      .option('--category <category>', 'only these collector categories: volume, nulls, uniqueness, range, strings, sampling (comma-separated)')
+      .option('--collector <name>', 'only these collectors, e.g. row_count,nulls_count (comma-separated)')
+      .option('--with-grouping', "per data group of each table's default data grouping")
+      .option('--configure-table', 'set the event timestamp column and the id (primary key) columns of each table from what was found')
+      .option('--samples-limit <n>', 'how many most common values per column', '5')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(collectStatisticsCommand(options, io)));
 
   // plan and apply run through a server when given one (remote.ts)
   for (const name of ['plan', 'apply']) {
