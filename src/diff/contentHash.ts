@@ -2,13 +2,20 @@ import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../model/index.js';
 
 /**
- * Hash of an object's normalized content. Keys are serialized in sorted order so that jsonb (which reorders
- * keys) and YAML (which keeps the author's order) hash alike.
+ * Hash of an object's NORMALIZED content (normalizeSpec sorts keys at every level, so its JSON text is already
+ * canonical and serializing it once is enough). jsonb reorders keys and YAML keeps the author's order; both
+ * hash alike because both go through normalizeSpec first. A test holds `JSON.stringify(normalized)` equal to
+ * `canonicalJson(normalized)` on real repositories.
  */
 export function contentHash(spec: JsonObject, attachments: JsonObject): string {
-  return createHash('sha256').update(canonicalJson({ spec, attachments })).digest('hex');
+  const hash = createHash('sha256').update('{"attachments":');
+  hash.update(canonicalJson(attachments));
+  hash.update(',"spec":');
+  hash.update(JSON.stringify(spec));
+  return hash.update('}').digest('hex');
 }
 
+/** JSON with object keys sorted at every level, whatever order they were built in. */
 export function canonicalJson(value: JsonValue): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

@@ -51,3 +51,14 @@ describe('normalizeSpec: the same meaning has one form', () => {
     expect(normalizeSpec('default_table_checks', once)).toEqual(once);
   });
 });
+
+describe('contentHash relies on normalized specs being canonical JSON', () => {
+  it('JSON.stringify of every normalized spec of the example equals its canonical (sorted) form', async () => {
+    const { loadRepository } = await import('../../src/manifest/loadRepository.js');
+    const { canonicalJson } = await import('../../src/diff/contentHash.js');
+    const { EXAMPLE } = await import('../helpers/cli.js');
+    const state = await loadRepository(EXAMPLE);
+    expect(state.objects.length).toBeGreaterThan(20);
+    for (const o of state.objects) expect(JSON.stringify(o.spec), `${o.kind} ${o.name}`).toBe(canonicalJson(o.spec));
+  });
+});
