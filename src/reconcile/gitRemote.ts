@@ -34,8 +34,7 @@ export class GitRemote {
   private readonly timeoutMs: number;
 
   constructor(options: GitRemoteOptions) {
-    if (options.url.trim() === '' || options.url.startsWith('-')) throw new DqError('INVALID_ARGUMENT', `--git must be a git URL, not ${JSON.stringify(options.url)}`);
-    if (!isBranchName(options.branch)) throw new DqError('INVALID_ARGUMENT', `--branch ${JSON.stringify(options.branch)} is not a valid branch name`);
+    checkRemote(options.url, options.branch);
     this.url = options.url;
     this.branch = options.branch;
     this.cacheDir = options.cacheDir;
@@ -135,6 +134,12 @@ function gitEnvironment(): Record<string, string> {
   }
   env.GIT_TERMINAL_PROMPT = '0';
   return env;
+}
+
+/** Refuses a URL git would read as an option, and a branch name git would refuse (or read as a revision). */
+export function checkRemote(url: string, branch: string): void {
+  if (url.trim() === '' || url.startsWith('-')) throw new DqError('INVALID_ARGUMENT', `--git must be a git URL, not ${JSON.stringify(url)}`);
+  if (!isBranchName(branch)) throw new DqError('INVALID_ARGUMENT', `--branch ${JSON.stringify(branch)} is not a valid branch name`);
 }
 
 /** A cache folder per URL and branch, under `parent`. */

@@ -63,7 +63,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
   if (gitopsBodyLimit !== undefined && (!Number.isInteger(gitopsBodyLimit) || gitopsBodyLimit < 1024)) {
     throw new DqError('INVALID_ARGUMENT', '--gitops-body-limit must be a number of bytes (at least 1024)');
   }
-  checkReconcileFlags(options, io);
+  await checkReconcileFlags(options, io);
   const tokens = await loadTokens(options, io);
   if (!tokens && !isLoopback(options.host) && !options.insecure) {
     throw new DqError(

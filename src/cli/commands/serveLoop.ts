@@ -2,7 +2,7 @@ import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DqError } from '../../model/index.js';
-import { cacheFolderFor } from '../../reconcile/gitRemote.js';
+import { cacheFolderFor, checkRemote } from '../../reconcile/gitRemote.js';
 import { GitRevisions } from '../../reconcile/gitRevisions.js';
 import { Reconciler } from '../../reconcile/reconciler.js';
 import { FolderRevisions, type RevisionSource } from '../../reconcile/revisionSource.js';
@@ -49,8 +49,8 @@ export async function reconcilerFromFlags(flags: ReconcileFlags, io: CliIo, stor
   });
 }
 
-/** Checks the combination of flags before anything is opened; false when no loop was asked for. */
-export function checkReconcileFlags(flags: ReconcileFlags, io: CliIo): boolean {
+/** Checks the flags (and that --repo is a folder) before anything is opened; false when no loop was asked for. */
+export async function checkReconcileFlags(flags: ReconcileFlags, io: CliIo): Promise<boolean> {
   if (flags.repo && flags.git) throw new DqError('INVALID_ARGUMENT', '--repo and --git exclude each other: reconcile a folder or a git remote');
   if (!flags.git) {
     for (const [name, value] of [['--branch', flags.branch], ['--path', flags.path]] as const) {
@@ -77,11 +77,7 @@ export function checkReconcileFlags(flags: ReconcileFlags, io: CliIo): boolean {
   if (flags.webhookSecret === '' || (flags.webhookSecret === undefined && io.env.DQCTL_WEBHOOK_SECRET === '')) {
     throw new DqError('INVALID_ARGUMENT', 'the webhook secret must not be empty');
   }
-  return true;
-}
-
-async function revisionSourceOf(flags: ReconcileFlags, io: CliIo, place: GitCachePlace): Promise<RevisionSource | undefined> {
-  if (!checkReconcileFlags(flags, io)) return undefined;
+  if (flags.git) checkRemote(flags.git, flags.branch ?? 'main');
   if (flags.repo) {
     const dir = resolve(io.cwd, flags.repo);
     let isFolder = false;
@@ -91,8 +87,13 @@ async function revisionSourceOf(flags: ReconcileFlags, io: CliIo, place: GitCach
       throw new DqError('REPOSITORY_UNREADABLE', `cannot read the repository folder ${dir}: ${(error as Error).message}`);
     }
     if (!isFolder) throw new DqError('REPOSITORY_UNREADABLE', `${dir} is not a folder`);
-    return new FolderRevisions(dir);
   }
+  return true;
+}
+
+async function revisionSourceOf(flags: ReconcileFlags, io: CliIo, place: GitCachePlace): Promise<RevisionSource | undefined> {
+  if (!(await checkReconcileFlags(flags, io))) return undefined;
+  if (flags.repo) return new FolderRevisions(resolve(io.cwd, flags.repo));
   const url = flags.git!;
   const branch = flags.branch ?? 'main';
   if (place.stateDir) {
