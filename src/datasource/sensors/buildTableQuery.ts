@@ -25,7 +25,7 @@ export interface ScanOptions {
 export function newQueryState(request: TableQueryRequest): QueryState {
   const params = new SqlParameters();
   const now = request.now ?? new Date();
-  return { request, params, now: () => params.bind(now, 'timestamptz'), joins: [] };
+  return { request, params, now: () => params.bind(now, 'timestamptz'), nowValue: now, joins: [] };
 }
 
 function aliasOf(index: number, sensorName: string): string {

@@ -23,6 +23,7 @@ export interface QueryState {
   params: SqlParameters;
   /** The bound run start time (bound on first use: an unused parameter would have no type). */
   now: () => string;
+  nowValue: Date;
   joins: JoinClause[];
 }
 
@@ -71,6 +72,7 @@ export function createScanContext(
     get now() {
       return state.now();
     },
+    nowValue: state.nowValue,
     param: (name) => {
       if (!parameters.has(name)) throw new SensorBuildError(`the sensor ${catalogSensor.name} has no parameter "${name}"`);
       return parameters.get(name)!;

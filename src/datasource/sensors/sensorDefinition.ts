@@ -26,6 +26,8 @@ export interface SensorSqlContext {
   bind(value: unknown, type: SqlParameterType): string;
   /** The run's start time, bound: `$n::timestamptz`. */
   readonly now: string;
+  /** The run's start time as a value (to bind times computed from it, e.g. now + n days). */
+  readonly nowValue: Date;
   /**
    * A table named in a parameter (foreign_table, referenced_table): `table` is in the analyzed table's schema,
    * `schema.table` is split on the first dot. Quoted.

@@ -58,6 +58,7 @@ export function buildCustomQuery(request: TableQueryRequest, sensor: PreparedSen
     get now() {
       return state.now();
     },
+    nowValue: state.nowValue,
     param: (name) => sensor.parameters.get(name) ?? null,
     bind: (value, type) => state.params.bind(value, type),
     tableRef: (name) => tableRefIn(request.schema, name),

@@ -28,8 +28,9 @@ const IP6_IN_TEXT = `((${HEX4}:){7}${HEX4}|(${HEX4}:){1,6}(:${HEX4}){1,6})`;
 const USA_PHONE = '(\\+?1[ .-]?)?(\\([2-9][0-9]{2}\\)|[2-9][0-9]{2})[ .-]?[0-9]{3}[ .-]?[0-9]{4}';
 const USA_ZIPCODE = '[0-9]{5}(-[0-9]{4})?';
 const EMAIL_LOCAL = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*";
-const DOMAIN_LABEL = '[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-const EMAIL = `${EMAIL_LOCAL}@${DOMAIN_LABEL}(\\.${DOMAIN_LABEL})*\\.[A-Za-z]{2,63}`;
+// No bounded repetition ({0,61}): PostgreSQL's regex engine expands it into a large automaton, 10x slower.
+const DOMAIN_LABEL = '[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?';
+const EMAIL = `${EMAIL_LOCAL}@${DOMAIN_LABEL}(\\.${DOMAIN_LABEL})*\\.[A-Za-z][A-Za-z]+`;
 
 const DD = '(0[1-9]|[12][0-9]|3[01])';
 const MM = '(0[1-9]|1[0-2])';
@@ -38,7 +39,7 @@ const MONTHS = 'January|February|March|April|May|June|July|August|September|Octo
 
 export const PATTERNS = {
   email: `^${EMAIL}$`,
-  emailInText: `(^|[^A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@${DOMAIN_LABEL}(\\.${DOMAIN_LABEL})*\\.[A-Za-z]{2,63}($|[^A-Za-z0-9])`,
+  emailInText: `(^|[^A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@${DOMAIN_LABEL}(\\.${DOMAIN_LABEL})*\\.[A-Za-z][A-Za-z]+($|[^A-Za-z0-9])`,
   uuid: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
   ip4: `^${IP4}$`,
   ip4InText: `(^|[^0-9.])${IP4}($|[^0-9.])`,

@@ -103,7 +103,8 @@ export const FORMAT_SENSORS: Record<string, SensorDefinition> = {
   ),
   'column/datetime/date_values_in_future_percent': valuePercent(
     'Values later than now plus `max_future_days` days (`column::timestamptz`), percent of the non-NULL values.',
-    (ctx) => `(${ctx.column})::timestamptz > ${ctx.now} + make_interval(secs => ${ctx.bind(ctx.param('max_future_days'), 'double precision')} * ${ctx.bind(86_400, 'integer')})`,
+    // The limit is computed here and bound, not `now + interval` in SQL, which PostgreSQL would evaluate per row.
+    (ctx) => `(${ctx.column})::timestamptz > ${ctx.bind(new Date(ctx.nowValue.getTime() + Number(ctx.param('max_future_days')) * 86_400_000), 'timestamptz')}`,
     0,
   ),
   'column/datetime/text_match_date_format_percent': valuePercent(
