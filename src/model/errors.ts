@@ -5,7 +5,7 @@
 export const ERROR_CODES = {
   INVALID_ARGUMENT: { http: 400, exit: 1, description: 'A command-line option or request parameter is wrong.' },
   VALIDATION_FAILED: { http: 400, exit: 3, description: 'The repository has validation errors; nothing was planned or applied.' },
-  REPOSITORY_UNREADABLE: { http: 400, exit: 1, description: 'The repository folder cannot be read (missing, not a folder, permission denied).' },
+  REPOSITORY_UNREADABLE: { http: 400, exit: 1, description: 'The repository cannot be read (a missing folder, permission denied, not a git repository, an unknown git ref).' },
   PLAN_FILE_INVALID: { http: 400, exit: 1, description: 'A saved plan file cannot be read or has an unknown format_version.' },
   STALE_PLAN: { http: 409, exit: 1, description: 'A saved plan no longer matches the repository or the live store; run plan again.' },
   MASS_DELETE_REFUSED: { http: 409, exit: 1, description: 'The plan would delete more than half (or all) of the managed objects; pass --allow-mass-delete.' },
