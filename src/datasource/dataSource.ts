@@ -159,9 +159,18 @@ export class DataSource {
       return value;
     } catch (error) {
       if (signal?.aborted) throw this.cancelled();
-      if (error instanceof DqError) throw error;
-      if (!isDriverError(error) && lost === undefined) throw error;
-      throw classifyDataSourceError(lost ?? error, this.connectionName, 'query', resolved.secrets);
+      let failure: unknown = error;
+      if (lost !== undefined || (!(error instanceof DqError) && isDriverError(error))) {
+        failure = classifyDataSourceError(lost ?? error, this.connectionName, 'query', resolved.secrets);
+      }
+      // an SQL error (a table that is gone, a timeout) leaves a healthy connection: roll back and keep it
+      if (lost === undefined && failureReason(failure) !== 'dropped') {
+        reusable = await client.query('rollback').then(
+          () => lost === undefined && !signal?.aborted,
+          () => false,
+        );
+      }
+      throw failure;
     } finally {
       signal?.removeEventListener('abort', onAbort);
       if (cancelling) {
