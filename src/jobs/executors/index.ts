@@ -4,13 +4,14 @@ import type { Store } from '../../store/store.js';
 import type { JobExecutor } from '../jobService.js';
 import { COLLECT_STATISTICS, collectStatisticsExecutor } from './collectStatistics.js';
 import { DELETE_STORED_DATA, deleteStoredDataExecutor } from './deleteStoredData.js';
+import { RUN_CHECKS, runChecksExecutor } from './runChecks.js';
 
 /**
  * The job types this version runs. Job types without an executor here (running checks, collecting error
  * samples, until their executors land) answer 501 in the jobs API.
  */
 export const JOB_TYPES = {
-  runChecks: 'run_checks',
+  runChecks: RUN_CHECKS,
   collectStatistics: COLLECT_STATISTICS,
   collectErrorSamples: 'collect_error_samples',
   deleteStoredData: DELETE_STORED_DATA,
@@ -27,5 +28,6 @@ export function defaultExecutors(deps: ExecutorDependencies): Record<string, Job
   return {
     [DELETE_STORED_DATA]: deleteStoredDataExecutor(deps.store),
     [COLLECT_STATISTICS]: collectStatisticsExecutor(deps),
+    [RUN_CHECKS]: runChecksExecutor(deps),
   };
 }

@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import { getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
+import { isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
+import {
+  compileNamePattern,
+  effectiveTableAndColumnChecks,
+  tableRefOf,
+  type CompiledPolicies,
+  type EffectiveChecks,
+  type TableRef,
+} from '../../policy/index.js';
+
+/**
+ * Which checks a run executes: the EFFECTIVE checks (the table file's plus what matching policies add) of the
+ * tables the CheckSearchFilters select, narrowed by the filters. Pure: the caller reads the live store.
+ */
+export interface CheckSearchFilters {
+  connection?: string;
+  /** `schema.table` with `*` wildcards (comma lists allowed). */
+  fullTableName?: string;
+  /** true (default): enabled tables, columns and checks only; false: only disabled ones. */
+  enabled?: boolean;
+  column?: string;
+  columnDataType?: string;
+  checkType?: 'profiling' | 'monitoring' | 'partitioned';
+  timeScale?: 'daily' | 'monthly';
+  checkCategory?: string;
+  checkName?: string;
+  sensorName?: string;
+}
+
+export type CheckType = 'profiling' | 'monitoring' | 'partitioned';
+export type TimeScale = 'daily' | 'monthly';
+
+export interface PlannedCheck {
+  table: TableRef;
+  /** Column name for column checks. */
+  column: string | null;
+  checkType: CheckType;
+  timeScale: TimeScale | null;
+  category: string;
+  checkName: string;
+  catalog: CatalogCheck;
+  /** The check's spec: parameters, warning/error/fatal, flags. */
+  spec: JsonObject;
+  /** A stable integer (< 2^53) naming this check on this table/column, DQOps's check hash. */
+  checkHash: number;
+}
+
+export function checkHashOf(tableName: string, column: string | null, checkType: string, timeScale: string | null, checkName: string): number {
+  const digest = createHash('sha256').update(JSON.stringify([tableName, column, checkType, timeScale, checkName])).digest();
+  return digest.readUIntBE(0, 6);
+}
+
+function containersOf(checks: EffectiveChecks): Array<[CheckType, TimeScale | null, Record<string, Record<string, { spec: JsonObject }>>]> {
+  return [
+    ['profiling', null, checks.profiling],
+    ['monitoring', 'daily', checks.monitoring.daily],
+    ['monitoring', 'monthly', checks.monitoring.monthly],
+    ['partitioned', 'daily', checks.partitioned.daily],
+    ['partitioned', 'monthly', checks.partitioned.monthly],
+  ];
+}
+
+/** Tables of the live store the filters select (connection, fullTableName, enabled). */
+export function selectTables(tables: readonly LiveObject[], filters: CheckSearchFilters): TableRef[] {
+  const connection = compileNamePattern(filters.connection);
+  const full = compileNamePattern(filters.fullTableName);
+  const enabled = filters.enabled ?? true;
+  const out: TableRef[] = [];
+  for (const object of tables) {
+    const ref = tableRefOf(object.name, object.spec);
+    if (!ref) continue;
+    if (connection && !connection.matches(ref.connection)) continue;
+    if (full && !full.matches(`${ref.schema}.${ref.table}`)) continue;
+    if ((object.spec.disabled === true) === enabled) continue;
+    out.push(ref);
+  }
+  return out;
+}
+
+export function plannedChecksOfTable(
+  table: TableRef,
+  connectionSpec: JsonObject | undefined,
+  policies: CompiledPolicies,
+  filters: CheckSearchFilters,
+): PlannedCheck[] {
+  const catalog = getCheckCatalog();
+  const enabled = filters.enabled ?? true;
+  const columnFilter = compileNamePattern(filters.column);
+  const typeFilter = compileNamePattern(filters.columnDataType);
+  const category = compileNamePattern(filters.checkCategory);
+  const name = compileNamePattern(filters.checkName);
+  const sensor = compileNamePattern(filters.sensorName);
+  const effective = effectiveTableAndColumnChecks(table, connectionSpec, policies);
+  const columns = isJsonObject(table.spec.columns) ? table.spec.columns : {};
+  const targets: Array<[string | null, EffectiveChecks]> = [];
+  if (!columnFilter && !typeFilter) targets.push([null, effective.table]);
+  for (const [column, checks] of Object.entries(effective.columns)) {
+    const columnSpec = isJsonObject(columns[column]) ? columns[column] : {};
+    if ((columnSpec.disabled === true) === enabled) continue;
+    if (columnFilter && !columnFilter.matches(column)) continue;
+    const snapshot = isJsonObject(columnSpec.type_snapshot) ? columnSpec.type_snapshot : {};
+    if (typeFilter && !typeFilter.matches(typeof snapshot.column_type === 'string' ? snapshot.column_type : '')) continue;
+    targets.push([column, checks]);
+  }
+  const planned: PlannedCheck[] = [];
+  const tableName = `${table.connection}/${table.schema}.${table.table}`;
+  for (const [column, checks] of targets) {
+    for (const [checkType, timeScale, container] of containersOf(checks)) {
+      if (filters.checkType && filters.checkType !== checkType) continue;
+      if (filters.timeScale && timeScale !== null && filters.timeScale !== timeScale) continue;
+      if (checkType === 'partitioned' && !partitionColumnOf(table.spec)) continue;
+      for (const [categoryName, byName] of Object.entries(container)) {
+        if (category && !category.matches(categoryName)) continue;
+        for (const [checkName, check] of Object.entries(byName)) {
+          if (name && !name.matches(checkName)) continue;
+          if ((check.spec.disabled === true) === enabled) continue;
+          const known = catalog.checkByName(checkName);
+          if (!known) continue;
+          if (sensor && !sensor.matches(known.sensor)) continue;
+          planned.push({
+            table,
+            column,
+            checkType,
+            timeScale,
+            category: categoryName,
+            checkName,
+            catalog: known,
+            spec: check.spec,
+            checkHash: checkHashOf(tableName, column, checkType, timeScale, checkName),
+          });
+        }
+      }
+    }
+  }
+  return planned;
+}
+
+export function partitionColumnOf(spec: JsonObject): string | undefined {
+  const timestamps = isJsonObject(spec.timestamp_columns) ? spec.timestamp_columns : {};
+  return typeof timestamps.partition_by_column === 'string' && timestamps.partition_by_column !== '' ? timestamps.partition_by_column : undefined;
+}

@@ -1,0 +1,232 @@
+import { getCheckCatalog } from '../../catalog/index.js';
+import type { DataSource } from '../../datasource/index.js';
+import { planSensorQueries, type SensorReadout, type TableQueryRequest } from '../../datasource/sensors/index.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../model/index.js';
+import { evaluateCheck } from '../../rules/index.js';
+import type { CheckResultInput, Store } from '../../store/store.js';
+import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
+
+/**
+ * Runs the planned checks of ONE table: per check type and time scale, the sensors go into the fewest queries
+ * (one merged scan plus whatever cannot merge, src/datasource/sensors), run in one read-only snapshot on the
+ * table's data source; each readout is judged by the check's rule for warning, error and fatal against the
+ * stored history; every outcome becomes a check_results row. A sensor or rule that fails becomes an execution
+ * error row of that check (the others still run); a data source that fails makes execution errors of all the
+ * checks of the query.
+ */
+export interface TableRunOutcome {
+  rows: CheckResultInput[];
+}
+
+type Group = { checkType: PlannedCheck['checkType']; timeScale: PlannedCheck['timeScale']; checks: PlannedCheck[] };
+
+function groupsOf(checks: readonly PlannedCheck[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const check of checks) {
+    const key = `${check.checkType}/${check.timeScale ?? ''}`;
+    const group = groups.get(key) ?? { checkType: check.checkType, timeScale: check.timeScale, checks: [] };
+    group.checks.push(check);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
+
+/** The GROUP BY columns of the table's default data grouping (levels whose source is a column value). */
+export function groupingColumnsOf(spec: JsonObject): string[] {
+  const groupings = isJsonObject(spec.groupings) ? spec.groupings : {};
+  const name = typeof spec.default_grouping_name === 'string' ? spec.default_grouping_name : 'default';
+  const grouping = isJsonObject(groupings[name]) ? groupings[name] : undefined;
+  if (!grouping) return [];
+  const columns: string[] = [];
+  for (let level = 1; level <= 9; level++) {
+    const spec = grouping[`level_${level}`];
+    if (isJsonObject(spec) && spec.source === 'column_value' && typeof spec.column === 'string') columns.push(spec.column);
+  }
+  return columns;
+}
+
+/** The start of the period a (non-partitioned) readout stands for: the day, or the month for monthly and profiling. */
+export function periodOf(checkType: PlannedCheck['checkType'], timeScale: PlannedCheck['timeScale'], now: Date): { timePeriod: string; timeGradient: string } {
+  const day = timeScale === 'daily' && checkType !== 'profiling';
+  const start = day
+    ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
+    : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  return { timePeriod: start.toISOString(), timeGradient: day ? 'day' : 'month' };
+}
+
+function numberOr(value: JsonValue | undefined): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+export async function runTableChecks(
+  checks: readonly PlannedCheck[],
+  context: { store: Store; dataSource: DataSource; signal: AbortSignal; now: Date },
+): Promise<TableRunOutcome> {
+  const rows: CheckResultInput[] = [];
+  if (checks.length === 0) return { rows };
+  const { table } = checks[0];
+  const catalog = getCheckCatalog();
+  const executedAt = context.now.toISOString();
+
+  for (const group of groupsOf(checks)) {
+    context.signal.throwIfAborted();
+    const byId = new Map(group.checks.map((c) => [String(c.checkHash), c]));
+    const timestamps = isJsonObject(table.spec.timestamp_columns) ? table.spec.timestamp_columns : {};
+    const window = isJsonObject(table.spec.incremental_time_window) ? table.spec.incremental_time_window : {};
+    const partitionColumn = partitionColumnOf(table.spec);
+    const request: TableQueryRequest = {
+      schema: table.schema,
+      table: table.table,
+      sensors: group.checks.map((c) => ({
+        id: String(c.checkHash),
+        sensorName: c.catalog.sensor,
+        ...(c.column === null ? {} : { column: c.column }),
+        parameters: isJsonObject(c.spec.parameters) ? c.spec.parameters : {},
+      })),
+      ...(typeof table.spec.filter === 'string' && table.spec.filter !== '' ? { filter: table.spec.filter } : {}),
+      ...(groupingColumnsOf(table.spec).length > 0 ? { grouping: { columns: groupingColumnsOf(table.spec) } } : {}),
+      ...(group.checkType === 'partitioned' && partitionColumn && group.timeScale
+        ? {
+            partitioning: {
+              column: partitionColumn,
+              timeScale: group.timeScale,
+              window: {
+                recentDays: numberOr(window.daily_partitioning_recent_days),
+                recentMonths: numberOr(window.monthly_partitioning_recent_months),
+                includeToday:
+                  group.timeScale === 'daily' ? window.daily_partitioning_include_today === true : window.monthly_partitioning_include_current_month === true,
+              },
+            },
+          }
+        : {}),
+      timestampColumns: {
+        ...(typeof timestamps.event_timestamp_column === 'string' ? { eventTimestampColumn: timestamps.event_timestamp_column } : {}),
+        ...(typeof timestamps.ingestion_timestamp_column === 'string' ? { ingestionTimestampColumn: timestamps.ingestion_timestamp_column } : {}),
+      },
+      now: context.now,
+    };
+    const plan = planSensorQueries(request);
+    const readouts = new Map<string, SensorReadout[]>();
+    const failures = new Map<string, string>();
+    for (const rejected of plan.rejected) failures.set(rejected.id, `the sensor ${rejected.sensorName} cannot run: ${rejected.reason}`);
+    const started = performance.now();
+    try {
+      await context.dataSource.session(
+        async (session) => {
+          for (const query of plan.queries) {
+            try {
+              const result = query.parse(await session.query(query.text, query.values));
+              for (const [id, values] of result) readouts.set(id, values);
+            } catch (error) {
+              if (context.signal.aborted) throw error;
+              if (query.parseError) {
+                for (const [id, values] of query.parseError(error)) readouts.set(id, values);
+              } else {
+                for (const id of query.sensorIds) failures.set(id, (error as Error).message);
+              }
+              // a failed statement aborts the transaction: the rest of this group needs a new one
+              if (query !== plan.queries[plan.queries.length - 1]) throw new RetryInNewSession();
+            }
+          }
+        },
+        { signal: context.signal, snapshot: true },
+      );
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      if (error instanceof RetryInNewSession) {
+        // one query at a time, each in its own transaction, so one failure cannot take the others down
+        for (const query of plan.queries) {
+          if (query.sensorIds.every((id) => readouts.has(id) || failures.has(id))) continue;
+          try {
+            const result = query.parse(await context.dataSource.query(query.text, query.values, { signal: context.signal }));
+            for (const [id, values] of result) readouts.set(id, values);
+          } catch (inner) {
+            if (context.signal.aborted) throw inner;
+            if (query.parseError) for (const [id, values] of query.parseError(inner)) readouts.set(id, values);
+            else for (const id of query.sensorIds) failures.set(id, (inner as Error).message);
+          }
+        }
+      } else {
+        for (const id of byId.keys()) if (!readouts.has(id)) failures.set(id, (error as Error).message);
+      }
+    }
+    const durationMs = Math.round(performance.now() - started);
+
+    for (const [id, check] of byId) {
+      const period = periodOf(group.checkType, group.timeScale, context.now);
+      const base = {
+        connectionName: table.connection,
+        schemaName: table.schema,
+        tableName: table.table,
+        columnName: check.column,
+        checkType: check.checkType,
+        timeGradient: period.timeGradient,
+        checkCategory: check.category,
+        checkName: check.checkName,
+        checkHash: check.checkHash,
+        sensorName: check.catalog.sensor,
+        qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
+        durationMs,
+        executedAt,
+      } satisfies Partial<CheckResultInput>;
+      const failure = failures.get(id);
+      const values = readouts.get(id);
+      if (failure !== undefined || !values) {
+        rows.push({ ...base, timePeriod: period.timePeriod, severity: null, errorMessage: failure ?? 'the sensor returned no readout' });
+        continue;
+      }
+      const rule = catalog.rules.get(check.catalog.rule);
+      for (const readout of values) {
+        const timePeriod = readout.timePeriod ? new Date(`${readout.timePeriod.slice(0, 10)}T00:00:00.000Z`).toISOString() : period.timePeriod;
+        const dataGroup = readout.dataGroup;
+        try {
+          const history =
+            rule?.mode === 'previous_readouts' || check.catalog.rule === 'comparison/value_changed'
+              ? (
+                  await context.store.checkResults({
+                    connectionName: table.connection,
+                    schemaName: table.schema,
+                    tableName: table.table,
+                    columnName: check.column,
+                    checkType: check.checkType,
+                    timeGradient: period.timeGradient,
+                    checkName: check.checkName,
+                    dataGroup,
+                    executionErrors: 'exclude',
+                  })
+                )
+                  .filter((r) => typeof r.actualValue === 'number')
+                  .map((r) => ({ timePeriod: r.timePeriod, value: r.actualValue as number }))
+              : undefined;
+          const severities: Record<string, JsonObject | null> = {};
+          for (const severity of ['warning', 'error', 'fatal'] as const) {
+            if (severity in check.spec) severities[severity] = isJsonObject(check.spec[severity]) ? check.spec[severity] : null;
+          }
+          const evaluation = evaluateCheck({
+            ruleName: check.catalog.rule,
+            actualValue: readout.actualValue,
+            ...(history ? { history } : {}),
+            timePeriod,
+            severities,
+            referenceValue: readout.expectedValue ?? null,
+            timeGradient: period.timeGradient,
+          });
+          rows.push({
+            ...base,
+            timePeriod,
+            dataGroup,
+            actualValue: readout.actualValue,
+            expectedValue: evaluation.expectedValue ?? readout.expectedValue ?? null,
+            // no verdict (no thresholds, not enough history yet) is not an alarm
+            severity: readout.severity ?? evaluation.severity ?? 0,
+          });
+        } catch (error) {
+          rows.push({ ...base, timePeriod, dataGroup, actualValue: readout.actualValue, severity: null, errorMessage: `rule ${check.catalog.rule}: ${(error as Error).message}` });
+        }
+      }
+    }
+  }
+  return { rows };
+}
+
+class RetryInNewSession extends Error {}

@@ -1,0 +1,121 @@
+import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
+import { compilePolicies } from '../../policy/index.js';
+import type { CheckResultInput } from '../../store/store.js';
+import { plannedChecksOfTable, selectTables, type CheckSearchFilters } from '../checkRun/plannedChecks.js';
+import { runTableChecks } from '../checkRun/runTableChecks.js';
+import type { JobExecutor } from '../jobService.js';
+import type { ExecutorDependencies } from './index.js';
+
+/**
+ * The run-checks job (RunChecksParameters): the effective checks of the tables the check_search_filters select
+ * run on their data sources, one table at a time per connection slot (parallel_jobs_limit bounds the queries);
+ * results, and execution errors of sensors or rules, are stored as check_results rows. A table whose data source
+ * fails gives execution errors for its checks; the job still runs the rest and ends finished, with the counts:
+ * `{highest_severity, executed_checks, valid_results, warnings, errors, fatals, execution_errors}`.
+ * `dummy_execution` plans without touching a data source (executed_checks = what would run).
+ */
+export const RUN_CHECKS = 'run_checks';
+
+export interface RunChecksResult extends JsonObject {
+  highest_severity: 'valid' | 'warning' | 'error' | 'fatal' | null;
+  executed_checks: number;
+  valid_results: number;
+  warnings: number;
+  errors: number;
+  fatals: number;
+  execution_errors: number;
+}
+
+const SEVERITY_NAMES = ['valid', 'warning', 'error', 'fatal'] as const;
+const TABLES_AT_ONCE = 4;
+
+export function countResults(rows: readonly CheckResultInput[], executedChecks: number): RunChecksResult {
+  const result: RunChecksResult = { highest_severity: null, executed_checks: executedChecks, valid_results: 0, warnings: 0, errors: 0, fatals: 0, execution_errors: 0 };
+  let highest = -1;
+  for (const row of rows) {
+    if (row.severity === null || row.severity === undefined) {
+      result.execution_errors++;
+      continue;
+    }
+    highest = Math.max(highest, row.severity);
+    if (row.severity === 0) result.valid_results++;
+    else if (row.severity === 1) result.warnings++;
+    else if (row.severity === 2) result.errors++;
+    else result.fatals++;
+  }
+  result.highest_severity = highest >= 0 ? SEVERITY_NAMES[highest] : null;
+  return result;
+}
+
+export function runChecksExecutor(deps: ExecutorDependencies, options: { onProgress?: (done: number, total: number) => void } = {}): JobExecutor {
+  return async (job, signal) => {
+    const p = job.parameters;
+    const filters = (isJsonObject(p.check_search_filters) ? p.check_search_filters : {}) as CheckSearchFilters;
+    const now = new Date();
+    const [tableObjects, sources, tablePolicies, columnPolicies] = await Promise.all([
+      filters.connection && !filters.connection.includes('*') && !filters.connection.includes(',')
+        ? deps.objects.list('table', `${filters.connection}/`)
+        : deps.objects.list('table'),
+      deps.objects.list('source'),
+      deps.objects.list('default_table_checks'),
+      deps.objects.list('default_column_checks'),
+    ]);
+    const connections = new Map(sources.map((s) => [s.name, s.spec]));
+    const policies = compilePolicies([...tablePolicies, ...columnPolicies]);
+    const work = selectTables(tableObjects, filters)
+      .map((table) => ({ table, checks: plannedChecksOfTable(table, connections.get(table.connection), policies, filters) }))
+      .filter((w) => w.checks.length > 0);
+    const executedChecks = work.reduce((n, w) => n + w.checks.length, 0);
+    if (p.dummy_execution === true) return countResults([], executedChecks);
+
+    const rows: CheckResultInput[] = [];
+    let next = 0;
+    let done = 0;
+    const worker = async () => {
+      while (next < work.length) {
+        signal.throwIfAborted();
+        const { table, checks } = work[next++];
+        const spec = connections.get(table.connection);
+        let tableRows: CheckResultInput[];
+        if (!spec) {
+          tableRows = checks.map((c) => failureRow(c, now, `connection ${JSON.stringify(table.connection)} does not exist`));
+        } else {
+          const dataSource = deps.dataSources.get(table.connection, spec);
+          try {
+            tableRows = (await runTableChecks(checks, { store: deps.store, dataSource, signal, now })).rows;
+          } catch (error) {
+            if (signal.aborted) throw error;
+            tableRows = checks.map((c) => failureRow(c, now, (error as Error).message));
+          }
+        }
+        if (tableRows.length > 0) await deps.store.insertCheckResults(tableRows);
+        rows.push(...tableRows);
+        options.onProgress?.(++done, work.length);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(TABLES_AT_ONCE, work.length) }, worker));
+    if (signal.aborted) throw new DqError('INVALID_ARGUMENT', 'the run was cancelled');
+    return countResults(rows, executedChecks);
+  };
+}
+
+function failureRow(check: ReturnType<typeof plannedChecksOfTable>[number], now: Date, message: string): CheckResultInput {
+  const monthly = check.checkType === 'profiling' || check.timeScale === 'monthly';
+  const period = monthly ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  return {
+    connectionName: check.table.connection,
+    schemaName: check.table.schema,
+    tableName: check.table.table,
+    columnName: check.column,
+    checkType: check.checkType,
+    timeGradient: monthly ? 'month' : 'day',
+    checkCategory: check.category,
+    checkName: check.checkName,
+    checkHash: check.checkHash,
+    sensorName: check.catalog.sensor,
+    timePeriod: period.toISOString(),
+    severity: null,
+    errorMessage: message,
+    executedAt: now.toISOString(),
+  };
+}

@@ -1,0 +1,108 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveObjects } from '../../src/app/liveObjects.js';
+import { DataSources } from '../../src/datasource/index.js';
+import { runChecksExecutor } from '../../src/jobs/executors/runChecks.js';
+import type { JobRecord } from '../../src/store/jobRows.js';
+import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+
+/**
+ * The check runner end to end on a real PostgreSQL data source whose answers the test knows:
+ * `Sales "EU"."order lines"` has 10 rows, 2 NULL "Ünit Price" values, 3 negative quantities.
+ */
+const job = (parameters: Record<string, unknown>): JobRecord => ({
+  id: 1,
+  businessKey: null,
+  jobType: 'run_checks',
+  parameters: parameters as never,
+  status: 'running',
+  result: null,
+  errorMessage: null,
+  createdBy: null,
+  claimedBy: null,
+  createdAt: '',
+  startedAt: null,
+  finishedAt: null,
+  statusChangedAt: '',
+});
+
+describe('run checks on a real data source', () => {
+  let fx: StoreFixture;
+  let source: TestDatabase;
+  let objects: LiveObjects;
+  let dataSources: DataSources;
+
+  beforeAll(async () => {
+    fx = await STORE_ENGINES[0].setup();
+    source = await createTestDatabase();
+    const client = new pg.Client({ connectionString: source.url });
+    await client.connect();
+    await client.query(`create schema "Sales ""EU"""`);
+    await client.query(`create table "Sales ""EU"""."order lines" (id int primary key, "Ünit Price" numeric, qty int, note text)`);
+    await client.query(
+      `insert into "Sales ""EU"""."order lines" values
+        (1, 10, 1, 'a'), (2, null, 2, 'b'), (3, 30, -1, 'c'), (4, 40, 4, null), (5, null, -5, 'e'),
+        (6, 60, 6, 'f'), (7, 70, -7, 'g'), (8, 80, 8, 'h'), (9, 90, 9, 'i'), (10, 100, 10, 'j')`,
+    );
+    await client.end();
+    const url = new URL(source.url);
+    objects = new LiveObjects(fx.store, { revisionCheckMs: 0 });
+    const ctx = { caller: 'test' };
+    await objects.create('source', 'src', { provider_type: 'postgresql', postgresql: { host: url.hostname, port: url.port || '5432', database: url.pathname.slice(1), user: decodeURIComponent(url.username) || 'postgres', password: '${DQCTL_TEST_UNUSED_PASSWORD}' } }, ctx);
+    await objects.create(
+      'table',
+      'src/Sales "EU".order lines',
+      {
+        monitoring_checks: { daily: { volume: { daily_row_count: { warning: { min_count: 20 }, error: { min_count: 5 } } } } },
+        columns: {
+          'Ünit Price': { monitoring_checks: { daily: { nulls: { daily_nulls_count: { warning: { max_count: 0 }, error: { max_count: 5 } } } } } },
+          qty: { monitoring_checks: { daily: { numeric: { daily_negative_values: { error: { max_count: 1 } } } } } },
+          note: {},
+        },
+      },
+      ctx,
+    );
+    // a policy adds a nulls check to every column named note
+    await objects.create('default_column_checks', 'notes', { target: { column: 'note' }, monitoring_checks: { daily: { nulls: { daily_nulls_count: { fatal: { max_count: 0 } } } } } }, ctx);
+    dataSources = new DataSources({ env: { DQCTL_TEST_UNUSED_PASSWORD: '' } });
+  });
+  afterAll(async () => {
+    await dataSources.close();
+    await source.drop();
+    await fx.dispose();
+  });
+
+  it('measures each sensor exactly, judges every severity, and stores the results', async () => {
+    const run = runChecksExecutor({ store: fx.store, objects, dataSources });
+    const result = await run(job({ check_search_filters: { connection: 'src' } }), new AbortController().signal);
+    expect(result).toEqual({ highest_severity: 'fatal', executed_checks: 4, valid_results: 0, warnings: 2, errors: 1, fatals: 1, execution_errors: 0 });
+    const rows = await fx.store.checkResults({ connectionName: 'src', schemaName: 'Sales "EU"', tableName: 'order lines' });
+    const byCheck = Object.fromEntries(rows.map((r) => [`${r.columnName ?? ''}:${r.checkName}`, [r.actualValue, r.severity]]));
+    expect(byCheck).toEqual({
+      ':daily_row_count': [10, 1],
+      'Ünit Price:daily_nulls_count': [2, 1],
+      'qty:daily_negative_values': [3, 2],
+      'note:daily_nulls_count': [1, 3],
+    });
+  });
+
+  it('narrows by the filters and plans without SQL on dummy_execution', async () => {
+    const run = runChecksExecutor({ store: fx.store, objects, dataSources });
+    const dummy = await run(job({ check_search_filters: { connection: 'src', column: 'qty' }, dummy_execution: true }), new AbortController().signal);
+    expect(dummy).toMatchObject({ executed_checks: 1, highest_severity: null });
+    const onlyTable = await run(job({ check_search_filters: { connection: 'src', checkCategory: 'volume' } }), new AbortController().signal);
+    expect(onlyTable).toMatchObject({ executed_checks: 1, warnings: 1 });
+  });
+
+  it('a data source that refuses connections gives execution errors, not a crash', async () => {
+    const ctx = { caller: 'test' };
+    await objects.create('source', 'down', { provider_type: 'postgresql', postgresql: { host: '127.0.0.1', port: '1', database: 'x', user: 'x' } }, ctx);
+    await objects.create('table', 'down/public.t', { monitoring_checks: { daily: { volume: { daily_row_count: { error: { min_count: 1 } } } } } }, ctx);
+    const run = runChecksExecutor({ store: fx.store, objects, dataSources });
+    const result = await run(job({ check_search_filters: { connection: 'down' } }), new AbortController().signal);
+    expect(result).toMatchObject({ executed_checks: 1, execution_errors: 1, highest_severity: null });
+    const [row] = await fx.store.checkResults({ connectionName: 'down', schemaName: 'public', tableName: 't' });
+    expect(row.errorMessage).toMatch(/refused|connect/i);
+  });
+});
