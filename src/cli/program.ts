@@ -6,6 +6,8 @@ import { exportCommand } from './commands/export.js';
 import { importTablesCommand } from './commands/importTables.js';
 import { lockListCommand, lockReleaseCommand } from './commands/lock.js';
 import { planCommand } from './commands/plan.js';
+import { resultsCommand } from './commands/results.js';
+import { runChecksCommand } from './commands/runChecks.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
 import { showCommand } from './commands/show.js';
@@ -198,6 +200,34 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--samples-limit <n>', 'how many most common values per column', '5')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(collectStatisticsCommand(options, io)));
+
+  const run = program.command('run').description('run checks on the data sources');
+  dataSourceOptions(
+    run
+      .command('checks')
+      .description('run the effective checks (table files plus matching policies) of the selected tables and store the results')
+      .option('--connection <name>', 'only this connection')
+      .option('--table <schema.table>', "only these tables (* wildcards, e.g. 'public.fact_*')")
+      .option('--column <name>', 'only the checks of this column (* wildcards)')
+      .addOption(new Option('--check-type <type>', 'only this check type').choices(['profiling', 'monitoring', 'partitioned']))
+      .addOption(new Option('--time-scale <scale>', 'only this time scale').choices(['daily', 'monthly']))
+      .option('--category <category>', 'only this check category (e.g. nulls)')
+      .option('--check <name>', 'only this check (e.g. daily_nulls_count)')
+      .addOption(new Option('--fail-at <severity>', 'exit non-zero from this severity on (1 warning, 2 error, 3 fatal; 4 execution error)').choices(['warning', 'error', 'fatal']).default('error'))
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(runChecksCommand(options, io)));
+
+  storeOptions(
+    program
+      .command('results')
+      .description('the latest result of every check of the selected tables')
+      .option('--connection <name>', 'only this connection (* wildcards)')
+      .option('--table <schema.table>', 'only these tables (* wildcards)')
+      .option('--column <name>', 'only this column')
+      .addOption(new Option('--check-type <type>', 'only this check type').choices(['profiling', 'monitoring', 'partitioned']))
+      .option('--check <name>', 'only this check')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(resultsCommand(options, io)));
 
   // plan and apply run through a server when given one (remote.ts)
   for (const name of ['plan', 'apply']) {

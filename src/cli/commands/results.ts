@@ -1,0 +1,62 @@
+import { tableRefOf } from '../../policy/index.js';
+import { compileNamePattern } from '../../policy/index.js';
+import type { CheckResultRow } from '../../store/store.js';
+import type { CliIo } from '../io.js';
+import { withStore, type StoreFlags } from '../storeOptions.js';
+
+export interface ResultsOptions extends StoreFlags {
+  connection?: string;
+  table?: string;
+  column?: string;
+  checkType?: 'profiling' | 'monitoring' | 'partitioned';
+  check?: string;
+  format: 'text' | 'json';
+}
+
+const SEVERITY = ['valid', 'warning', 'error', 'fatal'];
+
+/** `dqctl results [filters]`: the latest result of every check of the selected tables. */
+export async function resultsCommand(options: ResultsOptions, io: CliIo): Promise<number> {
+  const connection = compileNamePattern(options.connection);
+  const table = compileNamePattern(options.table);
+  return withStore(options, io, { operation: 'results' }, async (store) => {
+    const tables = (await store.listSummaries({ kind: 'table' })).map((t) => tableRefOf(t.name, {})).filter((t) => t !== undefined);
+    const rows: CheckResultRow[] = [];
+    for (const t of tables) {
+      if (connection && !connection.matches(t.connection)) continue;
+      if (table && !table.matches(`${t.schema}.${t.table}`)) continue;
+      rows.push(
+        ...(await store.checkResults({
+          connectionName: t.connection,
+          schemaName: t.schema,
+          tableName: t.table,
+          ...(options.column ? { columnName: options.column } : {}),
+          ...(options.checkType ? { checkType: options.checkType } : {}),
+          ...(options.check ? { checkName: options.check } : {}),
+          newest: { of: 'runs', count: 1 },
+        })),
+      );
+    }
+    if (options.format === 'json') {
+      io.stdout(JSON.stringify({ results: rows }, null, 2) + '\n');
+      return 0;
+    }
+    if (rows.length === 0) {
+      io.stdout('No results. Run checks first: dqctl run checks\n');
+      return 0;
+    }
+    const lines = rows.map((r) => [
+      `${r.connectionName}/${r.schemaName}.${r.tableName}${r.columnName ? `.${r.columnName}` : ''}`,
+      r.checkName,
+      r.dataGroup,
+      r.severity === null ? 'EXECUTION ERROR' : SEVERITY[r.severity] ?? String(r.severity),
+      r.severity === null ? (r.errorMessage ?? '') : String(r.actualValue),
+      r.executedAt,
+    ]);
+    const header = ['TARGET', 'CHECK', 'DATA GROUP', 'STATUS', 'VALUE', 'EXECUTED AT'];
+    const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+    const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
+    io.stdout([format(header), ...lines.map(format)].join('\n') + '\n');
+    return 0;
+  });
+}

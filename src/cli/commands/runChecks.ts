@@ -1,0 +1,86 @@
+import { LiveObjects } from '../../app/liveObjects.js';
+import { runChecksExecutor, type RunChecksResult } from '../../jobs/executors/runChecks.js';
+import { DqError, type JsonObject } from '../../model/index.js';
+import type { JobRecord } from '../../store/jobRows.js';
+import { dataSourcesFromFlags, type DataSourceFlags } from '../dataSourceOptions.js';
+import type { CliIo } from '../io.js';
+import { withStore, type StoreFlags } from '../storeOptions.js';
+
+export interface RunChecksOptions extends StoreFlags, DataSourceFlags {
+  connection?: string;
+  table?: string;
+  column?: string;
+  checkType?: 'profiling' | 'monitoring' | 'partitioned';
+  timeScale?: 'daily' | 'monthly';
+  category?: string;
+  check?: string;
+  failAt: 'warning' | 'error' | 'fatal';
+  format: 'text' | 'json';
+}
+
+const LEVEL = { warning: 1, error: 2, fatal: 3 } as const;
+const SEVERITY_LEVEL = { valid: 0, warning: 1, error: 2, fatal: 3 } as const;
+
+/**
+ * Exit code of `run checks`: 4 when a check could not run (execution error); otherwise the highest severity
+ * (1 warning, 2 error, 3 fatal) when it reaches --fail-at, else 0.
+ */
+export function exitCodeOf(result: RunChecksResult, failAt: RunChecksOptions['failAt']): number {
+  if (result.execution_errors > 0) return 4;
+  const highest = result.highest_severity ? SEVERITY_LEVEL[result.highest_severity] : 0;
+  return highest >= LEVEL[failAt] ? highest : 0;
+}
+
+/**
+ * `dqctl run checks [filters]`: runs the effective checks of the selected tables in this process, on their data
+ * sources, and stores the results in the live store (the same executor as POST /api/jobs/runchecks).
+ */
+export async function runChecksCommand(options: RunChecksOptions, io: CliIo): Promise<number> {
+  if (!(options.failAt in LEVEL)) throw new DqError('INVALID_ARGUMENT', '--fail-at must be warning, error or fatal');
+  const filters: JsonObject = {};
+  if (options.connection) filters.connection = options.connection;
+  if (options.table) filters.fullTableName = options.table;
+  if (options.column) filters.column = options.column;
+  if (options.checkType) filters.checkType = options.checkType;
+  if (options.timeScale) filters.timeScale = options.timeScale;
+  if (options.category) filters.checkCategory = options.category;
+  if (options.check) filters.checkName = options.check;
+  const dataSources = dataSourcesFromFlags(options, io);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  const started = Date.now();
+  const progress = io.interactive && options.format === 'text';
+  try {
+    return await withStore(options, io, { operation: 'run checks' }, async (store) => {
+      const objects = new LiveObjects(store, { revisionCheckMs: 0 });
+      const run = runChecksExecutor(
+        { store, objects, dataSources },
+        { onProgress: progress ? (done, total) => io.stderr(`\r\x1b[K${bar(done, total)} ${done}/${total} tables`) : undefined },
+      );
+      const job = { id: 0, jobType: 'run_checks', parameters: { check_search_filters: filters }, status: 'running' } as unknown as JobRecord;
+      const result = (await run(job, controller.signal)) as RunChecksResult;
+      if (progress) io.stderr('\r\x1b[K');
+      if (options.format === 'json') io.stdout(JSON.stringify(result, null, 2) + '\n');
+      else {
+        io.stdout(
+          `Ran ${result.executed_checks} check${result.executed_checks === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+            `${result.valid_results} valid, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}, ${result.errors} error${result.errors === 1 ? '' : 's'}, ` +
+            `${result.fatals} fatal, ${result.execution_errors} execution error${result.execution_errors === 1 ? '' : 's'}` +
+            `${result.highest_severity ? `; highest severity: ${result.highest_severity}` : ''}.\n` +
+            (result.executed_checks > 0 ? 'See them with: dqctl results\n' : 'No check matched the filters.\n'),
+        );
+      }
+      return exitCodeOf(result, options.failAt);
+    });
+  } finally {
+    process.off('SIGINT', stop);
+    await dataSources.close();
+  }
+}
+
+function bar(done: number, total: number): string {
+  const width = 24;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+}
