@@ -7,7 +7,7 @@ import { DqError } from '../../model/index.js';
 import { parseGroupedRows, type ValueColumns } from './parseReadouts.js';
 import { prepareSensor, type PreparedSensor } from './prepareSensor.js';
 import { quoteIdent } from './quoteIdent.js';
-import { TABLE_ALIAS, tableRowSource } from './rowSource.js';
+import { hasDataGrouping, TABLE_ALIAS, tableRowSource } from './rowSource.js';
 import { checkFilterOf, createScanContext, type QueryState } from './scanContext.js';
 import { SensorBuildError } from './sensorDefinition.js';
 import type { SensorQuery, TableQueryRequest } from './sensorTypes.js';
@@ -75,15 +75,14 @@ export function buildScan(request: TableQueryRequest, sensors: readonly Prepared
     lines.push(`group by ${source.groups.map((g) => g.expression).join(', ')}`);
     lines.push(`order by ${source.groups.map((g) => g.alias).join(', ')}`);
   }
-  const groupingAliases = source.groupingAliases;
-  const partitioned = source.partitioned;
+  const { groupName, partitioned } = source;
   return {
     kind: 'scan',
     text: lines.join('\n'),
     values: state.params.values,
     queryMode: 'extended',
     sensorIds: columns.map((c) => c.id),
-    parse: (rows) => parseGroupedRows(rows, groupingAliases, partitioned, columns),
+    parse: (rows) => parseGroupedRows(rows, groupName, partitioned, columns),
   };
 }
 
@@ -124,8 +123,23 @@ export function whyNotMergeable(sensor: PreparedSensor, request: TableQueryReque
   if (count > 1 && !acceptsCheckFilter(sensor) && checkFilterOf(sensor.request) !== undefined) {
     return 'has a check filter its aggregate cannot take; it needs a query of its own';
   }
-  if (request.grouping !== undefined && request.grouping.columns.length > 0 && !sensor.flags.supportsGrouping) {
+  if (hasDataGrouping(request) && !sensor.flags.supportsGrouping) {
     return 'does not support data grouping';
   }
   return undefined;
+}
+
+/**
+ * One query per sensor of a scan: when a merged scan fails (a sensor whose SQL does not fit the column's type,
+ * e.g. min_value on a text column), the runner re-runs its sensors one by one to pin the error on the sensor
+ * that caused it and still measure the others.
+ */
+export function splitScan(request: TableQueryRequest, query: SensorQuery): SensorQuery[] {
+  return query.sensorIds.map((id) => {
+    const sensor = request.sensors.find((s) => s.id === id);
+    if (sensor === undefined) throw new DqError('INVALID_ARGUMENT', `splitScan: the request has no sensor ${JSON.stringify(id)}`);
+    const prepared = prepareSensor(sensor, request);
+    const filter = acceptsCheckFilter(prepared) ? undefined : checkFilterOf(sensor);
+    return buildScan(request, [prepared], { grouping: hasDataGrouping(request) && prepared.flags.supportsGrouping, ...(filter === undefined ? {} : { checkFilterInWhere: filter }) });
+  });
 }

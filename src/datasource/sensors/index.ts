@@ -3,7 +3,7 @@
  * bound values, runs it on the data source (in a read-only transaction; this module never connects) and turns
  * the rows into readouts per sensor.
  */
-export { buildTableQuery } from './buildTableQuery.js';
+export { buildTableQuery, splitScan } from './buildTableQuery.js';
 export { planSensorQueries } from './planSensorQueries.js';
 export { quoteIdent, quoteQualified } from './quoteIdent.js';
 export { implementedSensors, sensorMeaning } from './sensorCoverage.js';

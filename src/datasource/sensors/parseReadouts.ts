@@ -3,7 +3,7 @@
  * and possibly as numeric or bigint strings from custom queries; both become numbers.
  */
 import { DqError } from '../../model/index.js';
-import { TIME_PERIOD_ALIAS } from './rowSource.js';
+import { TIME_PERIOD_ALIAS, type GroupNamePart } from './rowSource.js';
 import { ALL_DATA_GROUP, type SensorReadout, type SensorReadouts } from './sensorTypes.js';
 
 export interface ValueColumns {
@@ -21,20 +21,26 @@ export function toNumber(value: unknown): number | null {
   throw new DqError('INVALID_ARGUMENT', `a sensor query returned ${JSON.stringify(value)} where a number was expected`);
 }
 
-export function dataGroupOf(row: Readonly<Record<string, unknown>>, groupingAliases: readonly string[]): string {
-  if (groupingAliases.length === 0) return ALL_DATA_GROUP;
-  return groupingAliases.map((alias) => (row[alias] === null || row[alias] === undefined ? 'null' : String(row[alias]))).join(', ');
+export function dataGroupOf(row: Readonly<Record<string, unknown>>, groupName: readonly GroupNamePart[]): string {
+  if (groupName.length === 0) return ALL_DATA_GROUP;
+  return groupName
+    .map((part) => {
+      if ('tag' in part) return part.tag;
+      const value = row[part.alias];
+      return value === null || value === undefined ? 'null' : String(value);
+    })
+    .join(', ');
 }
 
 export function parseGroupedRows(
   rows: readonly Record<string, unknown>[],
-  groupingAliases: readonly string[],
+  groupName: readonly GroupNamePart[],
   partitioned: boolean,
   columns: readonly ValueColumns[],
 ): SensorReadouts {
   const readouts: SensorReadouts = new Map(columns.map((c) => [c.id, [] as SensorReadout[]]));
   for (const row of rows) {
-    const dataGroup = dataGroupOf(row, groupingAliases);
+    const dataGroup = dataGroupOf(row, groupName);
     for (const column of columns) {
       const readout: SensorReadout = { dataGroup, actualValue: toNumber(row[column.actual]) };
       if (partitioned) readout.timePeriod = String(row[TIME_PERIOD_ALIAS]);

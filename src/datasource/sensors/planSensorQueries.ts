@@ -8,6 +8,7 @@
  */
 import { acceptsCheckFilter, buildScan, whyNotMergeable } from './buildTableQuery.js';
 import { prepareSensor, type PreparedSensor } from './prepareSensor.js';
+import { hasDataGrouping } from './rowSource.js';
 import { checkFilterOf } from './scanContext.js';
 import { SensorBuildError } from './sensorDefinition.js';
 import { buildAvailabilityQuery, buildCustomQuery, buildMetadataQuery, buildSubquery } from './separateQueries.js';
@@ -26,7 +27,7 @@ export function planSensorQueries(request: TableQueryRequest): SensorQueryPlan {
   const availability: PreparedSensor[] = [];
   const alone: Array<() => SensorQuery> = [];
   const ids = new Set<string>();
-  const grouped = request.grouping !== undefined && request.grouping.columns.length > 0;
+  const grouped = hasDataGrouping(request);
 
   for (const sensor of request.sensors) {
     try {

@@ -5,7 +5,7 @@
  * that turns the bound `now` into today's date, so windows and partitions agree.
  */
 import { quoteIdent, quoteQualified } from './quoteIdent.js';
-import type { PartitioningRequest, TableQueryRequest } from './sensorTypes.js';
+import type { DataGroupingLevel, PartitioningRequest, TableQueryRequest } from './sensorTypes.js';
 import type { SqlParameters } from './sqlParameters.js';
 
 export const TABLE_ALIAS = 'analyzed_table';
@@ -23,9 +23,23 @@ export interface TableRowSource {
   table: string;
   where: string[];
   groups: GroupExpression[];
-  /** Aliases of the data grouping levels, in order (the data group name joins their values). */
-  groupingAliases: string[];
+  /** The parts of the data group name, in order: a column level's output alias, or a static tag. */
+  groupName: GroupNamePart[];
   partitioned: boolean;
+}
+
+export type GroupNamePart = { alias: string } | { tag: string };
+
+/** The grouping levels of a request (columns given as `columns` are column levels). */
+export function groupingLevels(request: TableQueryRequest): readonly DataGroupingLevel[] {
+  const grouping = request.grouping;
+  if (grouping === undefined) return [];
+  return 'levels' in grouping ? grouping.levels : grouping.columns.map((column) => ({ column }));
+}
+
+/** True when the request has a data grouping (sensors that do not support grouping then run apart, as `all data`). */
+export function hasDataGrouping(request: TableQueryRequest): boolean {
+  return groupingLevels(request).length > 0;
 }
 
 const DEFAULT_RECENT_DAYS = 7;
@@ -61,12 +75,16 @@ export function tableRowSource(
     where.push(`(${replaceTokens(withoutTrailingSemicolons(request.filter), table, undefined)})`);
   }
   const groups: GroupExpression[] = [];
-  const groupingAliases: string[] = [];
-  if (options.grouping && request.grouping !== undefined) {
-    request.grouping.columns.forEach((name, index) => {
+  const groupName: GroupNamePart[] = [];
+  if (options.grouping) {
+    groupingLevels(request).forEach((level, index) => {
+      if ('tag' in level) {
+        groupName.push({ tag: level.tag });
+        return;
+      }
       const alias = `grouping_level_${index + 1}`;
-      groups.push({ expression: column(name), select: `(${column(name)})::text`, alias });
-      groupingAliases.push(alias);
+      groups.push({ expression: column(level.column), select: `(${column(level.column)})::text`, alias });
+      groupName.push({ alias });
     });
   }
   if (request.partitioning !== undefined) {
@@ -74,7 +92,7 @@ export function tableRowSource(
     groups.push({ expression: period, select: `to_char(${period}, 'YYYY-MM-DD')`, alias: TIME_PERIOD_ALIAS });
     where.push(...partitionWindow(request.partitioning, params, now()));
   }
-  return { table, where, groups, groupingAliases, partitioned: request.partitioning !== undefined };
+  return { table, where, groups, groupName, partitioned: request.partitioning !== undefined };
 }
 
 function partitionPeriod(partitioning: PartitioningRequest): string {

@@ -20,6 +20,10 @@ export interface SensorRequest {
   parameters?: Readonly<Record<string, JsonValue>>;
 }
 
+export type DataGroupingLevel = { column: string } | { tag: string };
+
+export type DataGroupingRequest = { columns: readonly string[] } | { levels: readonly DataGroupingLevel[] };
+
 export interface PartitioningRequest {
   /** timestamp_columns.partition_by_column of the table (a date, timestamp or timestamptz column). */
   column: string;
@@ -38,8 +42,12 @@ export interface TableQueryRequest {
   sensors: readonly SensorRequest[];
   /** The table's `filter` (repository SQL) added to the WHERE clause. */
   filter?: string;
-  /** Data grouping by column values: one readout per distinct combination of these columns. */
-  grouping?: { columns: readonly string[] };
+  /**
+   * Data grouping: one readout per distinct combination of the grouping columns. Either `columns`, or `levels`
+   * for a DQOps data grouping configuration whose levels mix column values and static tags (a tag only names
+   * the group: `{ levels: [{ tag: 'eu' }, { column: 'country' }] }` gives groups `eu, PL`, `eu, DE`, …).
+   */
+  grouping?: DataGroupingRequest;
   /** For partitioned checks: one readout per day or month of the partition column, over the time window. */
   partitioning?: PartitioningRequest;
   /** timestamp_columns of the table, used by the timeliness sensors. */

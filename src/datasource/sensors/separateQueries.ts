@@ -35,14 +35,14 @@ export function buildSubquery(request: TableQueryRequest, sensor: PreparedSensor
   });
   const text = sensor.definition.build(subqueryContext);
   const columns = [{ id: sensor.request.id, actual: 'actual_value' }];
-  const { groupingAliases, partitioned } = source;
+  const { groupName, partitioned } = source;
   return {
     kind: 'subquery',
     text,
     values: state.params.values,
     queryMode: 'extended',
     sensorIds: [sensor.request.id],
-    parse: (rows) => parseGroupedRows(rows, groupingAliases, partitioned, columns),
+    parse: (rows) => parseGroupedRows(rows, groupName, partitioned, columns),
   };
 }
 

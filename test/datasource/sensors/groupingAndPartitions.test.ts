@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTableQuery, planSensorQueries, type SensorReadout, type SensorRequest, type TableQueryRequest } from '../../../src/datasource/sensors/index.js';
+import { buildTableQuery, planSensorQueries, splitScan, type SensorReadout, type SensorRequest, type TableQueryRequest } from '../../../src/datasource/sensors/index.js';
 import { openSensorDatabase, rounded, type SensorDatabase } from './support/sensorDatabase.js';
 
 /**
@@ -58,6 +58,25 @@ describe('data groupings and partitions', () => {
     expect(table(readouts.get('rows'))).toEqual({ 'north, a': 4, 'north, b': 1, 'null, a': 1, 'south, a': 1, 'south, b': 4 });
     expect(table(readouts.get('sum'))).toEqual({ 'north, a': 18, 'north, b': 4, 'null, a': 5, 'south, a': 6, 'south, b': 31 });
     expect(table(readouts.get('nulls'))).toEqual({ 'north, a': 1, 'north, b': 0, 'null, a': 0, 'south, a': 0, 'south, b': 0 });
+  });
+
+  it('groups by levels mixing static tags and columns (a tag only names the group)', async () => {
+    const { readouts } = await db.measure(base({ grouping: { levels: [{ tag: 'eu' }, { column: REGION }, { tag: 'v1' }] } }));
+    expect(table(readouts.get('rows'))).toEqual({ 'eu, north, v1': 5, 'eu, null, v1': 1, 'eu, south, v1': 5 });
+  });
+
+  it('a failing merged scan is split into one query per sensor, which pins the error on its sensor', async () => {
+    const request = base({ sensors: [...SENSORS, { id: 'min of text', sensorName: 'column/range/min_value', column: 'kind' }] });
+    const [merged] = planSensorQueries(request).queries;
+    await expect(db.run(merged!)).rejects.toThrow(/double precision/);
+    const outcomes: Record<string, unknown> = {};
+    for (const query of splitScan(request, merged!)) {
+      outcomes[query.sensorIds.join()] = await db.run(query).then(
+        (readouts) => readouts.get(query.sensorIds[0]!)![0]!.actualValue,
+        (error: Error) => error.message,
+      );
+    }
+    expect(outcomes).toEqual({ rows: 11, sum: 64, nulls: 1, 'min of text': expect.stringMatching(/double precision/) });
   });
 
   it('daily partitions over the 7 days before today (today excluded by default)', async () => {
