@@ -27,7 +27,8 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
 }
 
-describe.each(engines())('dqctl export through the real bin on $name', (engine) => {
+// Many bin runs per test, each opening the store: generous time on a busy 2-core machine.
+describe.each(engines())('dqctl export through the real bin on $name', { timeout: 240_000 }, (engine) => {
   let ws: Awaited<ReturnType<typeof workspace>>;
   let store: string[];
   const cli = (...args: string[]) => runCli(args, { cwd: ws.dir });

@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.j
 
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!;
 
-describe('dqctl lock list / lock release (real bin)', () => {
+describe('dqctl lock list / lock release (real bin)', { timeout: 180_000 }, () => {
   let dir: string;
   const cli = (...args: string[]) => runCli(args, { cwd: dir });
   beforeEach(async () => {

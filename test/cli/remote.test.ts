@@ -42,7 +42,7 @@ const withoutStoreLine = (text: string) => text.replace(/^Live store: .*$/m, 'Li
  * plan|apply --server against a real `dqctl serve` child on PGlite: the CI job needs a URL and a token, no
  * database credentials; output and exit codes are those of the local commands.
  */
-describe('plan and apply --server through a running dqctl serve (real bin, PGlite)', () => {
+describe('plan and apply --server through a running dqctl serve (real bin, PGlite)', { timeout: 240_000 }, () => {
   let ws: Awaited<ReturnType<typeof workspace>>;
   let server: { child: ChildProcess; log: () => string };
   let url: string;
