@@ -95,6 +95,25 @@ describe('run checks on a real data source', () => {
     expect(onlyTable).toMatchObject({ executed_checks: 1, warnings: 1 });
   });
 
+  it('a sensor that fails on its column is an execution error of that check only; the others of the scan still run', async () => {
+    await objects.update('table', 'src/Sales "EU".order lines', { caller: 'test' }, (current) => ({
+      spec: {
+        ...current.spec,
+        columns: {
+          ...(current.spec.columns as Record<string, never>),
+          note: { monitoring_checks: { daily: { numeric: { daily_number_below_min_value: { parameters: { min_value: 5 }, error: { max_count: 0 } } } } } },
+        },
+      },
+    }));
+    const run = runChecksExecutor({ store: fx.store, objects, dataSources });
+    const result = await run(job({ check_search_filters: { connection: 'src', checkType: 'monitoring' } }), new AbortController().signal);
+    expect(result).toMatchObject({ executed_checks: 5, execution_errors: 1 });
+    expect(result.valid_results + result.warnings + result.errors + result.fatals).toBe(4);
+    const rows = await fx.store.checkResults({ connectionName: 'src', schemaName: 'Sales "EU"', tableName: 'order lines', columnName: 'note', checkName: 'daily_number_below_min_value', newest: { of: 'runs', count: 1 } });
+    expect(rows[0].severity).toBeNull();
+    expect(rows[0].errorMessage).toBeTruthy();
+  });
+
   it('a data source that refuses connections gives execution errors, not a crash', async () => {
     const ctx = { caller: 'test' };
     await objects.create('source', 'down', { provider_type: 'postgresql', postgresql: { host: '127.0.0.1', port: '1', database: 'x', user: 'x' } }, ctx);

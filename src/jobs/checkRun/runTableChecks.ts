@@ -1,6 +1,6 @@
 import { getCheckCatalog } from '../../catalog/index.js';
 import type { DataSource } from '../../datasource/index.js';
-import { planSensorQueries, type SensorReadout, type TableQueryRequest } from '../../datasource/sensors/index.js';
+import { planSensorQueries, splitScan, type DataGroupingLevel, type SensorQuery, type SensorReadout, type TableQueryRequest } from '../../datasource/sensors/index.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
@@ -31,18 +31,20 @@ function groupsOf(checks: readonly PlannedCheck[]): Group[] {
   return [...groups.values()];
 }
 
-/** The GROUP BY columns of the table's default data grouping (levels whose source is a column value). */
-export function groupingColumnsOf(spec: JsonObject): string[] {
+/** The levels of the table's default data grouping: column values (GROUP BY) and static tags (names). */
+export function groupingLevelsOf(spec: JsonObject): DataGroupingLevel[] {
   const groupings = isJsonObject(spec.groupings) ? spec.groupings : {};
   const name = typeof spec.default_grouping_name === 'string' ? spec.default_grouping_name : 'default';
   const grouping = isJsonObject(groupings[name]) ? groupings[name] : undefined;
   if (!grouping) return [];
-  const columns: string[] = [];
+  const levels: DataGroupingLevel[] = [];
   for (let level = 1; level <= 9; level++) {
     const spec = grouping[`level_${level}`];
-    if (isJsonObject(spec) && spec.source === 'column_value' && typeof spec.column === 'string') columns.push(spec.column);
+    if (!isJsonObject(spec)) continue;
+    if (spec.source === 'column_value' && typeof spec.column === 'string') levels.push({ column: spec.column });
+    else if (spec.source === 'tag' && typeof spec.tag === 'string') levels.push({ tag: spec.tag });
   }
-  return columns;
+  return levels.some((l) => 'column' in l) ? levels : [];
 }
 
 /** The start of the period a (non-partitioned) readout stands for: the day, or the month for monthly and profiling. */
@@ -84,7 +86,7 @@ export async function runTableChecks(
         parameters: isJsonObject(c.spec.parameters) ? c.spec.parameters : {},
       })),
       ...(typeof table.spec.filter === 'string' && table.spec.filter !== '' ? { filter: table.spec.filter } : {}),
-      ...(groupingColumnsOf(table.spec).length > 0 ? { grouping: { columns: groupingColumnsOf(table.spec) } } : {}),
+      ...(groupingLevelsOf(table.spec).length > 0 ? { grouping: { levels: groupingLevelsOf(table.spec) } } : {}),
       ...(group.checkType === 'partitioned' && partitionColumn && group.timeScale
         ? {
             partitioning: {
@@ -124,8 +126,10 @@ export async function runTableChecks(
               } else {
                 for (const id of query.sensorIds) failures.set(id, (error as Error).message);
               }
-              // a failed statement aborts the transaction: the rest of this group needs a new one
-              if (query !== plan.queries[plan.queries.length - 1]) throw new RetryInNewSession();
+              // a failed statement aborts the transaction: the rest of this group needs a new one, and a failed
+              // merged scan is re-run sensor by sensor
+              const last = query === plan.queries[plan.queries.length - 1];
+              if (!last || (query.kind === 'scan' && query.sensorIds.length > 1)) throw new RetryInNewSession();
             }
           }
         },
@@ -134,8 +138,17 @@ export async function runTableChecks(
     } catch (error) {
       if (context.signal.aborted) throw error;
       if (error instanceof RetryInNewSession) {
-        // one query at a time, each in its own transaction, so one failure cannot take the others down
-        for (const query of plan.queries) {
+        // one query at a time, each in its own transaction, so one failure cannot take the others down; a failed
+        // merged scan is split into one scan per sensor to pin the error on the sensor that caused it
+        const pending: SensorQuery[] = [...plan.queries];
+        const failedScans = new Set<SensorQuery>();
+        for (const query of plan.queries) if (query.kind === 'scan' && query.sensorIds.some((id) => failures.has(id))) failedScans.add(query);
+        for (const scan of failedScans) {
+          if (scan.sensorIds.length < 2) continue;
+          for (const id of scan.sensorIds) failures.delete(id);
+          pending.splice(pending.indexOf(scan), 1, ...splitScan(request, scan));
+        }
+        for (const query of pending) {
           if (query.sensorIds.every((id) => readouts.has(id) || failures.has(id))) continue;
           try {
             const result = query.parse(await context.dataSource.query(query.text, query.values, { signal: context.signal }));
