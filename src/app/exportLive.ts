@@ -1,4 +1,3 @@
-import { Scalar, stringify } from 'yaml';
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
 import { classifyPath, encodeNamePart, suffixOfKind } from '../manifest/objectPaths.js';
 import { SETTINGS_FILE } from '../manifest/repositorySource.js';
@@ -13,7 +12,8 @@ import {
   type ObjectKind,
 } from '../model/index.js';
 import { readSchemaFile, SCHEMA_FILES, validateDocument, type DocumentKind } from '../schema/index.js';
-import { compareCodePoints, SchemaKeyOrder, type Ordered } from './orderBySchema.js';
+import { emitYaml } from './emitYaml.js';
+import { compareCodePoints, SchemaKeyOrder } from './orderBySchema.js';
 
 /**
  * The live state as DQOps files: each object at the path DQOps derives its name from (in reverse), keys in the
@@ -233,42 +233,24 @@ function orderFor(kind: DocumentKind): SchemaKeyOrder {
   return order;
 }
 
+const schemaIds = new Map<DocumentKind, string>();
+
 export function schemaReference(kind: DocumentKind, schemaBase?: string): string {
   if (schemaBase !== undefined && schemaBase !== '') return `${schemaBase.replace(/\/+$/, '')}/${SCHEMA_FILES[kind]}`;
-  const id = readSchemaFile(kind).$id;
-  return typeof id === 'string' ? id : SCHEMA_FILES[kind];
+  let id = schemaIds.get(kind);
+  if (id === undefined) {
+    const declared = readSchemaFile(kind).$id;
+    id = typeof declared === 'string' ? declared : SCHEMA_FILES[kind];
+    schemaIds.set(kind, id);
+  }
+  return id;
 }
 
 function renderDocument(kind: DocumentKind, document: JsonObject, schemaBase: string | undefined): string {
-  const body = stringify(toYaml(orderFor(kind).order(document)), { lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+  const body = emitYaml(orderFor(kind).order(document));
   return `# yaml-language-server: $schema=${schemaReference(kind, schemaBase)}\n${body}`;
 }
 
 function renderSettings(namespace: string, schemaBase: string | undefined): string {
   return renderDocument('settings', { apiVersion: 'dqctl/v1', kind: 'settings', spec: { namespace } }, schemaBase);
-}
-
-/**
- * YAML 1.2 (what dqctl reads) and YAML 1.1 (what some DQOps tooling reads) disagree on plain scalars such as
- * `yes`, `on`, `0755`, `1:20` or `2025-03-04`: such strings are written double-quoted so every reader agrees.
- */
-const YAML_11_AMBIGUOUS = [
-  /^(y|yes|n|no|true|false|on|off|null|~)$/i,
-  /^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$/,
-  /^[-+]?(0|[1-9][0-9_]*)?(\.[0-9_]*)?([eE][-+]?[0-9]+)?$/,
-  /^[-+]?0[0-7_]+$/,
-  /^[-+]?0[xXbBoO][0-9a-fA-F_]+$/,
-  /^\d{4}-\d\d?-\d\d?([Tt ]|$)/,
-  /^[-+]?\.(inf|nan)$/i,
-];
-
-function toYaml(value: Ordered): unknown {
-  if (value instanceof Map) return new Map([...value].map(([k, v]) => [k, toYaml(v)]));
-  if (Array.isArray(value)) return value.map(toYaml);
-  if (typeof value === 'string' && value !== '' && !value.includes('\n') && YAML_11_AMBIGUOUS.some((re) => re.test(value))) {
-    const scalar = new Scalar(value);
-    scalar.type = Scalar.QUOTE_DOUBLE;
-    return scalar;
-  }
-  return value;
 }
