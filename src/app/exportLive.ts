@@ -16,7 +16,8 @@ import { emitYaml } from './emitYaml.js';
 import { compareCodePoints, SchemaKeyOrder } from './orderBySchema.js';
 
 /**
- * The live state as DQOps files: each object at the path DQOps derives its name from (in reverse), keys in the
+ * The live state as DQOps files: each object at the path DQOps derives its name from (in reverse; git-managed
+ * objects at their origin file, which gives the same name), keys in the
  * order of the file kind's JSON Schema, a `yaml-language-server` line naming that schema. The same live state
  * always gives the same bytes, and loading the files gives back the same objects (same names, same hashes), so
  * a plan of an export against the store it came from shows no changes.
@@ -84,7 +85,7 @@ export function exportLive(objects: readonly LiveObject[], options: ExportOption
 
   for (const object of selected) {
     const label = `${object.kind} ${JSON.stringify(object.name)}`;
-    const path = (options.onlyDrift && originPath(object)) || objectPath(object.kind, object.name, sources);
+    const path = originPath(object) ?? objectPath(object.kind, object.name, sources);
     if (!path) {
       warnings.push(`${label} is not exported: its name cannot be written as a DQOps file name`);
       continue;
@@ -152,8 +153,14 @@ export function objectPath(kind: ObjectKind, name: string, sources: readonly str
   return path && pathHolds(path, kind, name) ? path : undefined;
 }
 
+/**
+ * A git-managed object goes back to the file it came from (the author's spelling of its name, e.g. lower-case
+ * `%2f`), so an export into its own checkout never writes a second file for it; the file must still give
+ * exactly this object's name.
+ */
 function originPath(object: LiveObject): string | undefined {
-  return object.originFile && pathHolds(object.originFile, object.kind, object.name) ? object.originFile : undefined;
+  if (object.managedBy !== 'git' || !object.originFile) return undefined;
+  return pathHolds(object.originFile, object.kind, object.name) ? object.originFile : undefined;
 }
 
 function pathHolds(path: string, kind: ObjectKind, name: string): boolean {

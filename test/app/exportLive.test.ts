@@ -110,6 +110,17 @@ describe('exportLive: live objects → DQOps files', () => {
     expect(loaded.objects.map((o) => [o.kind, o.name, o.hash]).sort()).toEqual(objects.map((o) => [o.kind, o.name, o.contentHash]).sort());
   });
 
+  it('writes a git-managed object back to its origin file when that file gives its name (the author\'s spelling)', () => {
+    const authored = live('table', 'c/s.a/b', { stage: 'x' }, { originFile: 'sources/c/s.a%2fb.dqotable.yaml' });
+    const moved = live('table', 'c/s.other', { stage: 'x' }, { originFile: 'sources/c/s.not_this_name.dqotable.yaml' });
+    const api = live('table', 'c/s.api', { stage: 'x' }, { managedBy: 'api', originFile: null, appliedHash: null });
+    expect(exportLive([authored, moved, api]).files.map((f) => f.path)).toEqual([
+      'sources/c/s.a%2fb.dqotable.yaml',
+      'sources/c/s.api.dqotable.yaml',
+      'sources/c/s.other.dqotable.yaml',
+    ]);
+  });
+
   it('refuses names no file name can hold, and says so', () => {
     expect(objectPath('table', 'conn/no_schema_dot')).toBeUndefined();
     expect(objectPath('rule', 'a//b')).toBeUndefined();
