@@ -43,7 +43,7 @@ export interface ExportFile {
   path: string;
   content: string;
   /** The object the file holds (a rule's `.py` belongs to its rule); absent for dqctl.yaml. */
-  object?: ObjectKey & { appliedHash: string | null; part: 'document' | 'module' };
+  object?: ObjectKey & { contentHash: string; appliedHash: string | null; part: 'document' | 'module' };
   /** Written only when the folder has no such file: a repository's own dqctl.yaml wins over ours. */
   onlyIfAbsent?: boolean;
 }
@@ -96,7 +96,7 @@ export function exportLive(objects: readonly LiveObject[], options: ExportOption
     if (violations.length > 0) {
       warnings.push(`${label} does not pass validation as a file (${violations[0].summary}); it is exported as it is`);
     }
-    const ref = { kind: object.kind, name: object.name, appliedHash: object.appliedHash };
+    const ref = { kind: object.kind, name: object.name, contentHash: object.contentHash, appliedHash: object.appliedHash };
     files.push({ path, content: renderDocument(object.kind, document, options.schemaBase), object: { ...ref, part: 'document' } });
 
     const { python_module: module, ...others } = object.attachments;

@@ -8,10 +8,13 @@ import type { ExportFile } from './exportLive.js';
 
 /**
  * Writes exported files into a folder. It never deletes a file, and never overwrites one whose content differs
- * unless `force`: the folder may be a working copy with uncommitted edits. One exception keeps `--only-drift`
- * usable in a checkout: a file that still holds exactly the version of the object git last applied (its hash is
- * the object's applied hash) is replaced, since that version is in git. Nothing is written when anything would
- * be refused, so a refused export leaves the folder as it was.
+ * unless `force`: the folder may be a working copy with uncommitted edits. Files are compared by what they mean,
+ * not only by their bytes:
+ * - a file that already holds the object's current content (same hash), however it is written, is left as it is
+ *   (its comments and layout stay);
+ * - a file that holds exactly the version git last applied, when the object has changed since (drift), is
+ *   replaced: that version is in git, and this is what `--only-drift` is for.
+ * Nothing is written when anything would be refused, so a refused export leaves the folder as it was.
  */
 export interface WriteExportOptions {
   force?: boolean;
@@ -41,10 +44,15 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
       result.unchanged.push(file.path);
     } else if (file.onlyIfAbsent) {
       result.kept.push(file.path);
-    } else if (options.force || (await holdsAppliedVersion(root, file))) {
-      toWrite.push(file);
     } else {
-      conflicts.push(file.path);
+      const held = await hashInFolder(root, file);
+      if (held !== undefined && held === file.object?.contentHash) {
+        result.unchanged.push(file.path);
+      } else if (options.force || (held !== undefined && held === file.object?.appliedHash)) {
+        toWrite.push(file);
+      } else {
+        conflicts.push(file.path);
+      }
     }
   }
   if (conflicts.length > 0) {
@@ -78,25 +86,25 @@ async function readIfExists(path: string): Promise<string | undefined> {
   }
 }
 
-/** True when the object's file in the folder (and its `.py`) hold the version git last applied. */
-async function holdsAppliedVersion(root: string, file: ExportFile): Promise<boolean> {
+/** The content hash of the object as the folder holds it (its file and, for a rule, its `.py`); undefined if unreadable. */
+async function hashInFolder(root: string, file: ExportFile): Promise<string | undefined> {
   const object = file.object;
-  if (!object || object.appliedHash === null) return false;
+  if (!object) return undefined;
   const documentPath = object.part === 'module' ? file.path.slice(0, -'.py'.length) + '.dqorule.yaml' : file.path;
   const text = await readIfExists(join(root, documentPath));
-  if (text === undefined) return false;
+  if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = load(text, { schema: CORE_SCHEMA });
   } catch {
-    return false;
+    return undefined;
   }
-  if (!isJsonObject(parsed) || parsed.kind !== object.kind) return false;
+  if (!isJsonObject(parsed) || parsed.kind !== object.kind) return undefined;
   const attachments: JsonObject = {};
   if (object.kind === 'rule') {
     const module = await readIfExists(join(root, documentPath.slice(0, -'.dqorule.yaml'.length) + '.py'));
     if (module !== undefined) attachments.python_module = module;
   }
   const spec = normalizeSpec(object.kind, isJsonObject(parsed.spec) ? parsed.spec : {});
-  return contentHash(spec, attachments) === object.appliedHash;
+  return contentHash(spec, attachments);
 }

@@ -196,6 +196,16 @@ describe('writeExport: never loses a file', () => {
     expect(again).toEqual({ written: [], unchanged: files.map((f) => f.path), kept: [] });
   });
 
+  it('leaves a file that holds the same content written differently as it is (comments and layout kept)', async () => {
+    const object = live('table', 'c/s.t', { stage: 'a', priority: 2 }, { originFile: 'sources/c/s.t.dqotable.yaml' });
+    await mkdir(join(dir, 'sources/c'), { recursive: true });
+    const handWritten = '# my comment\napiVersion: dqo/v1\nkind: table\nspec: {priority: 2, stage: a, labels: []}\n';
+    await writeFile(join(dir, 'sources/c/s.t.dqotable.yaml'), handWritten);
+    const outcome = await writeExport(dir, exportLive([object]).files);
+    expect(outcome).toEqual({ written: [], unchanged: ['sources/c/s.t.dqotable.yaml'], kept: [] });
+    expect(await readFile(join(dir, 'sources/c/s.t.dqotable.yaml'), 'utf8')).toBe(handWritten);
+  });
+
   it('onlyDrift replaces a file that still holds the version git applied, but not one edited since', async () => {
     const base = live('table', 'c/s.t', { stage: 'a' }, { originFile: 'sources/c/s.t.dqotable.yaml' });
     await mkdir(join(dir, 'sources/c'), { recursive: true });
