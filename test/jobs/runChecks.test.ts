@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveObjects } from '../../src/app/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
-import { runChecksExecutor } from '../../src/jobs/executors/runChecks.js';
+import { runChecksExecutor, type RunChecksResult } from '../../src/jobs/executors/runChecks.js';
 import type { JobRecord } from '../../src/store/jobRows.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
@@ -106,7 +106,7 @@ describe('run checks on a real data source', () => {
       },
     }));
     const run = runChecksExecutor({ store: fx.store, objects, dataSources });
-    const result = await run(job({ check_search_filters: { connection: 'src', checkType: 'monitoring' } }), new AbortController().signal);
+    const result = (await run(job({ check_search_filters: { connection: 'src', checkType: 'monitoring' } }), new AbortController().signal)) as RunChecksResult;
     expect(result).toMatchObject({ executed_checks: 5, execution_errors: 1 });
     expect(result.valid_results + result.warnings + result.errors + result.fatals).toBe(4);
     const rows = await fx.store.checkResults({ connectionName: 'src', schemaName: 'Sales "EU"', tableName: 'order lines', columnName: 'note', checkName: 'daily_number_below_min_value', newest: { of: 'runs', count: 1 } });
