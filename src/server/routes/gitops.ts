@@ -39,7 +39,8 @@ export async function gitopsRoutes(api: FastifyInstance, context: ServerContext)
       config: { role: 'viewer' },
       schema: {
         tags,
-        summary: 'plan a desired state against this server’s store (dqctl plan --server); answers the JSON plan of `dqctl plan --format json`',
+        operationId: 'gitops_plan',
+        summary: 'gitops_plan: plan a desired state against this server’s store (dqctl plan --server); answers the JSON plan of `dqctl plan --format json`',
         body: ref('GitopsRequest'),
       },
     },
@@ -54,8 +55,9 @@ export async function gitopsRoutes(api: FastifyInstance, context: ServerContext)
       config: { role: 'operator' },
       schema: {
         tags,
+        operationId: 'gitops_apply',
         summary:
-          'plan and apply a desired state under this server’s store lock (dqctl apply --server); answers {plan, applied} as `dqctl apply --format json` prints it; 409 STALE_PLAN when expected_fingerprint no longer matches',
+          'gitops_apply: plan and apply a desired state under this server’s store lock (dqctl apply --server); answers {plan, applied} as `dqctl apply --format json` prints it; 409 STALE_PLAN when expected_fingerprint no longer matches',
         body: ref('GitopsRequest'),
       },
     },
