@@ -10,7 +10,7 @@ import {
   type ColumnProfile,
   type StatisticsCategory,
 } from './statisticsCollectors.js';
-import { aggregateStatement, topValuesStatement, uniqueValuesStatement, type StatisticsColumn } from './statisticsQuery.js';
+import { aggregateStatement, columnTopValuesStatement, topValuesStatement, uniqueValuesStatement, type StatisticsColumn } from './statisticsQuery.js';
 
 /**
  * Statistics of one table, in one read-only session on one snapshot: describe the table (a table that is gone
@@ -21,6 +21,8 @@ import { aggregateStatement, topValuesStatement, uniqueValuesStatement, type Sta
 export const ALL_DATA = 'all data';
 export const DEFAULT_TOP_VALUES = 5;
 export const MAX_DATA_GROUPS = 1000;
+/** Columns with more distinct values get a most-common-values query of their own (whole table). */
+export const GROUPING_SETS_MAX_DISTINCT = 10_000;
 
 /** One level of a data grouping: a column's value, or a fixed tag. */
 export type GroupingLevel = { column: string } | { tag: string };
@@ -184,11 +186,18 @@ async function topValues(
     }
   }
   const rowsOf = async (statement: { text: string; params: unknown[] }) => session.query<Row>(statement.text, statement.params);
-  if (duplicated.length > 0) {
-    const statement = topValuesStatement(request.schema, request.table, duplicated.map((i) => planned[i]), groupColumns, limit);
+  // for the whole table, columns of many distinct values are ranked one query each (see statisticsQuery.ts)
+  const many = groupColumns.length === 0 ? duplicated.filter((i) => (num(aggregateRows[0][`d${i}`]) ?? 0) > GROUPING_SETS_MAX_DISTINCT) : [];
+  const grouped = duplicated.filter((i) => !many.includes(i));
+  if (grouped.length > 0) {
+    const statement = topValuesStatement(request.schema, request.table, grouped.map((i) => planned[i]), groupColumns, limit);
     for (const row of await rowsOf(statement)) {
-      push(duplicated[Number(row.s)], dataGroupName(levels, row), { value: String(row.v), count: num(row.n) ?? 0 });
+      push(grouped[Number(row.s)], dataGroupName(levels, row), { value: String(row.v), count: num(row.n) ?? 0 });
     }
+  }
+  if (many.length > 0) {
+    const statement = columnTopValuesStatement(request.schema, request.table, many.map((i) => ({ index: i, column: planned[i] })), limit);
+    for (const row of await rowsOf(statement)) push(Number(row.s), ALL_DATA, { value: String(row.v), count: num(row.n) ?? 0 });
   }
   if (unique.length > 0) {
     const statement = uniqueValuesStatement(request.schema, request.table, unique.map((i) => ({ index: i, column: planned[i] })), groupColumns, limit);

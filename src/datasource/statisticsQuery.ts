@@ -8,8 +8,10 @@ import type { ColumnProfile } from './statisticsCollectors.js';
  * 1. ONE scan computing, for the whole table or per data group (GROUP BY the grouping columns): the row count
  *    and, per column, the not-null count, the distinct count, min, max, mean (numbers) and min / max / mean
  *    text length (text). Types without an equality operator (json, xml, …) are counted distinct as text.
- * 2. The most common values, for the columns that have duplicates, in ONE more scan: GROUP BY GROUPING SETS,
- *    one set per column, ranked by count (ties by the value's text, C collation).
+ * 2. The most common values of the columns that have duplicates: columns of at most 10,000 distinct values (and,
+ *    per data group, all of them) in ONE more scan, GROUP BY GROUPING SETS with one set per column, ranked by
+ *    count (ties by the value's text, C collation); columns of more distinct values each in a query of its own
+ *    with a top-N sort (ranking all their groups in one query would sort them all).
  * 3. For columns whose values are all distinct every value occurs once, so their "most common" values are
  *    simply the first ones by text: a top-N sort (ORDER BY … LIMIT), far cheaper than grouping a unique column.
  * Text results (min, max, values) are cut at 1000 characters.
@@ -94,6 +96,22 @@ export function topValuesStatement(schema: string, table: string, columns: reado
   ) counted where v is not null
 ) ranked where r <= $1 order by ${['s', ...groups, 'r'].join(', ')}`;
   return { text, params: [limit] };
+}
+
+/**
+ * The most common values of high-cardinality columns, one branch per column (UNION ALL, one round trip): each
+ * branch groups one column and keeps its top `limit` with a top-N sort, and may use parallel workers. Ranking
+ * hundreds of thousands of groups of several columns in one GROUPING SETS query costs a full sort of all the
+ * groups; this does not. Rows `{s, v, n}`. Whole table only.
+ */
+export function columnTopValuesStatement(schema: string, table: string, columns: readonly { index: number; column: StatisticsColumn }[], limit: number): SqlStatement {
+  const from = quoteTable(schema, table);
+  const branches = columns.map(({ index, column }) => {
+    const e = valueExpression(column);
+    const v = `left((${e})::text, ${MAX_TEXT_RESULT})`;
+    return `(select ${index} as s, ${v} as v, count(*)::float8 as n from ${from} where ${quoteIdent(column.name)} is not null group by ${e} order by count(*) desc, ${v} collate "C" limit $1)`;
+  });
+  return { text: branches.join('\nunion all\n'), params: [limit] };
 }
 
 /**

@@ -6,6 +6,7 @@ const EXTRA = `
 create table public.empty (n int, t text);
 create table public.all_null (n int, t text);
 insert into public.all_null values (null, null), (null, null);
+create table public.wide as select g, g / 2 as half, (g % 7)::text as seven from generate_series(1, 30000) as g;
 `;
 
 /** statistic → value, for one column (or the table: null) and one data group. */
@@ -99,6 +100,18 @@ describe('statistics of a table with hostile names, every value asserted', () =>
     // the grouping column itself: one value per group
     expect(byCollector(stats.values, 'Region.Code', 'EU-E / eu')).toMatchObject({ distinct_count: 1, top_values: [{ value: 'EU-E', count: 2 }] });
     expect(byCollector(stats.values, 'Region.Code', '(null) / eu')).toMatchObject({ nulls_count: 1, top_values: [] });
+  });
+
+  it('most common values of a column of many distinct values (a query of its own) next to few (grouping sets) and unique ones', async () => {
+    const stats = await collectTableStatistics(registry.get('src', source.spec()), { schema: 'public', table: 'wide', collectors: { names: new Set(['distinct_count', 'top_values']) } });
+    // half = g / 2: 0 and 15000 once, every other value twice; ties by text
+    expect(byCollector(stats.values, 'half')).toEqual({
+      distinct_count: 15001,
+      top_values: ['1', '10', '100', '1000', '10000'].map((value) => ({ value, count: 2 })),
+    });
+    // g % 7 over 1..30000: 1 to 5 occur 4286 times, 0 and 6 4285 times
+    expect(byCollector(stats.values, 'seven')).toEqual({ distinct_count: 7, top_values: ['1', '2', '3', '4', '5'].map((value) => ({ value, count: 4286 })) });
+    expect(byCollector(stats.values, 'g')).toEqual({ distinct_count: 30000, top_values: ['1', '10', '100', '1000', '10000'].map((value) => ({ value, count: 1 })) });
   });
 
   it('collector selection by category and name; the number of top values', async () => {
