@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { lineageFlows, sourceTablesOf, walkLineage, type TableRef } from '../../app/lineageGraph.js';
+import { lineageFlows, sourceTablesOf, tableRefKey, walkLineage, type TableRef, type TableRef as LineageTableRef } from '../../app/lineageGraph.js';
+import { combineStatuses, tableQualityStatus, type TableQualityStatus } from '../../app/tableQualityStatus.js';
 import { DqError, isJsonObject, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
@@ -24,7 +25,7 @@ import {
  * Data lineage of a table. A flow is stored in its TARGET table, as an entry of the spec's `source_tables` (as in
  * the table file), so every write here is an update of the target table. The targets of a table and the lineage
  * tree are found by reading the specs of all tables (no index: a scan of every table). `check_type` is accepted
- * on the lists and ignored: there are no check results yet, and quality statuses in the tree are null.
+ * on the lists and ignored. Quality statuses in the tree come from each table's latest check results.
  */
 interface SourceParams {
   sourceConnection: string;
@@ -181,7 +182,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     {
       schema: {
         tags,
-        operationId: 'get_table_data_lineage_graph', summary: 'get_table_data_lineage_graph: every flow upstream and downstream of the table, transitively (quality statuses are null until check results exist)',
+        operationId: 'get_table_data_lineage_graph', summary: 'get_table_data_lineage_graph: every flow upstream and downstream of the table, transitively, with the current quality status (null until it has results) and the combined status upstream',
         params: TABLE_PARAMS,
         querystring: treeQuery,
         response: { 200: ref('TableLineageModel') },
@@ -192,18 +193,35 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       await requireTable(context, path);
       const query = request.query as { upstream?: boolean; downstream?: boolean };
       const start = toRef(path);
-      const flows = walkLineage(start, lineageFlows(await allTables(context)), { upstream: query.upstream !== false, downstream: query.downstream !== false });
+      const allFlows = lineageFlows(await allTables(context));
+      const flows = walkLineage(start, allFlows, { upstream: query.upstream !== false, downstream: query.downstream !== false });
+      // each table's current status from its latest results; a flow's upstream status folds every table upstream of its source
+      const statuses = new Map<string, Promise<TableQualityStatus>>();
+      const statusOf = (table: LineageTableRef) => {
+        const key = tableRefKey(table);
+        if (!statuses.has(key)) statuses.set(key, tableQualityStatus(context.store, table));
+        return statuses.get(key)!;
+      };
+      const visible = (s: TableQualityStatus) => (s.last_check_executed_at === null ? null : s);
+      const upstreamOf = async (table: LineageTableRef) => {
+        const upstream = walkLineage(table, allFlows, { upstream: true, downstream: false });
+        const tables = new Map<string, LineageTableRef>([[tableRefKey(table), table]]);
+        for (const flow of upstream) tables.set(tableRefKey(flow.source), flow.source);
+        return combineStatuses(await Promise.all([...tables.values()].map(statusOf)));
+      };
       return {
         relative_table: tableKey(start),
-        relative_table_cumulative_quality_status: null,
-        flows: flows.map((flow) => ({
-          source_table: tableKey(flow.source),
-          target_table: tableKey(flow.target),
-          source_table_quality_status: null,
-          target_table_quality_status: null,
-          upstream_combined_quality_status: null,
-          row_count: null,
-        })),
+        relative_table_cumulative_quality_status: await upstreamOf(start),
+        flows: await Promise.all(
+          flows.map(async (flow) => ({
+            source_table: tableKey(flow.source),
+            target_table: tableKey(flow.target),
+            source_table_quality_status: visible(await statusOf(flow.source)),
+            target_table_quality_status: visible(await statusOf(flow.target)),
+            upstream_combined_quality_status: await upstreamOf(flow.source),
+            row_count: null,
+          })),
+        ),
         data_lineage_fully_loaded: true,
       };
     },
