@@ -31,6 +31,8 @@ export class GitRemote {
   /** The URL without credentials, for messages. */
   readonly description: string;
   private lastCommit: string | null = null;
+  /** The cache folder was checked (or made) to be a clone of this URL in this process: later fetches skip the check. */
+  private cloneChecked = false;
   private readonly timeoutMs: number;
 
   constructor(options: GitRemoteOptions) {
@@ -55,13 +57,18 @@ export class GitRemote {
   /** Clones on first use (or when the cache holds something else), fetches the branch otherwise. */
   async fetch(signal?: AbortSignal): Promise<FetchResult> {
     try {
-      if (!(await this.isOurClone())) await this.clone(signal);
-      else await this.git(this.cacheDir, signal).raw(['fetch', '--prune', '--no-tags', 'origin', `+${this.ref}:${this.ref}`]);
+      if (!this.cloneChecked && !(await this.isOurClone())) {
+        await this.clone(signal);
+      } else {
+        await this.git(this.cacheDir, signal).raw(['fetch', '--prune', '--no-tags', 'origin', `+${this.ref}:${this.ref}`]);
+      }
+      this.cloneChecked = true;
       const commit = (await this.git(this.cacheDir, signal).raw(['rev-parse', '--verify', `${this.ref}^{commit}`])).trim();
       const changed = commit !== this.lastCommit;
       this.lastCommit = commit;
       return { commit, changed };
     } catch (error) {
+      this.cloneChecked = false; // the next fetch checks the clone again (and clones anew if it is gone)
       if (signal?.aborted) throw error;
       throw new DqError('REPOSITORY_UNREADABLE', `cannot fetch branch ${this.branch} of ${this.description}: ${this.redact(firstLines(error))}`);
     }

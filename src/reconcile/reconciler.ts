@@ -101,6 +101,8 @@ export class Reconciler {
   /** False after a pass that could not compare (fetch, validation, store): sync is then Unknown. */
   private comparisonCurrent = false;
   private comparedInPass = false;
+  private timings: PassRecord['timings'] = { read_ms: 0, load_ms: 0, plan_ms: 0, apply_ms: 0 };
+  private loadedInPass = false;
   private problem: { result: PassResult; message: string } | null = null;
   private lastPass: PassRecord | null = null;
   private passCount = 0;
@@ -285,6 +287,8 @@ export class Reconciler {
     }
     const startedAt = new Date();
     this.comparedInPass = false;
+    this.loadedInPass = false;
+    this.timings = { read_ms: 0, load_ms: 0, plan_ms: 0, apply_ms: 0 };
     const finish = (result: PassResult, extra: { error?: string | null; applied?: PassRecord['applied'] } = {}): PassRecord => {
       const finishedAt = new Date();
       const record: PassRecord = {
@@ -295,6 +299,8 @@ export class Reconciler {
         result,
         revision: this.revision,
         applied: extra.applied ?? null,
+        files: this.loadedInPass ? { ...this.cache.stats } : null,
+        timings: { ...this.timings },
         error: extra.error ?? null,
       };
       this.lastPass = record;
@@ -309,8 +315,8 @@ export class Reconciler {
           revision: this.revision,
           duration_ms: record.duration_ms,
           ...(record.applied ? { applied: record.applied } : {}),
-          reused_files: this.cache.stats.reused,
-          parsed_files: this.cache.stats.parsed,
+          ...(record.files ? { files_parsed: record.files.parsed, files_reused: record.files.reused } : {}),
+          ...record.timings,
         });
       }
       return record;
@@ -319,7 +325,8 @@ export class Reconciler {
     try {
       let repository: RepositorySource;
       try {
-        repository = await this.source.open(signal);
+        // a pass of the watch alone may re-read just the reported paths; every other pass lists everything
+        repository = await this.timed('read_ms', () => this.source.open(signal, { full: triggers.some((t) => t !== 'watch') }));
       } catch (error) {
         if (signal.aborted) throw error;
         this.comparisonCurrent = false;
@@ -333,7 +340,7 @@ export class Reconciler {
       if (this.source.settles && (read.type === 'empty' || (read.type === 'planned' && deletesManaged(read.plan)))) {
         // A folder may be half-written (an editor's save, a checkout): confirm deletions with a second read.
         await sleep(this.settleMs, undefined, { signal });
-        read = await this.read(await this.source.open(signal), signal);
+        read = await this.read(await this.source.open(signal, { full: true }), signal);
       }
       if (read.type === 'invalid') return finish('invalid', { error: this.invalidMessage(read.desired) });
       if (read.type === 'empty') {
@@ -354,7 +361,9 @@ export class Reconciler {
         if (!this.autoApply || !this.isLeader || this.suspendedBy) return finish('out_of_sync');
         signal.throwIfAborted();
         try {
-          const result = await applyPlan(plan, this.store, { holder: `${this.actor} (reconcile)`, appliedBy: this.actor, lockTimeoutMs: this.lockTimeoutMs });
+          const result = await this.timed('apply_ms', () =>
+            applyPlan(plan, this.store, { holder: `${this.actor} (reconcile)`, appliedBy: this.actor, lockTimeoutMs: this.lockTimeoutMs }),
+          );
           if (result.record) this.lastApplied = lastAppliedOf(result.record);
           // What is left (drift kept without --self-heal) is the new pending plan.
           this.compare(await this.plan(desired, signal), desired);
@@ -392,9 +401,20 @@ export class Reconciler {
     return { type: 'planned', desired, plan: await this.plan(desired, signal) };
   }
 
+  /** Adds the time `work` takes to the pass's timings. */
+  private async timed<T>(phase: keyof PassRecord['timings'], work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.timings[phase] += Math.round(performance.now() - started);
+    }
+  }
+
   private async load(repository: RepositorySource, signal: AbortSignal): Promise<DesiredState> {
     signal.throwIfAborted();
-    const desired = await loadRepository(repository, { cache: this.cache });
+    const desired = await this.timed('load_ms', () => loadRepository(repository, { cache: this.cache }));
+    this.loadedInPass = true;
     signal.throwIfAborted();
     this.revision = desired.repository.commit;
     this.diagnostics = desired.diagnostics;
@@ -404,7 +424,7 @@ export class Reconciler {
 
   private async plan(desired: DesiredState, signal: AbortSignal): Promise<Plan> {
     signal.throwIfAborted();
-    const plan = await planDesiredState(desired, { store: this.store, keepDrift: !this.selfHeal });
+    const plan = await this.timed('plan_ms', () => planDesiredState(desired, { store: this.store, keepDrift: !this.selfHeal }));
     signal.throwIfAborted();
     return plan;
   }

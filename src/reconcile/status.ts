@@ -55,6 +55,13 @@ export interface PassRecord {
   revision: string | null;
   /** What an applied pass changed. */
   applied: { add: number; change: number; destroy: number } | null;
+  /** Object files the pass parsed, and those it reused unchanged from earlier passes (null: it read none). */
+  files: { parsed: number; reused: number } | null;
+  /**
+   * Where the time went: reading the revision (git: the fetch; a folder: listing it), loading it (parse, validate,
+   * normalize, cross-file checks), planning (reading the store, diff) and applying. Summed over the phases' runs.
+   */
+  timings: { read_ms: number; load_ms: number; plan_ms: number; apply_ms: number };
   error: string | null;
 }
 
