@@ -205,9 +205,19 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
       return undefined;
     });
 
-  api.get(prefix, { schema: { ...doc('get_all', undefined, `every ${what}, sorted by name`), response: { 200: arrayOf(listModel) } } }, async (request) =>
-    [...(await context.objects.list(kind))].sort(byName).map((live) => listEntry(live, request)),
-  );
+  // The list is built once per version of the cached policy list and per caller role (can_edit depends on both).
+  const listCache = new WeakMap<readonly LiveObject[], Map<string, JsonObject[]>>();
+  api.get(prefix, { schema: { ...doc('get_all', undefined, `every ${what}, sorted by name`), response: { 200: arrayOf(listModel) } } }, async (request) => {
+    const policies = await context.objects.list(kind);
+    const byRole = listCache.get(policies) ?? new Map<string, JsonObject[]>();
+    listCache.set(policies, byRole);
+    let entries = byRole.get(request.caller.role);
+    if (!entries) {
+      entries = [...policies].sort(byName).map((live) => listEntry(live, request));
+      byRole.set(request.caller.role, entries);
+    }
+    return entries;
+  });
 
   api.get(
     `${prefix}/:name`,
