@@ -3,6 +3,15 @@
  * bound values, runs it on the data source (in a read-only transaction; this module never connects) and turns
  * the rows into readouts per sensor.
  */
+export {
+  buildErrorSamplesQuery,
+  errorSamplingSupported,
+  MAX_ID_COLUMNS,
+  MAX_SAMPLE_LENGTH,
+  type ErrorSample,
+  type ErrorSamplesOptions,
+  type ErrorSamplesQuery,
+} from './buildErrorSamplesQuery.js';
 export { buildTableQuery, splitScan } from './buildTableQuery.js';
 export { planSensorQueries } from './planSensorQueries.js';
 export { quoteIdent, quoteQualified } from './quoteIdent.js';

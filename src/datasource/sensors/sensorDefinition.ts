@@ -82,6 +82,21 @@ export interface SubqueryContext extends ScanContext {
   readonly source: RowSource;
 }
 
+/**
+ * Context of a failing-rows condition (error samples): the scan context of ONE sample query over the analyzed
+ * rows, whose aggregate helpers do not add the check's filter (the sample query puts it in WHERE); `source` and
+ * `checkFilter` as for a subquery sensor, for a condition that needs a subquery of its own (duplicates);
+ * `leftJoin` adds a join to the sample query.
+ */
+export type FailingRowsContext = SubqueryContext;
+
+/** A failing-rows condition and, when the sample is not the column's value, what to show as the sample. */
+export interface FailingRowsSql {
+  condition: string;
+  /** SQL of the sampled value (cast to text); null: no value (the row ids identify the row). */
+  value?: string | null;
+}
+
 export interface CustomQueryContext extends SensorSqlContext {
   /** Repository SQL with `{table}`, `{column}` (quoted, no alias) and `{alias}` replaced. */
   userSql(sql: string): string;
@@ -114,6 +129,12 @@ export type SensorDefinition =
       /** False when the aggregate is user SQL that cannot take a FILTER clause; a check filter then moves to WHERE. */
       acceptsCheckFilter?: boolean;
       build(ctx: ScanContext): AggregateSql | string;
+      /**
+       * Error samples: a row-level condition selecting the rows this sensor counts as failing (the predicate of
+       * its FILTER (WHERE …), or its negation for a sensor that measures the share of valid values). Absent when
+       * the value has no failing rows to show (an aggregate of the values, a share with no failing side).
+       */
+      failingRows?(ctx: FailingRowsContext): string | FailingRowsSql;
     })
   | (DefinitionBase & {
       kind: 'subquery';

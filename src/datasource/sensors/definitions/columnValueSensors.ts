@@ -3,8 +3,8 @@
  * Numeric thresholds are bound as `numeric`, so integer and decimal columns compare exactly (float columns in
  * double precision).
  */
-import { SensorBuildError, type SensorDefinition } from '../sensorDefinition.js';
-import { columnAggregate, numericParam, valueCount, valuePercent } from './shapes.js';
+import { SensorBuildError, type FailingRowsContext, type SensorDefinition } from '../sensorDefinition.js';
+import { columnAggregate, duplicatedRows, numericParam, valueCount, valuePercent } from './shapes.js';
 
 const LATITUDE = 90;
 const LONGITUDE = 180;
@@ -20,18 +20,23 @@ function within(ctx: Parameters<typeof numericParam>[0], limit: number): string 
   return `${ctx.column} between ${ctx.bind(-limit, 'numeric')} and ${ctx.bind(limit, 'numeric')}`;
 }
 
+/** Error samples of the duplicate sensors: every row whose non-NULL value occurs more than once (all its copies). */
+const duplicateValues = (ctx: FailingRowsContext): string => duplicatedRows(ctx, ctx.column, `${ctx.column} is not null`);
+
 export const COLUMN_VALUE_SENSORS: Record<string, SensorDefinition> = {
   'column/nulls/null_count': {
     kind: 'aggregate',
     needsColumn: true,
     meaning: 'Rows where the column is NULL.',
     build: (ctx) => ctx.count(`${ctx.column} is null`),
+    failingRows: (ctx) => `${ctx.column} is null`,
   },
   'column/nulls/null_percent': {
     kind: 'aggregate',
     needsColumn: true,
     meaning: 'NULLs as a percent of the rows (0 for no rows).',
     build: (ctx) => ctx.percent(ctx.count(`${ctx.column} is null`), ctx.count(), 0),
+    failingRows: (ctx) => `${ctx.column} is null`,
   },
   'column/nulls/not_null_count': {
     kind: 'aggregate',
@@ -58,12 +63,14 @@ export const COLUMN_VALUE_SENSORS: Record<string, SensorDefinition> = {
     needsColumn: true,
     meaning: 'Non-NULL values that repeat an earlier value: `count(column) - count(distinct column)`.',
     build: (ctx) => `(${ctx.countValues()} - ${ctx.aggregate(`count(distinct ${ctx.column})`)})`,
+    failingRows: duplicateValues,
   },
   'column/uniqueness/duplicate_percent': {
     kind: 'aggregate',
     needsColumn: true,
     meaning: 'duplicate_count as a percent of the non-NULL values (0 for none).',
     build: (ctx) => ctx.percent(`(${ctx.countValues()} - ${ctx.aggregate(`count(distinct ${ctx.column})`)})`, ctx.countValues(), 0),
+    failingRows: duplicateValues,
   },
 
   'column/range/min_value': columnAggregate('Smallest value: `min(column)` (numeric columns).', (ctx) => `min(${ctx.column})`),

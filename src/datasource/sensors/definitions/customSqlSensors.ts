@@ -16,7 +16,8 @@ function conditionSensors(target: Target): Record<string, SensorDefinition> {
   return {
     [`${target}/custom_sql/sql_condition_failed_count`]: rowCount('Rows where `sql_condition` is not TRUE.', needsColumn, (ctx) => `${condition(ctx)} is not true`),
     [`${target}/custom_sql/sql_condition_failed_percent`]: rowPercent('Rows where `sql_condition` is not TRUE, percent of the rows (0 for none).', needsColumn, (ctx) => `${condition(ctx)} is not true`, 0),
-    [`${target}/custom_sql/sql_condition_passed_count`]: rowCount('Rows where `sql_condition` is TRUE.', needsColumn, (ctx) => `${condition(ctx)} is true`),
+    // the rows it counts pass; its failing rows (error samples) are the others
+    [`${target}/custom_sql/sql_condition_passed_count`]: rowCount('Rows where `sql_condition` is TRUE.', needsColumn, (ctx) => `${condition(ctx)} is true`, (ctx) => `${condition(ctx)} is not true`),
     [`${target}/custom_sql/sql_condition_passed_percent`]: rowPercent('Rows where `sql_condition` is TRUE, percent of the rows (100 for none).', needsColumn, (ctx) => `${condition(ctx)} is true`, 100),
     [`${target}/custom_sql/sql_aggregated_expression`]: {
       kind: 'aggregate',

@@ -3,14 +3,28 @@
  * values (or rows) meeting it. Conventions (see README "Sensors"): value-level sensors measure non-null values
  * only (nulls are the nulls sensors' business); a percent whose denominator is 0 answers `empty`: 0 when the
  * condition describes a problem, 100 when it describes a valid value.
+ *
+ * Error samples follow from the same convention: the failing rows of a count are the rows it counts; of a
+ * share with `empty` 0 the rows meeting the condition (the problems), with `empty` 100 the values NOT meeting
+ * it (the invalid ones); a share with `empty` null (true_percent) has no failing side and is not sampled.
  */
-import type { ScanContext, SensorDefinition } from '../sensorDefinition.js';
+import type { FailingRowsContext, ScanContext, SensorDefinition } from '../sensorDefinition.js';
 
 type Condition = (ctx: ScanContext) => string;
 
+/** A non-null value of the column meeting the condition. */
+function valueMeets(ctx: FailingRowsContext, condition: Condition): string {
+  return `${ctx.column} is not null and (${condition(ctx)})`;
+}
+
+/** A non-null value of the column not meeting the condition (false or unknown). */
+function valueFails(ctx: FailingRowsContext, condition: Condition): string {
+  return `${ctx.column} is not null and (${condition(ctx)}) is not true`;
+}
+
 /** Non-null values of the column meeting the condition. */
 export function valueCount(meaning: string, condition: Condition): SensorDefinition {
-  return { kind: 'aggregate', needsColumn: true, meaning, build: (ctx) => ctx.countValues(condition(ctx)) };
+  return { kind: 'aggregate', needsColumn: true, meaning, build: (ctx) => ctx.countValues(condition(ctx)), failingRows: (ctx) => valueMeets(ctx, condition) };
 }
 
 /** Share (percent) of the non-null values meeting the condition. */
@@ -20,12 +34,16 @@ export function valuePercent(meaning: string, condition: Condition, empty: 0 | 1
     needsColumn: true,
     meaning,
     build: (ctx) => ctx.percent(ctx.countValues(condition(ctx)), ctx.countValues(), empty),
+    ...(empty === null ? {} : { failingRows: (ctx: FailingRowsContext) => (empty === 0 ? valueMeets(ctx, condition) : valueFails(ctx, condition)) }),
   };
 }
 
-/** Rows meeting the condition (table or column sensors whose condition is about the whole row). */
-export function rowCount(meaning: string, needsColumn: boolean, condition: Condition): SensorDefinition {
-  return { kind: 'aggregate', needsColumn, meaning, build: (ctx) => ctx.count(condition(ctx)) };
+/**
+ * Rows meeting the condition (table or column sensors whose condition is about the whole row); its failing rows
+ * are the rows it counts unless `failing` says otherwise.
+ */
+export function rowCount(meaning: string, needsColumn: boolean, condition: Condition, failing: Condition = condition): SensorDefinition {
+  return { kind: 'aggregate', needsColumn, meaning, build: (ctx) => ctx.count(condition(ctx)), failingRows: (ctx) => failing(ctx) };
 }
 
 /** Share (percent) of the rows meeting the condition. */
@@ -35,6 +53,7 @@ export function rowPercent(meaning: string, needsColumn: boolean, condition: Con
     needsColumn,
     meaning,
     build: (ctx) => ctx.percent(ctx.count(condition(ctx)), ctx.count(), empty),
+    ...(empty === null ? {} : { failingRows: (ctx: FailingRowsContext) => (empty === 0 ? condition(ctx) : `(${condition(ctx)}) is not true`) }),
   };
 }
 
@@ -55,4 +74,23 @@ export function matching(ctx: ScanContext, pattern: string): string {
 /** The numeric parameter, bound as numeric. */
 export function numericParam(ctx: ScanContext, name: string): string {
   return ctx.bind(ctx.param(name), 'numeric');
+}
+
+/**
+ * Error samples of the duplicate sensors: rows whose `key` (a value, or a record of columns as text) occurs more
+ * than once among the analyzed rows of the same data group and partition, with the check's filter:
+ * `(group, key) in (select group, key … group by … having count(*) > 1)`. The group values are compared as the
+ * text of a record, so a NULL group value is a group like any other.
+ */
+export function duplicatedRows(ctx: FailingRowsContext, key: string, keyCondition?: string): string {
+  const groups = ctx.source.groups.map((g) => g.expression);
+  const keys = groups.length > 0 ? [`row(${groups.join(', ')})::text`, key] : [key];
+  const where = [...ctx.source.where];
+  if (keyCondition !== undefined) where.push(keyCondition);
+  if (ctx.checkFilter !== undefined) where.push(`(${ctx.checkFilter})`);
+  const list = keys.join(', ');
+  return (
+    `(${list}) in (select ${list} from ${ctx.source.from} where ${where.join(' and ')} ` +
+    `group by ${keys.map((_, index) => index + 1).join(', ')} having count(*) > 1)`
+  );
 }

@@ -4,7 +4,8 @@
  * timestamp_columns.
  */
 import { quoteIdent } from '../quoteIdent.js';
-import { SensorBuildError, type ScanContext, type SensorDefinition } from '../sensorDefinition.js';
+import { SensorBuildError, type FailingRowsSql, type FailingRowsContext, type ScanContext, type SensorDefinition } from '../sensorDefinition.js';
+import { duplicatedRows } from './shapes.js';
 
 const DAY_SECONDS = 86_400;
 
@@ -22,6 +23,12 @@ function duplicateRecords(ctx: ScanContext): string {
   return `(${ctx.count()} - ${ctx.aggregate(`count(distinct ${recordColumns(ctx)})`)})`;
 }
 
+/** Error samples of the duplicate record sensors: every copy of a repeated record, shown as the record's text. */
+function duplicateRecordRows(ctx: FailingRowsContext): FailingRowsSql {
+  const record = recordColumns(ctx);
+  return { condition: duplicatedRows(ctx, `${record}::text`), value: record };
+}
+
 export const TABLE_SENSORS: Record<string, SensorDefinition> = {
   'table/volume/row_count': {
     kind: 'aggregate',
@@ -34,12 +41,14 @@ export const TABLE_SENSORS: Record<string, SensorDefinition> = {
     needsColumn: false,
     meaning: 'Rows that repeat an earlier row on the `columns` (rows minus distinct combinations; NULLs compare equal, as in GROUP BY).',
     build: (ctx) => duplicateRecords(ctx),
+    failingRows: duplicateRecordRows,
   },
   'table/uniqueness/duplicate_record_percent': {
     kind: 'aggregate',
     needsColumn: false,
     meaning: 'duplicate_record_count as a percent of the rows (0 for no rows).',
     build: (ctx) => ctx.percent(duplicateRecords(ctx), ctx.count(), 0),
+    failingRows: duplicateRecordRows,
   },
   'table/timeliness/data_freshness': {
     kind: 'aggregate',
