@@ -85,7 +85,7 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
             },
             { description: 'The type of the column as last imported.' },
           ),
-          id: int('Identifier of the column in the source.'),
+          id: bool('True for a column that identifies the row (a primary key column): error samples report its value as a row id.'),
           ...columnChecks.properties,
           labels: labelsSchema(),
           comments: ref('comments'),
