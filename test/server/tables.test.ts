@@ -310,10 +310,10 @@ describe('tables and columns API', () => {
 
     it('concurrent column writes to one table never lose each other', async () => {
       const url = (i: number) => `${table('fact_orders')}/columns/parallel_${i}`;
-      const writes = await Promise.all(Array.from({ length: 16 }, (_, i) => call(app, { method: 'POST', url: url(i), payload: { id: i } })));
+      const writes = await Promise.all(Array.from({ length: 16 }, (_, i) => call(app, { method: 'POST', url: url(i), payload: { sql_expression: `c${i}` } })));
       expect(writes.map((w) => w.status)).toEqual(Array(16).fill(201));
       const columns = (await call(app, { method: 'GET', url: table('fact_orders') })).body.spec.columns;
-      for (let i = 0; i < 16; i++) expect(columns[`parallel_${i}`]).toEqual({ id: i });
+      for (let i = 0; i < 16; i++) expect(columns[`parallel_${i}`]).toEqual({ sql_expression: `c${i}` });
       expect(Object.keys(columns)).toHaveLength(11 + 16);
       const deletes = await Promise.all(Array.from({ length: 16 }, (_, i) => call(app, { method: 'DELETE', url: url(i) })));
       expect(deletes.map((w) => w.status)).toEqual(Array(16).fill(204));
