@@ -71,12 +71,19 @@ describe('jobs API', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('job types this version cannot run answer 501 with a reason, not a fake result', async () => {
-    for (const url of ['/api/jobs/collecterrorsamples']) {
-      const answer = await call(app, { method: 'POST', url, payload: {} });
-      expect(answer.status, url).toBe(501);
-      expect(answer.body).toMatchObject({ status: 501, code: 'NOT_IMPLEMENTED' });
-    }
+  it('collecterrorsamples runs as a job: dummy_sensor_execution plans the samplers; unreachable sources fail it with the reason', async () => {
+    const planned = await call(app, { method: 'POST', url: '/api/jobs/collecterrorsamples', payload: { check_search_filters: { connection: 'shop_oltp' }, dummy_sensor_execution: true } });
+    expect(planned.status).toBe(201);
+    expect(planned.body).toMatchObject({ status: 'finished', result: { total_error_samplers_failed: 0, total_error_samples_collected: 0 } });
+    expect(planned.body.result.executed_error_samplers).toBeGreaterThan(0);
+    expect(planned.body.result.columns_analyzed).toBeGreaterThan(0);
+    // the example's connections name variables this test does not set: every sampler fails, the job says why
+    const failed = await call(app, { method: 'POST', url: '/api/jobs/collecterrorsamples', payload: { check_search_filters: { connection: 'shop_oltp' } } });
+    expect(failed.status).toBe(201);
+    expect(failed.body).toMatchObject({ status: 'failed', errorMessage: expect.stringMatching(/^error sampling failed: all \d+ error samplers failed: shop_oltp\//) });
+    expect(failed.body.result).toBeUndefined();
+    const bad = await call(app, { method: 'POST', url: '/api/jobs/collecterrorsamples', payload: { data_scope: 'everything' } });
+    expect(bad.status).toBe(400);
   });
 
   it('starting and cancelling jobs needs the operator role', async () => {

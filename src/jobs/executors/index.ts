@@ -2,18 +2,16 @@ import type { LiveObjects } from '../../app/liveObjects.js';
 import type { DataSources } from '../../datasource/index.js';
 import type { Store } from '../../store/store.js';
 import type { JobExecutor } from '../jobService.js';
+import { COLLECT_ERROR_SAMPLES, collectErrorSamplesExecutor } from './collectErrorSamples.js';
 import { COLLECT_STATISTICS, collectStatisticsExecutor } from './collectStatistics.js';
 import { DELETE_STORED_DATA, deleteStoredDataExecutor } from './deleteStoredData.js';
 import { RUN_CHECKS, runChecksExecutor } from './runChecks.js';
 
-/**
- * The job types this version runs. Job types without an executor here (running checks, collecting error
- * samples, until their executors land) answer 501 in the jobs API.
- */
+/** The job types this version runs. A job type without an executor here would answer 501 in the jobs API. */
 export const JOB_TYPES = {
   runChecks: RUN_CHECKS,
   collectStatistics: COLLECT_STATISTICS,
-  collectErrorSamples: 'collect_error_samples',
+  collectErrorSamples: COLLECT_ERROR_SAMPLES,
   deleteStoredData: DELETE_STORED_DATA,
 } as const;
 
@@ -29,5 +27,6 @@ export function defaultExecutors(deps: ExecutorDependencies): Record<string, Job
     [DELETE_STORED_DATA]: deleteStoredDataExecutor(deps.store),
     [COLLECT_STATISTICS]: collectStatisticsExecutor(deps),
     [RUN_CHECKS]: runChecksExecutor(deps),
+    [COLLECT_ERROR_SAMPLES]: collectErrorSamplesExecutor(deps),
   };
 }

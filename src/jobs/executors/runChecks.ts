@@ -1,9 +1,11 @@
+import type { DataSource } from '../../datasource/index.js';
 import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
 import { compilePolicies } from '../../policy/index.js';
 import type { CheckResultInput } from '../../store/store.js';
-import { plannedChecksOfTable, selectTables, type CheckSearchFilters } from '../checkRun/plannedChecks.js';
+import { plannedChecksOfTable, selectTables, type CheckSearchFilters, type PlannedCheck } from '../checkRun/plannedChecks.js';
 import { runTableChecks } from '../checkRun/runTableChecks.js';
 import type { JobExecutor } from '../jobService.js';
+import { collectTableErrorSamples, samplingChecks } from './collectErrorSamples.js';
 import type { ExecutorDependencies } from './index.js';
 
 /**
@@ -13,6 +15,8 @@ import type { ExecutorDependencies } from './index.js';
  * fails gives execution errors for its checks; the job still runs the rest and ends finished, with the counts:
  * `{highest_severity, executed_checks, valid_results, warnings, errors, fatals, execution_errors}`.
  * `dummy_execution` plans without touching a data source (executed_checks = what would run).
+ * `collect_error_samples: true` also collects the error samples of the checks that raised a warning, error or
+ * fatal (collectErrorSamples.ts, per data group); checks marked `always_collect_error_samples` always get them.
  */
 export const RUN_CHECKS = 'run_checks';
 
@@ -77,10 +81,11 @@ export function runChecksExecutor(deps: ExecutorDependencies, options: { onProgr
         const { table, checks } = work[next++];
         const spec = connections.get(table.connection);
         let tableRows: CheckResultInput[];
+        let dataSource: DataSource | undefined;
         if (!spec) {
           tableRows = checks.map((c) => failureRow(c, now, `connection ${JSON.stringify(table.connection)} does not exist`));
         } else {
-          const dataSource = deps.dataSources.get(table.connection, spec);
+          dataSource = deps.dataSources.get(table.connection, spec);
           try {
             tableRows = (await runTableChecks(checks, { store: deps.store, dataSource, signal, now })).rows;
           } catch (error) {
@@ -89,6 +94,15 @@ export function runChecksExecutor(deps: ExecutorDependencies, options: { onProgr
           }
         }
         if (tableRows.length > 0) await deps.store.insertCheckResults(tableRows);
+        const sampled = checksToSample(checks, tableRows, p.collect_error_samples === true);
+        if (dataSource && sampled.length > 0) {
+          // samples are extra: a sampler that fails stores nothing and does not change the run's results
+          try {
+            await collectTableErrorSamples(sampled, { store: deps.store, dataSource, signal, now, dataScope: 'data_group', executedAt: now.toISOString() });
+          } catch (error) {
+            if (signal.aborted) throw error;
+          }
+        }
         rows.push(...tableRows);
         options.onProgress?.(++done, work.length);
       }
@@ -97,6 +111,16 @@ export function runChecksExecutor(deps: ExecutorDependencies, options: { onProgr
     if (signal.aborted) throw new DqError('INVALID_ARGUMENT', 'the run was cancelled');
     return countResults(rows, executedChecks);
   };
+}
+
+/**
+ * The checks whose error samples a run collects: with `collect_error_samples`, those with a warning, error or
+ * fatal result in any data group; always those marked `always_collect_error_samples: true`. Only checks whose
+ * sensor has failing rows to sample.
+ */
+export function checksToSample(checks: readonly PlannedCheck[], rows: readonly CheckResultInput[], collectForFailed: boolean): PlannedCheck[] {
+  const failed = new Set(rows.filter((row) => (row.severity ?? 0) >= 1).map((row) => row.checkHash));
+  return samplingChecks(checks.filter((check) => check.spec.always_collect_error_samples === true || (collectForFailed && failed.has(check.checkHash))));
 }
 
 function failureRow(check: ReturnType<typeof plannedChecksOfTable>[number], now: Date, message: string): CheckResultInput {

@@ -1,0 +1,450 @@
+import { describeTable, type DataSource, type SourceColumn } from '../../datasource/index.js';
+import {
+  buildErrorSamplesQuery,
+  errorSamplingSupported,
+  MAX_ID_COLUMNS,
+  type ErrorSamplesQuery,
+  type TableQueryRequest,
+} from '../../datasource/sensors/index.js';
+import { DqError, isJsonObject, type JsonObject, type JsonValue } from '../../model/index.js';
+import { compilePolicies, type TableRef } from '../../policy/index.js';
+import type { ErrorSampleInput, Store } from '../../store/store.js';
+import { partitionColumnOf, plannedChecksOfTable, selectTables, type CheckSearchFilters, type PlannedCheck } from '../checkRun/plannedChecks.js';
+import { groupingLevelsOf, periodOf } from '../checkRun/runTableChecks.js';
+import type { JobExecutor } from '../jobService.js';
+import type { ExecutorDependencies } from './index.js';
+
+/**
+ * The collect-error-samples job (CollectErrorSamplesParameters): for every effective check of the selected
+ * tables whose sensor counts failing rows (src/datasource/sensors: `failingRows`), one "error sampler" query
+ * returns up to `max_results_per_check` (100) of those rows, as the offending value and up to five row ids, and
+ * the samples are stored in the store's error_samples table (served by the results API's `…/errorsamples` and
+ * its CSV download). The same function collects the samples of failed checks in a run-checks job.
+ *
+ * Row ids: the table spec's columns marked `id: true`, else the table's primary key on the data source, else a
+ * column named `id`, else none (at most five, in that order; samples are ordered by them, so the same rows come
+ * back each time). `data_scope: data_group` names each sample by its data group of the table's default data
+ * grouping; `table` (the default) samples the table as a whole. `time_window_filter` narrows the partition
+ * window of partitioned checks (recent days / months, include today / current month).
+ *
+ * A sampler that fails (the data source, a column that is gone, a sensor that cannot be built) stores nothing
+ * and counts in `total_error_samplers_failed`; the job fails, with the reasons, only when every sampler failed.
+ * Counts of CollectErrorSamplesResult: executed_error_samplers = samplers run (one per check); columns_analyzed /
+ * columns_successfully_analyzed = columns with a sampler / whose samplers all succeeded (table-level checks are
+ * not columns); total_error_samples_collected = sample rows stored. `dummy_sensor_execution` plans the samplers
+ * without touching a data source (executed_error_samplers = what would run).
+ */
+export const COLLECT_ERROR_SAMPLES = 'collect_error_samples';
+
+/** max_results_per_check: samples kept per check and collection (the results API's default limit). */
+export const DEFAULT_MAX_RESULTS_PER_CHECK = 100;
+const MAX_RESULTS_LIMIT = 100_000;
+
+export type ErrorSamplesDataScope = 'table' | 'data_group';
+
+export interface TimeWindowFilter {
+  daily_partitioning_recent_days?: number;
+  daily_partitioning_include_today?: boolean;
+  monthly_partitioning_recent_months?: number;
+  monthly_partitioning_include_current_month?: boolean;
+}
+
+export interface CollectErrorSamplesParameters {
+  check_search_filters?: CheckSearchFilters;
+  time_window_filter?: TimeWindowFilter;
+  data_scope?: ErrorSamplesDataScope;
+  dummy_sensor_execution?: boolean;
+}
+
+export interface CollectErrorSamplesResult extends JsonObject {
+  executed_error_samplers: number;
+  columns_analyzed: number;
+  columns_successfully_analyzed: number;
+  total_error_samplers_failed: number;
+  total_error_samples_collected: number;
+}
+
+export interface SamplerOutcome {
+  check: PlannedCheck;
+  /** Samples stored. */
+  samples: number;
+  /** Why the sampler failed (nothing was stored for it). */
+  error?: DqError;
+}
+
+export interface TableSamplesOutcome {
+  table: TableRef;
+  /** `connection/schema.table`. */
+  name: string;
+  samplers: SamplerOutcome[];
+  durationMs: number;
+}
+
+export interface CollectErrorSamplesRun {
+  result: CollectErrorSamplesResult;
+  tables: TableSamplesOutcome[];
+}
+
+export interface TableSamplesContext {
+  store: Store;
+  dataSource: DataSource;
+  signal: AbortSignal;
+  /** The collection time: collected_at of every sample, and the run time bound into the sensors. */
+  now: Date;
+  dataScope: ErrorSamplesDataScope;
+  /** Samples per check (default 100). */
+  limit?: number;
+  timeWindow?: TimeWindowFilter;
+  /** executed_at of the samples (the check run's, when collected by a run; default `now`). */
+  executedAt?: string;
+}
+
+export interface CollectErrorSamplesOptions {
+  signal?: AbortSignal;
+  /** Samples per check (default 100). */
+  limit?: number;
+  /** Called as each table ends (progress on a terminal). */
+  onTable?: (outcome: TableSamplesOutcome, done: number, total: number) => void;
+}
+
+const TABLES_AT_ONCE = 4;
+
+/** The checks of the list that have an error sampler. */
+export function samplingChecks(checks: readonly PlannedCheck[]): PlannedCheck[] {
+  return checks.filter((check) => errorSamplingSupported(check.catalog.sensor));
+}
+
+/** Validates the job's JSON parameters (the API's schema checks them too; the CLI builds them). */
+export function collectErrorSamplesParameters(json: JsonObject): CollectErrorSamplesParameters {
+  const filters = json.check_search_filters;
+  if (filters !== undefined && filters !== null && !isJsonObject(filters)) throw new DqError('INVALID_ARGUMENT', 'check_search_filters must be an object');
+  const window = json.time_window_filter;
+  if (window !== undefined && window !== null && !isJsonObject(window)) throw new DqError('INVALID_ARGUMENT', 'time_window_filter must be an object');
+  const scope = json.data_scope;
+  if (scope !== undefined && scope !== null && scope !== 'table' && scope !== 'data_group') throw new DqError('INVALID_ARGUMENT', 'data_scope must be table or data_group');
+  const dummy = json.dummy_sensor_execution;
+  if (dummy !== undefined && dummy !== null && typeof dummy !== 'boolean') throw new DqError('INVALID_ARGUMENT', 'dummy_sensor_execution must be a boolean');
+  return {
+    check_search_filters: (isJsonObject(filters) ? filters : {}) as CheckSearchFilters,
+    ...(isJsonObject(window) ? { time_window_filter: timeWindowOf(window) } : {}),
+    data_scope: scope === 'data_group' ? 'data_group' : 'table',
+    dummy_sensor_execution: dummy === true,
+  };
+}
+
+function timeWindowOf(json: JsonObject): TimeWindowFilter {
+  const count = (key: string): number | undefined => {
+    const value = json[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new DqError('INVALID_ARGUMENT', `time_window_filter.${key} must be a non-negative integer`);
+    return value;
+  };
+  const flag = (key: string): boolean | undefined => {
+    const value = json[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'boolean') throw new DqError('INVALID_ARGUMENT', `time_window_filter.${key} must be a boolean`);
+    return value;
+  };
+  const window: TimeWindowFilter = {};
+  const days = count('daily_partitioning_recent_days');
+  if (days !== undefined) window.daily_partitioning_recent_days = days;
+  const today = flag('daily_partitioning_include_today');
+  if (today !== undefined) window.daily_partitioning_include_today = today;
+  const months = count('monthly_partitioning_recent_months');
+  if (months !== undefined) window.monthly_partitioning_recent_months = months;
+  const month = flag('monthly_partitioning_include_current_month');
+  if (month !== undefined) window.monthly_partitioning_include_current_month = month;
+  return window;
+}
+
+export function collectErrorSamplesExecutor(deps: ExecutorDependencies): JobExecutor {
+  return async (job, signal) => {
+    const run = await collectErrorSamples(deps, collectErrorSamplesParameters(job.parameters), { signal });
+    const failure = allFailed(run);
+    if (failure) throw failure;
+    return { ...run.result };
+  };
+}
+
+/** The job's error when every sampler failed (at least one ran): the first failure's code, the reasons. */
+export function allFailed(run: CollectErrorSamplesRun): DqError | undefined {
+  const r = run.result;
+  if (r.executed_error_samplers === 0 || r.total_error_samplers_failed < r.executed_error_samplers) return undefined;
+  const failures = run.tables.flatMap((t) => t.samplers.filter((s) => s.error).map((s) => ({ table: t.name, sampler: s })));
+  // one line per distinct reason, naming the tables it hit (a source that is down fails every table alike)
+  const tablesByReason = new Map<string, Set<string>>();
+  for (const { table, sampler } of failures) {
+    const tables = tablesByReason.get(sampler.error!.message) ?? new Set<string>();
+    tables.add(table);
+    tablesByReason.set(sampler.error!.message, tables);
+  }
+  const reasons = [...tablesByReason].map(([message, tables]) => {
+    const names = [...tables];
+    return `${names.slice(0, 3).join(', ')}${names.length > 3 ? ` and ${names.length - 3} more tables` : ''}: ${message}`;
+  });
+  const shown = reasons.slice(0, 5);
+  if (reasons.length > 5) shown.push(`… and ${reasons.length - 5} more reasons`);
+  return new DqError(
+    failures[0].sampler.error!.code,
+    `error sampling failed: all ${r.executed_error_samplers} error sampler${r.executed_error_samplers === 1 ? '' : 's'} failed: ${shown.join('; ')}`,
+    { result: { ...r } },
+  );
+}
+
+/** Selects the tables and checks, runs the samplers table by table (4 tables at once), stores the samples. */
+export async function collectErrorSamples(
+  deps: ExecutorDependencies,
+  parameters: CollectErrorSamplesParameters,
+  options: CollectErrorSamplesOptions = {},
+): Promise<CollectErrorSamplesRun> {
+  const signal = options.signal ?? new AbortController().signal;
+  const limit = options.limit ?? DEFAULT_MAX_RESULTS_PER_CHECK;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_RESULTS_LIMIT) {
+    throw new DqError('INVALID_ARGUMENT', `the samples limit must be an integer from 1 to ${MAX_RESULTS_LIMIT}`);
+  }
+  const filters = parameters.check_search_filters ?? {};
+  const [tableObjects, sources, tablePolicies, columnPolicies] = await Promise.all([
+    filters.connection && !filters.connection.includes('*') && !filters.connection.includes(',')
+      ? deps.objects.list('table', `${filters.connection}/`)
+      : deps.objects.list('table'),
+    deps.objects.list('source'),
+    deps.objects.list('default_table_checks'),
+    deps.objects.list('default_column_checks'),
+  ]);
+  const connections = new Map(sources.map((s) => [s.name, s.spec]));
+  const policies = compilePolicies([...tablePolicies, ...columnPolicies]);
+  const work = selectTables(tableObjects, filters)
+    .map((table) => ({ table, checks: samplingChecks(plannedChecksOfTable(table, connections.get(table.connection), policies, filters)) }))
+    .filter((w) => w.checks.length > 0);
+  const now = new Date();
+  const outcomes: TableSamplesOutcome[] = [];
+  if (parameters.dummy_sensor_execution === true) {
+    for (const { table, checks } of work) outcomes.push({ table, name: nameOf(table), samplers: checks.map((check) => ({ check, samples: 0 })), durationMs: 0 });
+    return { result: sumUp(outcomes), tables: outcomes };
+  }
+
+  let next = 0;
+  const worker = async () => {
+    while (next < work.length && !signal.aborted) {
+      const { table, checks } = work[next++];
+      const spec = connections.get(table.connection);
+      let outcome: TableSamplesOutcome;
+      if (!spec) {
+        const error = new DqError('NOT_FOUND', `connection ${JSON.stringify(table.connection)} does not exist`);
+        outcome = { table, name: nameOf(table), samplers: checks.map((check) => ({ check, samples: 0, error })), durationMs: 0 };
+      } else {
+        let dataSource: DataSource | undefined;
+        let sourceError: DqError | undefined;
+        try {
+          dataSource = deps.dataSources.get(table.connection, spec);
+        } catch (error) {
+          sourceError = asDqError(error);
+        }
+        outcome = dataSource
+          ? await collectTableErrorSamples(checks, { store: deps.store, dataSource, signal, now, dataScope: parameters.data_scope ?? 'table', limit, timeWindow: parameters.time_window_filter })
+          : { table, name: nameOf(table), samplers: checks.map((check) => ({ check, samples: 0, error: sourceError })), durationMs: 0 };
+      }
+      outcomes.push(outcome);
+      options.onTable?.(outcome, outcomes.length, work.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(TABLES_AT_ONCE, work.length) }, worker));
+  if (signal.aborted) throw new DqError('QUERY_CANCELLED', 'error sampling was cancelled');
+  outcomes.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { result: sumUp(outcomes), tables: outcomes };
+}
+
+function sumUp(outcomes: readonly TableSamplesOutcome[]): CollectErrorSamplesResult {
+  const result: CollectErrorSamplesResult = {
+    executed_error_samplers: 0,
+    columns_analyzed: 0,
+    columns_successfully_analyzed: 0,
+    total_error_samplers_failed: 0,
+    total_error_samples_collected: 0,
+  };
+  for (const outcome of outcomes) {
+    const columns = new Map<string, boolean>();
+    for (const sampler of outcome.samplers) {
+      result.executed_error_samplers++;
+      if (sampler.error) result.total_error_samplers_failed++;
+      result.total_error_samples_collected += sampler.samples;
+      if (sampler.check.column !== null) columns.set(sampler.check.column, (columns.get(sampler.check.column) ?? true) && !sampler.error);
+    }
+    result.columns_analyzed += columns.size;
+    result.columns_successfully_analyzed += [...columns.values()].filter(Boolean).length;
+  }
+  return result;
+}
+
+function nameOf(table: TableRef): string {
+  return `${table.connection}/${table.schema}.${table.table}`;
+}
+
+function asDqError(error: unknown): DqError {
+  return error instanceof DqError ? error : new DqError('INTERNAL', error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * The error samplers of ONE table's checks (those without a sampler are skipped): the table is described once
+ * (row id columns, column types), then one query per check, each in its own read-only transaction so one failing
+ * sampler cannot take the others down; the samples of the samplers that succeeded are stored in one insert.
+ */
+export async function collectTableErrorSamples(checks: readonly PlannedCheck[], context: TableSamplesContext): Promise<TableSamplesOutcome> {
+  const started = performance.now();
+  const sampled = samplingChecks(checks);
+  const table = sampled[0]?.table ?? checks[0]?.table;
+  if (table === undefined || sampled.length === 0) return { table: table ?? { connection: '', schema: '', table: '', spec: {} }, name: table ? nameOf(table) : '', samplers: [], durationMs: 0 };
+  const { dataSource, signal } = context;
+  const limit = context.limit ?? DEFAULT_MAX_RESULTS_PER_CHECK;
+  const collectedAt = context.now.toISOString();
+  const executedAt = context.executedAt ?? collectedAt;
+  const fail = (error: unknown): TableSamplesOutcome => ({
+    table,
+    name: nameOf(table),
+    samplers: sampled.map((check) => ({ check, samples: 0, error: asDqError(error) })),
+    durationMs: Math.round(performance.now() - started),
+  });
+
+  let columns: SourceColumn[];
+  try {
+    columns = await describeTable(dataSource, table.schema, table.table, { signal });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return fail(error);
+  }
+  if (columns.length === 0) {
+    return fail(new DqError('DATASOURCE_QUERY_FAILED', `the table ${table.schema}.${table.table} does not exist on the data source (or has no columns the user can see)`));
+  }
+  const byName = new Map(columns.map((c) => [c.name, c]));
+  const idColumns = idColumnsOf(table.spec, columns);
+
+  const samplers: SamplerOutcome[] = [];
+  const rows: ErrorSampleInput[] = [];
+  for (const check of sampled) {
+    signal.throwIfAborted();
+    const checkStarted = performance.now();
+    try {
+      const request = tableQueryRequestOf(check, context);
+      const query: ErrorSamplesQuery = buildErrorSamplesQuery(request, String(check.checkHash), { limit, idColumns });
+      const samples = query.parse(await dataSource.query(query.text, query.values, { signal }));
+      const durationMs = Math.round(performance.now() - checkStarted);
+      const { timeGradient } = periodOf(check.checkType, check.timeScale, context.now);
+      const valueColumn = query.valueIsColumn && check.column !== null ? byName.get(check.column) : undefined;
+      samples.forEach((sample, index) => {
+        const ids: Partial<ErrorSampleInput> = {};
+        sample.rowIds.forEach((id, i) => {
+          (ids as Record<string, string | null>)[`rowId${i + 1}`] = id;
+        });
+        rows.push({
+          connectionName: table.connection,
+          schemaName: table.schema,
+          tableName: table.table,
+          columnName: check.column,
+          checkType: check.checkType,
+          timeGradient,
+          checkCategory: check.category,
+          checkName: check.checkName,
+          checkHash: check.checkHash,
+          sensorName: check.catalog.sensor,
+          qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
+          dataGroup: sample.dataGroup,
+          sampleIndex: index,
+          result: sample.value,
+          resultDataType: resultDataTypeOf(sample.value, valueColumn),
+          ...ids,
+          collectedAt,
+          executedAt,
+          durationMs,
+        });
+      });
+      samplers.push({ check, samples: samples.length });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      samplers.push({ check, samples: 0, error: asDqError(error) });
+    }
+  }
+  if (rows.length > 0) await context.store.insertErrorSamples(rows);
+  return { table, name: nameOf(table), samplers, durationMs: Math.round(performance.now() - started) };
+}
+
+/** Row id columns: the spec's `id: true` columns, else the primary key, else a column named `id`; at most five, existing ones only. */
+export function idColumnsOf(spec: JsonObject, columns: readonly SourceColumn[]): string[] {
+  const existing = new Set(columns.map((c) => c.name));
+  const specColumns = isJsonObject(spec.columns) ? spec.columns : {};
+  const marked = Object.entries(specColumns)
+    .filter(([name, column]) => isJsonObject(column) && column.id === true && existing.has(name))
+    .map(([name]) => name);
+  if (marked.length > 0) return marked.slice(0, MAX_ID_COLUMNS);
+  const key = columns
+    .filter((c) => c.primaryKeyPosition !== null)
+    .sort((a, b) => a.primaryKeyPosition! - b.primaryKeyPosition!)
+    .map((c) => c.name);
+  if (key.length > 0) return key.slice(0, MAX_ID_COLUMNS);
+  return existing.has('id') ? ['id'] : [];
+}
+
+const INTEGER_TYPES: ReadonlySet<string> = new Set(['int2', 'int4', 'int8']);
+
+/** DQOps's ErrorSampleResultDataType of a sampled value, from its column's type on the data source. */
+export function resultDataTypeOf(value: string | null, column: SourceColumn | undefined): string {
+  if (value === null) return 'null_value';
+  if (column === undefined) return 'string';
+  const type = column.baseType;
+  if (INTEGER_TYPES.has(type)) return 'integer';
+  if (column.typeCategory === 'N') return 'float';
+  if (column.typeCategory === 'B') return 'boolean';
+  if (type === 'date') return 'date';
+  if (type === 'timestamp') return 'datetime';
+  if (type === 'timestamptz') return 'instant';
+  if (type === 'time' || type === 'timetz') return 'time';
+  return 'string';
+}
+
+function numberOr(value: JsonValue | undefined): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** The sensor request of one check, over the same rows as the check run's (filter, grouping, partition window). */
+function tableQueryRequestOf(check: PlannedCheck, context: TableSamplesContext): TableQueryRequest {
+  const spec = check.table.spec;
+  const timestamps = isJsonObject(spec.timestamp_columns) ? spec.timestamp_columns : {};
+  const window = isJsonObject(spec.incremental_time_window) ? spec.incremental_time_window : {};
+  const override = context.timeWindow ?? {};
+  const partitionColumn = partitionColumnOf(spec);
+  const levels = context.dataScope === 'data_group' ? groupingLevelsOf(spec) : [];
+  return {
+    schema: check.table.schema,
+    table: check.table.table,
+    sensors: [
+      {
+        id: String(check.checkHash),
+        sensorName: check.catalog.sensor,
+        ...(check.column === null ? {} : { column: check.column }),
+        parameters: isJsonObject(check.spec.parameters) ? check.spec.parameters : {},
+      },
+    ],
+    ...(typeof spec.filter === 'string' && spec.filter !== '' ? { filter: spec.filter } : {}),
+    ...(levels.length > 0 ? { grouping: { levels } } : {}),
+    ...(check.checkType === 'partitioned' && partitionColumn && check.timeScale
+      ? {
+          partitioning: {
+            column: partitionColumn,
+            timeScale: check.timeScale,
+            window: {
+              recentDays: override.daily_partitioning_recent_days ?? numberOr(window.daily_partitioning_recent_days),
+              recentMonths: override.monthly_partitioning_recent_months ?? numberOr(window.monthly_partitioning_recent_months),
+              includeToday:
+                check.timeScale === 'daily'
+                  ? (override.daily_partitioning_include_today ?? window.daily_partitioning_include_today === true)
+                  : (override.monthly_partitioning_include_current_month ?? window.monthly_partitioning_include_current_month === true),
+            },
+          },
+        }
+      : {}),
+    timestampColumns: {
+      ...(typeof timestamps.event_timestamp_column === 'string' ? { eventTimestampColumn: timestamps.event_timestamp_column } : {}),
+      ...(typeof timestamps.ingestion_timestamp_column === 'string' ? { ingestionTimestampColumn: timestamps.ingestion_timestamp_column } : {}),
+    },
+    now: context.now,
+  };
+}
