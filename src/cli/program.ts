@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { applyCommand } from './commands/apply.js';
+import { collectErrorSamplesCommand } from './commands/collectErrorSamples.js';
 import { collectStatisticsCommand } from './commands/collectStatistics.js';
 import { diffCommand } from './commands/diff.js';
 import { exportCommand } from './commands/export.js';
@@ -185,7 +186,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(importTablesCommand(options, io)));
 
-  const collect = program.command('collect').description('collect statistics (and, later, error samples) from the data sources');
+  const collect = program.command('collect').description('collect statistics and error samples from the data sources');
   dataSourceOptions(
     collect
       .command('statistics')
@@ -200,6 +201,21 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--samples-limit <n>', 'how many most common values per column', '5')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(collectStatisticsCommand(options, io)));
+  dataSourceOptions(
+    collect
+      .command('error-samples')
+      .description('store the offending values (with up to five row ids) of the checks that count failing rows, for the results API and its CSV download')
+      .option('--connection <name>', 'only this connection')
+      .option('--table <schema.table>', "only these tables (* wildcards, e.g. 'public.fact_*')")
+      .option('--column <name>', 'only the checks of this column (* wildcards)')
+      .addOption(new Option('--check-type <type>', 'only this check type').choices(['profiling', 'monitoring', 'partitioned']))
+      .addOption(new Option('--time-scale <scale>', 'only this time scale').choices(['daily', 'monthly']))
+      .option('--category <category>', 'only this check category (e.g. nulls)')
+      .option('--check <name>', 'only this check (e.g. daily_nulls_count)')
+      .option('--limit <n>', 'samples per check (max_results_per_check)', '100')
+      .option('--with-grouping', "name each sample by its data group of the table's default data grouping")
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(collectErrorSamplesCommand(options, io)));
 
   const run = program.command('run').description('run checks on the data sources');
   dataSourceOptions(
