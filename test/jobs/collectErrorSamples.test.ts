@@ -3,7 +3,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveObjects } from '../../src/app/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
-import { collectErrorSamples } from '../../src/jobs/executors/collectErrorSamples.js';
+import type { SourceColumn } from '../../src/datasource/index.js';
+import { collectErrorSamples, idColumnsOf } from '../../src/jobs/executors/collectErrorSamples.js';
 import type { JsonObject } from '../../src/model/index.js';
 import { call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
@@ -213,6 +214,21 @@ describe('collect error samples', () => {
     ]);
     const [result] = await fx.store.checkResults({ connectionName: 'src', schemaName: SCHEMA, tableName: TABLE, columnName: 'qty', newest: { of: 'runs', count: 1 } });
     expect(failed[0].executedAt).toBe(result.executedAt);
+  });
+});
+
+describe('row id columns', () => {
+  const column = (name: string, primaryKeyPosition: number | null = null): SourceColumn => ({
+    name, ordinal: 1, columnType: 'int4', baseType: 'int4', typeCategory: 'N', nullable: true, length: null, precision: null, scale: null, primaryKeyPosition,
+  });
+  it("are the spec's id: true columns, else the primary key in key order, else a column named id, else none; at most five", () => {
+    const columns = [column('id'), column('b', 2), column('a', 1), column('c'), column('d'), column('e'), column('f')];
+    expect(idColumnsOf({ columns: { c: { id: true }, missing: { id: true }, d: { id: false } } }, columns)).toEqual(['c']);
+    expect(idColumnsOf({ columns: { c: {} } }, columns)).toEqual(['a', 'b']);
+    expect(idColumnsOf({}, [column('id'), column('x')])).toEqual(['id']);
+    expect(idColumnsOf({}, [column('ID'), column('x')])).toEqual([]);
+    const six = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f'].map((n) => [n, { id: true }]));
+    expect(idColumnsOf({ columns: six }, columns)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 });
 
