@@ -20,7 +20,7 @@ export interface LeadershipOptions {
 }
 
 export async function tryLeadership(client: SqlClient, key: AdvisoryKey, options: LeadershipOptions = {}): Promise<Leadership | null> {
-  const session = await client.session();
+  const session = await client.session({ dedicated: true });
   let locked: boolean;
   try {
     locked = await session.tryAdvisoryLock(key);

@@ -55,6 +55,8 @@ class SqlStore implements Store {
   /** The lock as held by a withLock of this instance, answered without SQL (on PGlite SQL waits for it). */
   #held: LockInfo | null = null;
   #closed = false;
+  /** Leaderships held through this store (each on a connection of its own), released by close(). */
+  readonly #leaderships = new Set<Leadership>();
 
   readonly jobs: JobQueueStore;
 
@@ -154,7 +156,15 @@ class SqlStore implements Store {
   async tryLeadership(role: LeadershipRole, options?: LeadershipOptions): Promise<Leadership | null> {
     this.refuseInsideWork('tryLeadership');
     const keys: Record<LeadershipRole, typeof RECONCILE_LEADER_KEY> = { reconcile: RECONCILE_LEADER_KEY };
-    return tryLeadership(this.client, keys[role], options);
+    const leadership = await tryLeadership(this.client, keys[role], options);
+    if (leadership) {
+      // its connection is outside the pool: close() gives it up too
+      this.#leaderships.add(leadership);
+      const forget = () => this.#leaderships.delete(leadership);
+      void leadership.lost.then(forget);
+      return { lost: leadership.lost, release: () => leadership.release().finally(forget) };
+    }
+    return null;
   }
 
   async currentLock(): Promise<LockInfo | null> {
@@ -222,6 +232,7 @@ class SqlStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await Promise.all([...this.#leaderships].map((l) => l.release()));
     await this.client.close();
   }
 }

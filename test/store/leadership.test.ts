@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
+import { tryLeadership } from '../../src/store/leadership.js';
+import { openPostgresClient } from '../../src/store/sql/postgresClient.js';
+import { RECONCILE_LEADER_KEY } from '../../src/store/sql/sqlClient.js';
 import type { Store } from '../../src/store/store.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
@@ -46,6 +49,20 @@ describe.each(STORE_ENGINES)('$engine store: leadership of the reconcile loop', 
     expect(await other().withLock({ holder: 'ci', operation: 'apply', timeoutMs: 2_000 }, async () => 'done')).toBe('done');
     expect(await fx.store.withLock({ holder: 'leader', operation: 'apply', timeoutMs: 2_000 }, async () => 'done')).toBe('done');
     await leader!.release();
+  });
+
+  it.runIf(engine === 'postgres')('holds a connection of its own: it never takes one from the pool the API uses', async () => {
+    const client = await openPostgresClient(fx.options.databaseUrl!, { maxConnections: 1, connectionTimeoutMs: 1_000 });
+    try {
+      const held = await client.session(); // the whole pool
+      const leader = await tryLeadership(client, RECONCILE_LEADER_KEY);
+      expect(leader).not.toBeNull();
+      await held.release();
+      expect(await client.query('select 1 as one')).toEqual([{ one: 1 }]);
+      await leader!.release();
+    } finally {
+      await client.close();
+    }
   });
 
   it.runIf(engine === 'postgres')('when the leader session dies, `lost` resolves and another replica takes over', async () => {

@@ -66,7 +66,8 @@ export async function openPostgresClient(databaseUrl: string, options: PostgresC
     engine: 'postgres',
     description,
     ...onPool(),
-    async session(): Promise<SqlSession> {
+    async session(sessionOptions: { dedicated?: boolean } = {}): Promise<SqlSession> {
+      if (sessionOptions.dedicated) return dedicatedSession();
       let connection: pg.PoolClient;
       try {
         connection = await pool.connect();
@@ -91,6 +92,25 @@ export async function openPostgresClient(databaseUrl: string, options: PostgresC
       await pool.end();
     },
   };
+
+  /** A connection outside the pool, closed (not returned) on release. */
+  async function dedicatedSession(): Promise<SqlSession> {
+    const connection = new pg.Client({
+      connectionString: databaseUrl,
+      application_name: 'dqctl',
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
+      types: typeParsers,
+    });
+    connection.on('error', () => {}); // a dead connection is reported by the next query on it
+    try {
+      await connection.connect();
+    } catch (error) {
+      await connection.end().catch(() => {});
+      throw storeUnreachable(description, error, 'cannot connect to the store');
+    }
+    const release = () => void connection.end().catch(() => {});
+    return postgresSession(Object.assign(connection, { release }) as unknown as pg.PoolClient, translate);
+  }
 
   // Connect once now, so an unreachable server fails at open with a clear message rather than at first use.
   try {

@@ -40,7 +40,11 @@ export interface SqlClient extends SqlQueryable {
   readonly engine: 'pglite' | 'postgres';
   /** Human description without secrets. */
   readonly description: string;
-  session(): Promise<SqlSession>;
+  /**
+   * A session from the pool; `dedicated`: a connection of its own, outside the pool, for a session held for the
+   * life of the process (the reconcile leadership), so that it never takes a connection from the API's pool.
+   */
+  session(options?: { dedicated?: boolean }): Promise<SqlSession>;
   /** Whether the session whose `pg_backend_pid()` is `backendPid` still holds the advisory lock `key`. */
   holdsAdvisoryLock(key: AdvisoryKey, backendPid: number): Promise<boolean>;
   close(): Promise<void>;
