@@ -33,8 +33,15 @@ export function sensorSupportsGrouping(sensorName: string): boolean {
   return !NO_GROUPING_CATEGORIES.has(category) && !NO_GROUPING_SENSORS.has(name);
 }
 
+/**
+ * Sensors whose failing rows cannot be told apart: a share limited from both sides (true/false percent), or a
+ * query the user wrote that returns counts, not rows.
+ */
+const NOT_SAMPLED: ReadonlySet<string> = new Set(['true_percent', 'false_percent', 'sql_invalid_record_count', 'sql_invalid_value_count']);
+
 export function sensorSupportsErrorSampling(sensorName: string): boolean {
   const { category, name } = partsOf(sensorName);
+  if (NOT_SAMPLED.has(name)) return false;
   if (!name.endsWith('_count') && !name.endsWith('_percent')) return false;
   if (WHOLE_TABLE_CATEGORIES.has(category)) return false;
   return !AGGREGATE_PREFIXES.some((prefix) => name.startsWith(prefix));
