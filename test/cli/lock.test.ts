@@ -1,14 +1,28 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EXAMPLE, runCli } from '../helpers/cli.js';
+import { BIN, EXAMPLE, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!;
+
+/** Runs the bin on a pseudo-terminal (util-linux `script`), typing `answer` at the prompt (as confirm.test.ts). */
+function onTerminal(args: string[], answer: string, cwd: string): Promise<{ code: number; output: string }> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('Enter a value:')) child.stdin.write(`${answer}\n`);
+    });
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
 
 describe('dqctl lock list / lock release (real bin)', { timeout: 180_000 }, () => {
   let dir: string;
@@ -46,6 +60,21 @@ describe('dqctl lock list / lock release (real bin)', { timeout: 180_000 }, () =
     const unknown = await cli('lock', 'release', 'nope', '--state-dir', state, '--yes');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('the locks are "store" (PostgreSQL) and "state-dir" (embedded store)');
+  });
+
+  it('on a terminal, lock release asks and releases only on "yes"', async () => {
+    const state = join(dir, 'state');
+    expect((await cli('state', 'list', '--state-dir', state)).code).toBe(0);
+    await writeFile(join(state, 'lock'), JSON.stringify({ pid: deadPid(), host: hostname(), since: new Date().toISOString(), operation: 'plan', token: 'k' }));
+    const no = await onTerminal(['lock', 'release', 'state-dir', '--state-dir', state], 'no', dir);
+    expect(no.output).toContain('Release it?');
+    expect(no.output).toContain('Lock release cancelled.');
+    expect(no.code).toBe(1);
+    expect(existsSync(join(state, 'lock'))).toBe(true);
+    const yes = await onTerminal(['lock', 'release', 'state-dir', '--state-dir', state], 'yes', dir);
+    expect(yes.output).toContain('Released the lock state-dir');
+    expect(yes.code).toBe(0);
+    expect(existsSync(join(state, 'lock'))).toBe(false);
   });
 
   describe('PostgreSQL', () => {
