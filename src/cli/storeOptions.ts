@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
+import { DqError } from '../model/index.js';
 import { openStore } from '../store/openStore.js';
 import { DEFAULT_LOCK_TTL_MS } from '../store/storeLock.js';
 import type { OpenStoreOptions, Store } from '../store/store.js';
-import { DqError } from '../model/index.js';
 import { parseDuration } from './duration.js';
 import type { CliIo } from './io.js';
 
