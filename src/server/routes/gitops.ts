@@ -12,8 +12,9 @@ import type { ServerContext } from '../context.js';
  * validated, and this server plans it against its own store and applies it under its own lock, so the job
  * needs the server's URL and a token, never database credentials.
  *
- * Bodies are large (19 MB of JSON for the 10,000-table benchmark, 1.3 MB gzipped): these two routes accept `Content-Encoding: gzip` and have their
- * own body limit (default 100 MB once decompressed; a gzip bomb is cut off at the limit, not inflated whole).
+ * Bodies are large (19 MB of JSON for the 10,000-table benchmark, 1.3 MB gzipped): these two routes accept
+ * `Content-Encoding: gzip` and have their own body limit (default 100 MB once decompressed; a gzip bomb is cut
+ * off at the limit, not inflated whole).
  * Applies are serialized on this server: two remote applies never plan against the same revision.
  */
 export const DEFAULT_GITOPS_BODY_LIMIT = 100 * 1024 * 1024;
