@@ -36,7 +36,8 @@ export async function acquireStoreLock(
     if (await session.tryAdvisoryLock(STORE_LOCK_KEY)) return;
     if (reclaim && Date.now() >= nextReclaim) {
       nextReclaim = Date.now() + RECLAIM_CHECK_MS;
-      if (await reclaim()) continue;
+      // Best effort: a reclaim that fails (no permission to end the session) leaves the wait as it was.
+      if (await reclaim().catch(() => false)) continue;
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) break;
