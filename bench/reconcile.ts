@@ -27,6 +27,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { classifyPath } from '../src/manifest/objectPaths.js';
 import { GitRevisions } from '../src/reconcile/gitRevisions.js';
 import { Reconciler } from '../src/reconcile/reconciler.js';
 import { FolderRevisions } from '../src/reconcile/revisionSource.js';
@@ -46,6 +47,7 @@ const TARGET_WATCH_P95_MS = 1_000;
 const TARGET_WEBHOOK_P95_MS = 2_000;
 const SECRET = 'bench-webhook-secret';
 const POLL_MS = 5;
+const LOAD_AT_START = loadavg()[0];
 const GIT_ENV = {
   ...process.env,
   GIT_AUTHOR_NAME: 'bench',
@@ -102,10 +104,11 @@ async function tableFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-/** The object a table file defines (names as the loader derives them, plain ASCII in generated repositories). */
+/** The object a table file defines, named as the loader names it (`%XX` decoded). */
 function tableKey(file: string): { kind: 'table'; name: string } {
-  const [, connection, base] = file.split('/');
-  return { kind: 'table', name: `${connection}/${base.replace(/\.dqotable\.yaml$/, '')}` };
+  const classified = classifyPath(file);
+  if (classified.type !== 'object' || classified.kind !== 'table') throw new Error(`${file} is not a table file`);
+  return { kind: 'table', name: classified.name };
 }
 
 /** Sets `priority` of a table file to a value it did not have; returns the new value. */
@@ -338,7 +341,7 @@ function formatReport(options: Options, repoInfo: { files: number; bytes: number
     '',
   );
   lines.push(
-    `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node.js ${process.version}, ${platform()} ${release()}; load average ${loadavg()[0].toFixed(2)} at the end.`,
+    `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node.js ${process.version}, ${platform()} ${release()}; load average (1 min) ${LOAD_AT_START.toFixed(2)} at the start and ${loadavg()[0].toFixed(2)} at the end. The machine may be shared: compare runs made under similar load.`,
     '',
   );
   lines.push(

@@ -6,7 +6,7 @@ import { errorCount, type DesiredState } from '../manifest/desiredState.js';
 import { loadRepository } from '../manifest/loadRepository.js';
 import { ParseCache } from '../manifest/parseCache.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
-import { isDqError, type ApplyRecord, type Diagnostic, type LockInfo } from '../model/index.js';
+import { isDqError, type ApplyRecord, type DesiredObject, type Diagnostic, type LockInfo } from '../model/index.js';
 import { blockingFindings, type Plan } from '../plan/plan.js';
 import { toPlanDocument, type PlanDocument } from '../plan/planDocument.js';
 import type { Store } from '../store/store.js';
@@ -70,7 +70,9 @@ export type ReconcileLog = (level: 'info' | 'warn' | 'error', message: string, f
 interface Comparison {
   at: string;
   plan: Plan;
-  objects: ObjectStatus[];
+  desired: readonly DesiredObject[];
+  /** Per-object status, computed when first asked for (not on the way to an apply). */
+  objects?: ObjectStatus[];
 }
 
 const MAX_APPLY_ATTEMPTS = 3;
@@ -224,7 +226,8 @@ export class Reconciler {
       // the store is down: the last known apply stays; the pass records say what failed
     }
     const remote = this.source.remote();
-    const objects = this.comparison?.objects ?? [];
+    const comparison = this.comparison;
+    const objects = comparison ? (comparison.objects ??= objectStatuses(comparison.plan, comparison.desired)) : [];
     const sync: SyncStatus = this.comparison && this.comparisonCurrent ? syncOf(objects) : 'Unknown';
     const health: HealthStatus = this.suspendedBy ? 'Suspended' : this.problem ? 'Degraded' : 'Healthy';
     return {
@@ -430,7 +433,7 @@ export class Reconciler {
   }
 
   private compare(plan: Plan, desired: DesiredState): void {
-    this.comparison = { at: new Date().toISOString(), plan, objects: objectStatuses(plan, desired.objects) };
+    this.comparison = { at: new Date().toISOString(), plan, desired: desired.objects };
     this.comparisonCurrent = true;
     this.comparedInPass = true;
   }
