@@ -89,7 +89,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   useValidators(app);
   registerErrorHandler(app);
   registerAuth(app, options.tokens ?? null, { webhook: Boolean(options.reconciler?.webhookSecret) });
-  registerRequestLog(app);
+  // no hook at all when nothing would be logged
+  if (options.logger) registerRequestLog(app);
 
   await app.register(swagger, {
     openapi: {
