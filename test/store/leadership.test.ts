@@ -51,6 +51,8 @@ describe.each(STORE_ENGINES)('$engine store: leadership of the reconcile loop', 
     await leader!.release();
   });
 
+  // The next two need a pool and other sessions: PGlite has one in-process backend and no pool, so they are
+  // PostgreSQL-only (on PGlite the process is always the leader, tested above).
   it.runIf(engine === 'postgres')('holds a connection of its own: it never takes one from the pool the API uses', async () => {
     const client = await openPostgresClient(fx.options.databaseUrl!, { maxConnections: 1, connectionTimeoutMs: 1_000 });
     try {
