@@ -244,6 +244,7 @@ function defaultGroupingName(spec: JsonObject): string {
 }
 
 export async function tablesRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
+  const tableModelTexts = new WeakMap<LiveObject, { key: string; text: string }>();
   const tags = ['tables'];
   const columnTags = ['columns'];
   const schemaParams = {
@@ -282,10 +283,20 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
   api.get(
     TABLE_URL,
     { schema: { tags, operationId: 'get_table', summary: 'get_table: a table with its full spec', params: TABLE_PARAMS, response: { 200: ref('TableModel') } } },
-    async (request) => {
+    async (request, reply) => {
       const path = tablePathOf(request);
       const live = await requireTable(context, path);
-      return { connection_name: path.connection, table_hash: nameHash(live.name), spec: live.spec, ...capabilitiesFor(context, request, live) };
+      // The most read route: its JSON is kept per cached live object (a new object after any write) and caller
+      // capabilities, so a repeated GET sends the same text without building and serializing the model again.
+      const capabilities = capabilitiesFor(context, request, live);
+      const key = JSON.stringify(capabilities);
+      const cached = tableModelTexts.get(live);
+      let text = cached?.key === key ? cached.text : undefined;
+      if (text === undefined) {
+        text = JSON.stringify({ connection_name: path.connection, table_hash: nameHash(live.name), spec: live.spec, ...capabilities });
+        tableModelTexts.set(live, { key, text });
+      }
+      return reply.type('application/json; charset=utf-8').send(text);
     },
   );
 
