@@ -1,10 +1,11 @@
 import { getCheckCatalog } from '../../catalog/index.js';
 import type { DataSource } from '../../datasource/index.js';
-import { planSensorQueries, splitScan, type DataGroupingLevel, type SensorQuery, type SensorReadout, type TableQueryRequest } from '../../datasource/sensors/index.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../model/index.js';
+import { planSensorQueries, splitScan, type DataGroupingLevel, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
+import { isJsonObject, type JsonObject } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
-import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
+import type { PlannedCheck } from './plannedChecks.js';
+import { tableQueryRequestOf } from './tableQueryRequest.js';
 
 /**
  * Runs the planned checks of ONE table: per check type and time scale, the sensors go into the fewest queries
@@ -56,10 +57,6 @@ export function periodOf(checkType: PlannedCheck['checkType'], timeScale: Planne
   return { timePeriod: start.toISOString(), timeGradient: day ? 'day' : 'month' };
 }
 
-function numberOr(value: JsonValue | undefined): number | undefined {
-  return typeof value === 'number' ? value : undefined;
-}
-
 export async function runTableChecks(
   checks: readonly PlannedCheck[],
   context: { store: Store; dataSource: DataSource; signal: AbortSignal; now: Date },
@@ -73,40 +70,7 @@ export async function runTableChecks(
   for (const group of groupsOf(checks)) {
     context.signal.throwIfAborted();
     const byId = new Map(group.checks.map((c) => [String(c.checkHash), c]));
-    const timestamps = isJsonObject(table.spec.timestamp_columns) ? table.spec.timestamp_columns : {};
-    const window = isJsonObject(table.spec.incremental_time_window) ? table.spec.incremental_time_window : {};
-    const partitionColumn = partitionColumnOf(table.spec);
-    const request: TableQueryRequest = {
-      schema: table.schema,
-      table: table.table,
-      sensors: group.checks.map((c) => ({
-        id: String(c.checkHash),
-        sensorName: c.catalog.sensor,
-        ...(c.column === null ? {} : { column: c.column }),
-        parameters: isJsonObject(c.spec.parameters) ? c.spec.parameters : {},
-      })),
-      ...(typeof table.spec.filter === 'string' && table.spec.filter !== '' ? { filter: table.spec.filter } : {}),
-      ...(groupingLevelsOf(table.spec).length > 0 ? { grouping: { levels: groupingLevelsOf(table.spec) } } : {}),
-      ...(group.checkType === 'partitioned' && partitionColumn && group.timeScale
-        ? {
-            partitioning: {
-              column: partitionColumn,
-              timeScale: group.timeScale,
-              window: {
-                recentDays: numberOr(window.daily_partitioning_recent_days),
-                recentMonths: numberOr(window.monthly_partitioning_recent_months),
-                includeToday:
-                  group.timeScale === 'daily' ? window.daily_partitioning_include_today === true : window.monthly_partitioning_include_current_month === true,
-              },
-            },
-          }
-        : {}),
-      timestampColumns: {
-        ...(typeof timestamps.event_timestamp_column === 'string' ? { eventTimestampColumn: timestamps.event_timestamp_column } : {}),
-        ...(typeof timestamps.ingestion_timestamp_column === 'string' ? { ingestionTimestampColumn: timestamps.ingestion_timestamp_column } : {}),
-      },
-      now: context.now,
-    };
+    const request = tableQueryRequestOf(group.checks, { now: context.now, grouping: true });
     const plan = planSensorQueries(request);
     const readouts = new Map<string, SensorReadout[]>();
     const failures = new Map<string, string>();

@@ -4,13 +4,13 @@ import {
   errorSamplingSupported,
   MAX_ID_COLUMNS,
   type ErrorSamplesQuery,
-  type TableQueryRequest,
 } from '../../datasource/sensors/index.js';
-import { DqError, isJsonObject, type JsonObject, type JsonValue } from '../../model/index.js';
+import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
 import { compilePolicies, type TableRef } from '../../policy/index.js';
 import type { ErrorSampleInput, Store } from '../../store/store.js';
-import { partitionColumnOf, plannedChecksOfTable, selectTables, type CheckSearchFilters, type PlannedCheck } from '../checkRun/plannedChecks.js';
-import { groupingLevelsOf, periodOf } from '../checkRun/runTableChecks.js';
+import { plannedChecksOfTable, selectTables, type CheckSearchFilters, type PlannedCheck } from '../checkRun/plannedChecks.js';
+import { periodOf } from '../checkRun/runTableChecks.js';
+import { tableQueryRequestOf, type TimeWindowOverride } from '../checkRun/tableQueryRequest.js';
 import type { JobExecutor } from '../jobService.js';
 import type { ExecutorDependencies } from './index.js';
 
@@ -42,12 +42,8 @@ const MAX_RESULTS_LIMIT = 100_000;
 
 export type ErrorSamplesDataScope = 'table' | 'data_group';
 
-export interface TimeWindowFilter {
-  daily_partitioning_recent_days?: number;
-  daily_partitioning_include_today?: boolean;
-  monthly_partitioning_recent_months?: number;
-  monthly_partitioning_include_current_month?: boolean;
-}
+/** TimeWindowFilter of the job parameters: overrides of the tables' incremental_time_window. */
+export type TimeWindowFilter = TimeWindowOverride;
 
 export interface CollectErrorSamplesParameters {
   check_search_filters?: CheckSearchFilters;
@@ -324,7 +320,7 @@ export async function collectTableErrorSamples(checks: readonly PlannedCheck[], 
     signal.throwIfAborted();
     const checkStarted = performance.now();
     try {
-      const request = tableQueryRequestOf(check, context);
+      const request = tableQueryRequestFor(check, context);
       const query: ErrorSamplesQuery = buildErrorSamplesQuery(request, String(check.checkHash), { limit, idColumns });
       const samples = query.parse(await dataSource.query(query.text, query.values, { signal }));
       const durationMs = Math.round(performance.now() - checkStarted);
@@ -400,51 +396,7 @@ export function resultDataTypeOf(value: string | null, column: SourceColumn | un
   return 'string';
 }
 
-function numberOr(value: JsonValue | undefined): number | undefined {
-  return typeof value === 'number' ? value : undefined;
-}
-
 /** The sensor request of one check, over the same rows as the check run's (filter, grouping, partition window). */
-function tableQueryRequestOf(check: PlannedCheck, context: TableSamplesContext): TableQueryRequest {
-  const spec = check.table.spec;
-  const timestamps = isJsonObject(spec.timestamp_columns) ? spec.timestamp_columns : {};
-  const window = isJsonObject(spec.incremental_time_window) ? spec.incremental_time_window : {};
-  const override = context.timeWindow ?? {};
-  const partitionColumn = partitionColumnOf(spec);
-  const levels = context.dataScope === 'data_group' ? groupingLevelsOf(spec) : [];
-  return {
-    schema: check.table.schema,
-    table: check.table.table,
-    sensors: [
-      {
-        id: String(check.checkHash),
-        sensorName: check.catalog.sensor,
-        ...(check.column === null ? {} : { column: check.column }),
-        parameters: isJsonObject(check.spec.parameters) ? check.spec.parameters : {},
-      },
-    ],
-    ...(typeof spec.filter === 'string' && spec.filter !== '' ? { filter: spec.filter } : {}),
-    ...(levels.length > 0 ? { grouping: { levels } } : {}),
-    ...(check.checkType === 'partitioned' && partitionColumn && check.timeScale
-      ? {
-          partitioning: {
-            column: partitionColumn,
-            timeScale: check.timeScale,
-            window: {
-              recentDays: override.daily_partitioning_recent_days ?? numberOr(window.daily_partitioning_recent_days),
-              recentMonths: override.monthly_partitioning_recent_months ?? numberOr(window.monthly_partitioning_recent_months),
-              includeToday:
-                check.timeScale === 'daily'
-                  ? (override.daily_partitioning_include_today ?? window.daily_partitioning_include_today === true)
-                  : (override.monthly_partitioning_include_current_month ?? window.monthly_partitioning_include_current_month === true),
-            },
-          },
-        }
-      : {}),
-    timestampColumns: {
-      ...(typeof timestamps.event_timestamp_column === 'string' ? { eventTimestampColumn: timestamps.event_timestamp_column } : {}),
-      ...(typeof timestamps.ingestion_timestamp_column === 'string' ? { ingestionTimestampColumn: timestamps.ingestion_timestamp_column } : {}),
-    },
-    now: context.now,
-  };
+function tableQueryRequestFor(check: PlannedCheck, context: TableSamplesContext) {
+  return tableQueryRequestOf([check], { now: context.now, grouping: context.dataScope === 'data_group', timeWindow: context.timeWindow });
 }

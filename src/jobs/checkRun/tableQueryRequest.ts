@@ -1,0 +1,67 @@
+import type { TableQueryRequest } from '../../datasource/sensors/index.js';
+import { isJsonObject, type JsonValue } from '../../model/index.js';
+import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
+import { groupingLevelsOf } from './runTableChecks.js';
+
+/**
+ * The sensor request of some checks of ONE table and ONE check type and time scale: the rows a check run
+ * analyses (the table's filter, its default data grouping, the partition window of partitioned checks, its
+ * timestamp columns). Shared by the check runner and the error-sample collector, so both look at the same rows.
+ */
+export interface TimeWindowOverride {
+  daily_partitioning_recent_days?: number;
+  daily_partitioning_include_today?: boolean;
+  monthly_partitioning_recent_months?: number;
+  monthly_partitioning_include_current_month?: boolean;
+}
+
+function numberOr(value: JsonValue | undefined): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+export function tableQueryRequestOf(
+  checks: readonly PlannedCheck[],
+  options: { now: Date; grouping: boolean; timeWindow?: TimeWindowOverride },
+): TableQueryRequest {
+  const [first] = checks;
+  const { table, checkType, timeScale } = first;
+  const spec = table.spec;
+  const timestamps = isJsonObject(spec.timestamp_columns) ? spec.timestamp_columns : {};
+  const window = isJsonObject(spec.incremental_time_window) ? spec.incremental_time_window : {};
+  const override = options.timeWindow ?? {};
+  const partitionColumn = partitionColumnOf(spec);
+  const levels = options.grouping ? groupingLevelsOf(spec) : [];
+  return {
+    schema: table.schema,
+    table: table.table,
+    sensors: checks.map((c) => ({
+      id: String(c.checkHash),
+      sensorName: c.catalog.sensor,
+      ...(c.column === null ? {} : { column: c.column }),
+      parameters: isJsonObject(c.spec.parameters) ? c.spec.parameters : {},
+    })),
+    ...(typeof spec.filter === 'string' && spec.filter !== '' ? { filter: spec.filter } : {}),
+    ...(levels.length > 0 ? { grouping: { levels } } : {}),
+    ...(checkType === 'partitioned' && partitionColumn && timeScale
+      ? {
+          partitioning: {
+            column: partitionColumn,
+            timeScale,
+            window: {
+              recentDays: override.daily_partitioning_recent_days ?? numberOr(window.daily_partitioning_recent_days),
+              recentMonths: override.monthly_partitioning_recent_months ?? numberOr(window.monthly_partitioning_recent_months),
+              includeToday:
+                timeScale === 'daily'
+                  ? (override.daily_partitioning_include_today ?? window.daily_partitioning_include_today === true)
+                  : (override.monthly_partitioning_include_current_month ?? window.monthly_partitioning_include_current_month === true),
+            },
+          },
+        }
+      : {}),
+    timestampColumns: {
+      ...(typeof timestamps.event_timestamp_column === 'string' ? { eventTimestampColumn: timestamps.event_timestamp_column } : {}),
+      ...(typeof timestamps.ingestion_timestamp_column === 'string' ? { ingestionTimestampColumn: timestamps.ingestion_timestamp_column } : {}),
+    },
+    now: options.now,
+  };
+}
