@@ -39,6 +39,7 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
         checkLineage(o, context, out);
         checkThresholds(o, out);
         checkPartitioning(o, out);
+        checkComparisons(o, context, out);
         break;
       case 'default_table_checks':
       case 'default_column_checks':
@@ -182,6 +183,44 @@ function checkPartitioning(o: LoadedObject, out: Diagnostic[]): void {
   }
 }
 
+/**
+ * Table comparisons: the comparisons blocks of the checks must name a comparison of table_comparisons, and a
+ * comparison's reference connection must exist (the run would only find out at the data source).
+ */
+function checkComparisons(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
+  const defined = isJsonObject(o.rawSpec.table_comparisons) ? o.rawSpec.table_comparisons : {};
+  for (const [name, comparison] of Object.entries(defined)) {
+    if (!isJsonObject(comparison)) continue;
+    const connection = comparison.reference_table_connection_name;
+    if (typeof connection === 'string' && !context.declaredConnections.has(connection)) {
+      out.push({
+        severity: 'error',
+        code: 'comparison_unknown_connection',
+        summary: `table comparison ${JSON.stringify(name)}: the reference connection ${JSON.stringify(connection)} does not exist in the repository`,
+        range: o.parsed.locate(['spec', 'table_comparisons', name, 'reference_table_connection_name']),
+      });
+    }
+  }
+  const reported = new Set<string>();
+  forEachCheck(o.rawSpec, ['spec'], (_check, path) => {
+    const at = path.lastIndexOf('comparisons');
+    if (at < 0 || path.length !== at + 3) return;
+    const name = String(path[at + 1]);
+    const comparisonPath = path.slice(0, at + 2);
+    const key = JSON.stringify(comparisonPath);
+    if (Object.hasOwn(defined, name) || reported.has(key)) return;
+    reported.add(key);
+    const known = Object.keys(defined);
+    out.push({
+      severity: 'error',
+      code: 'comparison_unknown',
+      summary: `comparison checks name the table comparison ${JSON.stringify(name)}, which spec.table_comparisons does not define`,
+      detail: known.length > 0 ? `Defined: ${known.map((k) => JSON.stringify(k)).join(', ')}.` : 'Define it under spec.table_comparisons with its reference table.',
+      range: o.parsed.locate(comparisonPath, true),
+    });
+  });
+}
+
 function checkPolicyTarget(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
   const target = isJsonObject(o.rawSpec.target) ? o.rawSpec.target : undefined;
   if (!target) return;
@@ -222,7 +261,15 @@ export function forEachCheck(
       for (const [category, checks] of Object.entries(level)) {
         if (!isJsonObject(checks)) continue;
         for (const [name, check] of Object.entries(checks)) {
-          if (isJsonObject(check)) visit(check, [...levelPath, category, name]);
+          if (!isJsonObject(check)) continue;
+          if (category !== 'comparisons') {
+            visit(check, [...levelPath, category, name]);
+            continue;
+          }
+          // comparisons: the table comparison's name, then its checks (and a column's reference_column)
+          for (const [checkName, comparisonCheck] of Object.entries(check)) {
+            if (isJsonObject(comparisonCheck)) visit(comparisonCheck, [...levelPath, category, name, checkName]);
+          }
         }
       }
     }

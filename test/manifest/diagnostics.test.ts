@@ -236,6 +236,20 @@ const CASES: Case[] = [
     objects: ONLY_SOURCE,
   },
   {
+    name: 'comparison_unknown',
+    expected: [
+      ['error', 'comparison_unknown', `${ORDERS}:13:9`, 'orders_in_warehous', 'name the table comparison "orders_in_warehous", which spec.table_comparisons does not define'],
+    ],
+    objects: ONLY_SOURCE,
+  },
+  {
+    name: 'comparison_unknown_connection',
+    expected: [
+      ['error', 'comparison_unknown_connection', `${ORDERS}:7:40`, 'warehouse', 'the reference connection "warehouse" does not exist'],
+    ],
+    objects: ONLY_SOURCE,
+  },
+  {
     name: 'lineage_unknown_table',
     expected: [
       [

@@ -5,7 +5,7 @@
 import type { CheckCatalog } from '../../catalog/index.js';
 import { checkContainerSchemas, checkOwnerMarker } from './checkContainerSchemas.js';
 import { documentSchema } from './documentSchema.js';
-import { arrayOf, bool, closedObject, freeObject, int, mapOf, ref, str, stringMap, type Schema } from './schemaShapes.js';
+import { arrayOf, bool, closedObject, enumOf, int, mapOf, ref, str, stringMap, type Schema } from './schemaShapes.js';
 import { commentDefs, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
 
 export function tableSchema(file: string, catalog: CheckCatalog): Schema {
@@ -38,7 +38,10 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
       ),
       default_grouping_name: str('Name of the entry of groupings used when a check names none.'),
       groupings: mapOf(ref('data_grouping_configuration'), { description: 'Named data grouping configurations.' }),
-      table_comparisons: mapOf(freeObject(), { description: 'Named comparisons with reference tables.' }),
+      table_comparisons: mapOf(ref('table_comparison'), {
+        description:
+          'Named comparisons with a reference table (on any connection): the comparisons category of the check containers names one of these.',
+      }),
       incident_grouping: closedObject(
         {
           ...incidentFields,
@@ -71,6 +74,31 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
     kind: 'table',
     spec,
     defs: {
+      table_comparison: closedObject(
+        {
+          reference_table_connection_name: str('Connection of the reference table (the source of truth).'),
+          reference_table_schema_name: str('Schema of the reference table.'),
+          reference_table_name: str('Name of the reference table.'),
+          compared_table_filter: str('SQL condition on the rows of this table that are compared.'),
+          reference_table_filter: str('SQL condition on the rows of the reference table that are compared.'),
+          check_type: enumOf(['profiling', 'monitoring', 'partitioned'], 'The check type the comparison is configured for (informational).'),
+          time_scale: enumOf(['daily', 'monthly'], 'The time scale the comparison is configured for (informational).'),
+          grouping_columns: arrayOf(
+            closedObject(
+              {
+                compared_table_column_name: str('Grouping column of this table.'),
+                reference_table_column_name: str('The matching grouping column of the reference table.'),
+              },
+              { required: ['compared_table_column_name', 'reference_table_column_name'] },
+            ),
+            'Pairs of columns that split both tables into data groups compared group by group.',
+          ),
+        },
+        {
+          description: 'A comparison of this table with a reference table.',
+          required: ['reference_table_connection_name', 'reference_table_schema_name', 'reference_table_name'],
+        },
+      ),
       column: closedObject(
         {
           disabled: bool('Turns off every check of the column.'),
