@@ -229,6 +229,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .addOption(new Option('--time-scale <scale>', 'only this time scale').choices(['daily', 'monthly']))
       .option('--category <category>', 'only this check category (e.g. nulls)')
       .option('--check <name>', 'only this check (e.g. daily_nulls_count)')
+      .option('--comparison <name>', 'only the comparison checks of this table comparison (a name in table_comparisons)')
       .addOption(new Option('--fail-at <severity>', 'exit non-zero from this severity on (1 warning, 2 error, 3 fatal; 4 execution error)').choices(['warning', 'error', 'fatal']).default('error'))
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(runChecksCommand(options, io)));

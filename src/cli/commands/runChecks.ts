@@ -14,6 +14,7 @@ export interface RunChecksOptions extends StoreFlags, DataSourceFlags {
   timeScale?: 'daily' | 'monthly';
   category?: string;
   check?: string;
+  comparison?: string;
   failAt: 'warning' | 'error' | 'fatal';
   format: 'text' | 'json';
 }
@@ -45,6 +46,7 @@ export async function runChecksCommand(options: RunChecksOptions, io: CliIo): Pr
   if (options.timeScale) filters.timeScale = options.timeScale;
   if (options.category) filters.checkCategory = options.category;
   if (options.check) filters.checkName = options.check;
+  if (options.comparison) filters.tableComparisonName = options.comparison;
   const dataSources = dataSourcesFromFlags(options, io);
   const controller = new AbortController();
   const stop = () => controller.abort();

@@ -27,6 +27,8 @@ export interface CheckSearchFilters {
   checkCategory?: string;
   checkName?: string;
   sensorName?: string;
+  /** Only the comparison checks of this table comparison (a name of the table's table_comparisons). */
+  tableComparisonName?: string;
 }
 
 export type CheckType = 'profiling' | 'monitoring' | 'partitioned';
@@ -45,6 +47,15 @@ export interface PlannedCheck {
   spec: JsonObject;
   /** A stable integer (< 2^53) naming this check on this table/column, DQOps's check hash. */
   checkHash: number;
+  /** Set for the checks of the `comparisons` category: which table comparison, and the reference column. */
+  comparison?: PlannedComparison;
+}
+
+export interface PlannedComparison {
+  /** The key of the comparison in the table's `table_comparisons`. */
+  name: string;
+  /** The column of the reference table compared with this check's column (`reference_column`, default the same name). */
+  referenceColumn: string | null;
 }
 
 export function checkHashOf(tableName: string, column: string | null, checkType: string, timeScale: string | null, checkName: string): number {
@@ -87,22 +98,15 @@ export function plannedChecksOfTable(
 ): PlannedCheck[] {
   const catalog = getCheckCatalog();
   const enabled = filters.enabled ?? true;
-  const columnFilter = compileNamePattern(filters.column);
-  const typeFilter = compileNamePattern(filters.columnDataType);
   const category = compileNamePattern(filters.checkCategory);
   const name = compileNamePattern(filters.checkName);
   const sensor = compileNamePattern(filters.sensorName);
   const effective = effectiveTableAndColumnChecks(table, connectionSpec, policies);
-  const columns = isJsonObject(table.spec.columns) ? table.spec.columns : {};
+  const columnSelected = columnSelector(table, filters);
   const targets: Array<[string | null, EffectiveChecks]> = [];
-  if (!columnFilter && !typeFilter) targets.push([null, effective.table]);
+  if (columnSelected(null)) targets.push([null, effective.table]);
   for (const [column, checks] of Object.entries(effective.columns)) {
-    const columnSpec = isJsonObject(columns[column]) ? columns[column] : {};
-    if ((columnSpec.disabled === true) === enabled) continue;
-    if (columnFilter && !columnFilter.matches(column)) continue;
-    const snapshot = isJsonObject(columnSpec.type_snapshot) ? columnSpec.type_snapshot : {};
-    if (typeFilter && !typeFilter.matches(typeof snapshot.column_type === 'string' ? snapshot.column_type : '')) continue;
-    targets.push([column, checks]);
+    if (columnSelected(column)) targets.push([column, checks]);
   }
   const planned: PlannedCheck[] = [];
   const tableName = `${table.connection}/${table.schema}.${table.table}`;
@@ -134,7 +138,97 @@ export function plannedChecksOfTable(
       }
     }
   }
+  planned.push(...comparisonChecksOfTable(table, filters, columnSelected));
   return planned;
+}
+
+/**
+ * Whether the checks of a column (null: the table's own checks) are selected by the column, data type and
+ * enabled filters. Table checks are left out as soon as a column filter is given.
+ */
+export function columnSelector(table: TableRef, filters: CheckSearchFilters): (column: string | null) => boolean {
+  const enabled = filters.enabled ?? true;
+  const columnFilter = compileNamePattern(filters.column);
+  const typeFilter = compileNamePattern(filters.columnDataType);
+  const columns = isJsonObject(table.spec.columns) ? table.spec.columns : {};
+  return (column) => {
+    if (column === null) return !columnFilter && !typeFilter;
+    const columnSpec = isJsonObject(columns[column]) ? columns[column] : {};
+    if ((columnSpec.disabled === true) === enabled) return false;
+    if (columnFilter && !columnFilter.matches(column)) return false;
+    const snapshot = isJsonObject(columnSpec.type_snapshot) ? columnSpec.type_snapshot : {};
+    return !typeFilter || typeFilter.matches(typeof snapshot.column_type === 'string' ? snapshot.column_type : '');
+  };
+}
+
+/**
+ * The comparison checks of a table: `<container>.comparisons.<comparison name>.<check>` of the table and of
+ * its columns, as written in the table file (policies do not carry comparisons: a comparison belongs to one
+ * table and its reference). The `comparisons` category and check filters apply as to any check.
+ */
+function comparisonChecksOfTable(table: TableRef, filters: CheckSearchFilters, columnSelected: (column: string | null) => boolean): PlannedCheck[] {
+  const catalog = getCheckCatalog();
+  const enabled = filters.enabled ?? true;
+  const category = compileNamePattern(filters.checkCategory);
+  const name = compileNamePattern(filters.checkName);
+  const sensor = compileNamePattern(filters.sensorName);
+  const comparisonFilter = compileNamePattern(filters.tableComparisonName);
+  if (category && !category.matches(COMPARISONS)) return [];
+  const tableName = `${table.connection}/${table.schema}.${table.table}`;
+  const owners: Array<[string | null, JsonObject]> = [[null, table.spec]];
+  const columns = isJsonObject(table.spec.columns) ? table.spec.columns : {};
+  for (const [column, spec] of Object.entries(columns)) if (isJsonObject(spec)) owners.push([column, spec]);
+  const planned: PlannedCheck[] = [];
+  for (const [column, owner] of owners) {
+    if (!columnSelected(column)) continue;
+    for (const [checkType, timeScale, container] of specContainersOf(owner)) {
+      if (filters.checkType && filters.checkType !== checkType) continue;
+      if (filters.timeScale && timeScale !== null && filters.timeScale !== timeScale) continue;
+      if (checkType === 'partitioned' && !partitionColumnOf(table.spec)) continue;
+      const comparisons = isJsonObject(container[COMPARISONS]) ? container[COMPARISONS] : {};
+      for (const [comparisonName, checks] of Object.entries(comparisons)) {
+        if (!isJsonObject(checks)) continue;
+        if (comparisonFilter && !comparisonFilter.matches(comparisonName)) continue;
+        const referenceColumn = column === null ? null : typeof checks.reference_column === 'string' && checks.reference_column !== '' ? checks.reference_column : column;
+        for (const [checkName, spec] of Object.entries(checks)) {
+          if (checkName === 'reference_column' || !isJsonObject(spec)) continue;
+          if (name && !name.matches(checkName)) continue;
+          if ((spec.disabled === true) === enabled) continue;
+          const known = catalog.checkByName(checkName);
+          if (!known || known.category !== COMPARISONS) continue;
+          if (sensor && !sensor.matches(known.sensor)) continue;
+          planned.push({
+            table,
+            column,
+            checkType,
+            timeScale,
+            category: COMPARISONS,
+            checkName,
+            catalog: known,
+            spec,
+            checkHash: checkHashOf(tableName, column, checkType, timeScale, `${COMPARISONS}/${comparisonName}/${checkName}`),
+            comparison: { name: comparisonName, referenceColumn },
+          });
+        }
+      }
+    }
+  }
+  return planned;
+}
+
+const COMPARISONS = 'comparisons';
+
+function specContainersOf(owner: JsonObject): Array<[CheckType, TimeScale | null, JsonObject]> {
+  const object = (value: unknown): JsonObject => (isJsonObject(value) ? value : {});
+  const monitoring = object(owner.monitoring_checks);
+  const partitioned = object(owner.partitioned_checks);
+  return [
+    ['profiling', null, object(owner.profiling_checks)],
+    ['monitoring', 'daily', object(monitoring.daily)],
+    ['monitoring', 'monthly', object(monitoring.monthly)],
+    ['partitioned', 'daily', object(partitioned.daily)],
+    ['partitioned', 'monthly', object(partitioned.monthly)],
+  ];
 }
 
 export function partitionColumnOf(spec: JsonObject): string | undefined {

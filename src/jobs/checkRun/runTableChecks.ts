@@ -5,6 +5,7 @@ import { isJsonObject, type JsonObject } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import type { PlannedCheck } from './plannedChecks.js';
+import { runTableComparisons, type ComparisonRunContext } from './runTableComparisons.js';
 import { tableQueryRequestOf } from './tableQueryRequest.js';
 
 /**
@@ -58,12 +59,20 @@ export function periodOf(checkType: PlannedCheck['checkType'], timeScale: Planne
 }
 
 export async function runTableChecks(
-  checks: readonly PlannedCheck[],
-  context: { store: Store; dataSource: DataSource; signal: AbortSignal; now: Date },
+  all: readonly PlannedCheck[],
+  context: { store: Store; dataSource: DataSource; signal: AbortSignal; now: Date; resolveReference?: ComparisonRunContext['resolveReference'] },
 ): Promise<TableRunOutcome> {
   const rows: CheckResultInput[] = [];
-  if (checks.length === 0) return { rows };
-  const { table } = checks[0];
+  if (all.length === 0) return { rows };
+  const { table } = all[0];
+  const checks = all.filter((check) => !check.comparison);
+  const comparisons = all.filter((check) => check.comparison);
+  if (comparisons.length > 0) {
+    const resolveReference =
+      context.resolveReference ??
+      (() => Promise.reject(new Error('table comparisons need the reference connection, which this run does not know')));
+    rows.push(...(await runTableComparisons(comparisons, { ...context, resolveReference })));
+  }
   const catalog = getCheckCatalog();
   const executedAt = context.now.toISOString();
 

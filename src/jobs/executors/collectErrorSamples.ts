@@ -107,7 +107,8 @@ const TABLES_AT_ONCE = 4;
 
 /** The checks of the list that have an error sampler. */
 export function samplingChecks(checks: readonly PlannedCheck[]): PlannedCheck[] {
-  return checks.filter((check) => errorSamplingSupported(check.catalog.sensor));
+  // a comparison's failing "rows" are differences between two tables, not rows of one: nothing to sample
+  return checks.filter((check) => !check.comparison && errorSamplingSupported(check.catalog.sensor));
 }
 
 /** Validates the job's JSON parameters (the API's schema checks them too; the CLI builds them). */

@@ -72,6 +72,13 @@ export function runChecksExecutor(deps: ExecutorDependencies, options: { onProgr
     const executedChecks = work.reduce((n, w) => n + w.checks.length, 0);
     if (p.dummy_execution === true) return countResults([], executedChecks);
 
+    // the reference side of table comparisons: any connection of the store, and the reference table's spec if known
+    const resolveReference = async (connection: string, schema: string, table: string) => {
+      const spec = connections.get(connection);
+      if (!spec) throw new DqError('NOT_FOUND', `the reference connection ${JSON.stringify(connection)} does not exist`);
+      const referenceTable = await deps.objects.get('table', `${connection}/${schema}.${table}`);
+      return { dataSource: deps.dataSources.get(connection, spec), ...(referenceTable ? { tableSpec: referenceTable.spec } : {}) };
+    };
     const rows: CheckResultInput[] = [];
     let next = 0;
     let done = 0;
@@ -87,7 +94,7 @@ export function runChecksExecutor(deps: ExecutorDependencies, options: { onProgr
         } else {
           dataSource = deps.dataSources.get(table.connection, spec);
           try {
-            tableRows = (await runTableChecks(checks, { store: deps.store, dataSource, signal, now })).rows;
+            tableRows = (await runTableChecks(checks, { store: deps.store, dataSource, signal, now, resolveReference })).rows;
           } catch (error) {
             if (signal.aborted) throw error;
             tableRows = checks.map((c) => failureRow(c, now, (error as Error).message));
@@ -141,5 +148,6 @@ function failureRow(check: ReturnType<typeof plannedChecksOfTable>[number], now:
     severity: null,
     errorMessage: message,
     executedAt: now.toISOString(),
+    tableComparison: check.comparison?.name ?? null,
   };
 }
