@@ -46,7 +46,7 @@ const DOCUMENTS: Record<DocumentKind, Record<string, unknown>> = {
       timestamp_columns: { event_timestamp_column: 'created_at', partition_by_column: 'created_at' },
       incremental_time_window: { daily_partitioning_recent_days: 7, daily_partitioning_include_today: true },
       groupings: { by_country: { level_1: { source: 'column_value', column: 'country' } } },
-      table_comparisons: { to_crm: { reference_table: { connection_name: 'crm' } } },
+      table_comparisons: { to_crm: { reference_table_connection_name: 'crm', reference_table_schema_name: 'public', reference_table_name: 'orders', grouping_columns: [{ compared_table_column_name: 'country', reference_table_column_name: 'country_code' }] } },
       incident_grouping: { grouping_level: 'table', divide_by_data_group: true },
       owner: { data_steward: 'ann', business_owner: 'finance' },
       profiling_checks: { volume: { profile_row_count: {} } },

@@ -47,7 +47,7 @@ export async function resultsCommand(options: ResultsOptions, io: CliIo): Promis
     }
     const lines = rows.map((r) => [
       `${r.connectionName}/${r.schemaName}.${r.tableName}${r.columnName ? `.${r.columnName}` : ''}`,
-      r.checkName,
+      r.tableComparison ? `${r.checkName} (${r.tableComparison})` : r.checkName,
       r.dataGroup,
       r.severity === null ? 'EXECUTION ERROR' : SEVERITY[r.severity] ?? String(r.severity),
       r.severity === null ? (r.errorMessage ?? '') : String(r.actualValue),
