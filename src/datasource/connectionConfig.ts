@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { DqError, isJsonObject, type JsonObject } from '../model/index.js';
 import { resolveSecretReferences, type SecretContext } from './secretReferences.js';
+import { sslmodeOverrideOf } from './sslmodeOverride.js';
 
 /**
  * A connection spec (`{provider_type: postgresql, postgresql: {host, port, database, user, password, sslmode,
@@ -9,6 +10,7 @@ import { resolveSecretReferences, type SecretContext } from './secretReferences.
  *
  * sslmode as libpq names it: `disable` (and `allow` / `prefer`, which the driver cannot fall back from): no
  * TLS; `require`: TLS without verifying the certificate; `verify-ca` / `verify-full`: TLS with verification.
+ * `DQCTL_SSLMODE_OVERRIDE` (sslmodeOverride.ts) replaces the sslmode of the connections it names.
  * `properties` (JDBC driver properties in DQOps) are not used.
  */
 export const DEFAULT_PARALLEL_JOBS_LIMIT = 2;
@@ -67,7 +69,7 @@ export async function resolveConnection(connection: string, spec: JsonObject, se
   const user = await field('user');
   const password = await field('password');
   const options = await field('options');
-  const sslmode = await field('sslmode');
+  const sslmode = sslmodeOverrideOf(connection, secretContext.env) ?? (await field('sslmode'));
 
   const config: pg.ClientConfig = { host, port, database, user, password };
   if (options) config.options = options;
