@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { applyCommand } from './commands/apply.js';
 import { collectErrorSamplesCommand } from './commands/collectErrorSamples.js';
 import { collectStatisticsCommand } from './commands/collectStatistics.js';
+import { demoCommand } from './commands/demo.js';
 import { diffCommand } from './commands/diff.js';
 import { exportCommand } from './commands/export.js';
 import { importTablesCommand } from './commands/importTables.js';
@@ -142,6 +143,36 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--webhook-secret <secret>', 'enable POST /api/gitops/webhook, authenticated by an HMAC-SHA256 signature of the body with this secret (default: $DQCTL_WEBHOOK_SECRET)')
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
   ).action((options) => setResult(serveCommand(options, io)));
+
+  storeOptions(
+    program
+      .command('demo')
+      .description('what `npm start` runs: a demo data source for examples/shop, then validate, apply, run the checks once and serve the API')
+      .argument('[dir]', 'the repository to demonstrate (default: examples/shop of this dqctl)')
+      .option('--demo-database <url>', 'PostgreSQL server for the demo databases, as a user who may create databases (default: $DQCTL_DEMO_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres)')
+      .option('--prefix <prefix>', 'name prefix of the two demo databases (default: $DQCTL_DEMO_DATABASE_PREFIX, else dqctl_demo_)')
+      .option('--no-serve', 'stop after the check run instead of serving the API')
+      .option('--port <port>', 'TCP port of the API', '8888')
+      .option('--host <host>', 'address the API listens on (loopback: the demo has no tokens)', '127.0.0.1')
+      .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+      .addHelpText(
+        'after',
+        `
+Where the demo's data comes from:
+  1. SHOP_OLTP_* or ANALYTICS_DWH_* set (the variables of the example's connection files): your own databases;
+     the demo makes nothing and changes no variable.
+  2. Otherwise the PostgreSQL of --demo-database / DQCTL_DEMO_DATABASE_URL (default the local one), if it answers:
+     the databases <prefix>shop_oltp and <prefix>analytics_dwh are made there with generated shop data that has a
+     few deliberate quality problems (reused when complete and made today by this generator version, otherwise
+     made again), and the connection variables plus DQCTL_SSLMODE_OVERRIDE (the files say sslmode require /
+     verify-full; the demo uses the sslmode of its URL, default disable) are set for this process. Passwords are
+     never printed.
+  3. Otherwise no data source: the API is served all the same, and a message says how to point the demo at a
+     PostgreSQL.
+
+Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 when a check could not run.`,
+      ),
+  ).action((dir: string | undefined, options) => setResult(demoCommand(dir, options, io)));
 
   storeOptions(
     program

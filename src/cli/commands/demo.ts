@@ -1,0 +1,151 @@
+import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { LiveObjects } from '../../app/liveObjects.js';
+import {
+  chooseDemoSource,
+  DEFAULT_DEMO_PREFIX,
+  checkDemoPrefix,
+  demoEnvironment,
+  describeDemoEnvironment,
+  ensureDemoDatabases,
+  type DemoDatabase,
+  type DemoSource,
+} from '../../demo/index.js';
+import { runChecksExecutor, type RunChecksResult } from '../../jobs/executors/runChecks.js';
+import { DqError } from '../../model/index.js';
+import type { JobRecord } from '../../store/jobRows.js';
+import { dataSourcesFromFlags } from '../dataSourceOptions.js';
+import type { CliIo } from '../io.js';
+import { withStore, type StoreFlags } from '../storeOptions.js';
+import { applyCommand } from './apply.js';
+import { serveCommand, type ServeOptions } from './serve.js';
+import { validateCommand } from './validate.js';
+
+/** examples/shop of this dqctl (dist/cli/commands → the package folder). */
+export const BUNDLED_EXAMPLE = resolve(import.meta.dirname, '../../../examples/shop');
+
+export interface DemoOptions extends StoreFlags {
+  demoDatabase?: string;
+  prefix?: string;
+  /** commander's --no-serve: false when given. */
+  serve: boolean;
+  port: string;
+  host: string;
+  logLevel: string;
+}
+
+/**
+ * `dqctl demo [DIR]`, what `npm start` runs: bring up the demo data source (demo/chooseDemoSource.ts), validate
+ * and apply the example, run its checks once so the results overview has something to show, and serve the API.
+ * One process, so the environment the demo sets (connection variables, sslmode override) reaches the check run
+ * and the server. Exit: validation errors 3 (nothing applied), otherwise what serve returns, or 0 with --no-serve
+ * (warnings and errors of the checks are the demo's point, not a failure; execution errors exit 4 like
+ * `run checks`).
+ */
+export async function demoCommand(dir: string | undefined, options: DemoOptions, io: CliIo): Promise<number> {
+  const repository = dir ? resolve(io.cwd, dir) : BUNDLED_EXAMPLE;
+  try {
+    await access(repository);
+  } catch {
+    throw new DqError('REPOSITORY_UNREADABLE', `the demo repository ${repository} does not exist${dir ? '' : ' (examples/shop of a dqctl checkout)'}`);
+  }
+  const prefix = checkDemoPrefix(options.prefix || io.env.DQCTL_DEMO_DATABASE_PREFIX || DEFAULT_DEMO_PREFIX);
+
+  const source = await chooseDemoSource({ databaseUrl: options.demoDatabase, env: io.env });
+  const databases = await prepare(source, prefix, io);
+
+  io.stderr(`\nValidating ${repository}\n`);
+  const valid = await validateCommand(repository, { format: 'text' }, io);
+  if (valid !== 0) return valid;
+
+  io.stderr(`\nApplying it to the live store\n`);
+  const storeFlags: StoreFlags = { database: options.database, stateDir: options.stateDir, lockTtl: options.lockTtl };
+  const applied = await applyCommand(repository, { ...storeFlags, autoApprove: true, lockTimeout: '30s', format: 'text' }, io);
+  if (applied !== 0) return applied;
+
+  let exitCode = 0;
+  if (source.kind === 'none') {
+    io.stderr('\nChecks not run: there is no data source (see above).\n');
+  } else {
+    io.stderr(`\nRunning the checks of every table once\n`);
+    const result = await runAllChecks(repository, storeFlags, io);
+    const results = result.valid_results + result.warnings + result.errors + result.fatals + result.execution_errors;
+    io.stdout(
+      `Ran ${result.executed_checks} checks (${plural(results, 'result')}, one per data group and partition): ${result.valid_results} valid, ${plural(result.warnings, 'warning')}, ${plural(result.errors, 'error')}, ` +
+        `${result.fatals} fatal, ${plural(result.execution_errors, 'execution error')}.\n`,
+    );
+    if (databases) io.stdout(`The warnings and errors come from problems put into the demo data on purpose (examples/shop/README.md lists them).\n`);
+    if (result.execution_errors > 0) exitCode = 4;
+  }
+
+  if (!options.serve) return exitCode;
+  io.stdout(
+    `\nServing the API. Results overview of a table, e.g.: http://${hostForUrl(options.host)}:${options.port}/api/connections/shop_oltp/schemas/public/tables/customers/monitoring/daily/overview\n`,
+  );
+  const serveOptions: ServeOptions = { ...storeFlags, port: options.port, host: options.host, bodyLimit: String(5 * 1024 * 1024), logLevel: options.logLevel };
+  return serveCommand(serveOptions, io);
+}
+
+/** Makes the demo databases when the source calls for them, sets the environment, and says what it did. */
+async function prepare(source: DemoSource, prefix: string, io: CliIo): Promise<DemoDatabase[] | undefined> {
+  switch (source.kind) {
+    case 'configured':
+      io.stdout(`Data source: your own databases (${source.variables.join(', ')} set); no demo data is made.\n`);
+      return undefined;
+    case 'none':
+      io.stdout(
+        `Data source: none. No PostgreSQL answered at ${source.server.display} (${source.reason}).\n` +
+          `  The API is served all the same, and the checks have nothing to run on. For the demo data, start a local PostgreSQL,\n` +
+          `  or point the demo at one where you may create databases:\n` +
+          `    DQCTL_DEMO_DATABASE_URL=postgres://user:password@host:5432/postgres npm start\n` +
+          `  or set SHOP_OLTP_HOST, _PORT, _DATABASE, _USER, _PASSWORD (and the same with ANALYTICS_DWH_) for your own databases.\n`,
+      );
+      return undefined;
+    case 'postgres': {
+      io.stderr(`Preparing the demo databases on ${source.server.display}\n`);
+      const step = io.interactive ? (text: string) => io.stderr(`\r\x1b[K  ${text}`) : undefined;
+      const databases = await ensureDemoDatabases(source.server, { prefix, onStep: step });
+      if (step) io.stderr('\r\x1b[K');
+      const vars = demoEnvironment(source.server, prefix, io.env);
+      Object.assign(io.env, vars);
+      io.stdout(`Data source: demo databases on the PostgreSQL at ${source.server.display}\n`);
+      for (const database of databases) {
+        const rows = Object.values(database.rows).reduce((sum, n) => sum + n, 0);
+        io.stdout(
+          `  ${database.connection} -> ${database.database}: ${database.action}${database.reason ? ` (${database.reason})` : ''}, ` +
+            `${Object.keys(database.rows).length} tables, ${rows} rows\n`,
+        );
+      }
+      io.stdout(`  environment set for this process: ${describeDemoEnvironment(vars)}\n`);
+      return databases;
+    }
+    default: {
+      const unreachable: never = source;
+      throw new DqError('INTERNAL', `unknown demo source ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** The same executor as `dqctl run checks` and POST /api/jobs/runchecks, over every table of the store. */
+async function runAllChecks(repository: string, storeFlags: StoreFlags, io: CliIo): Promise<RunChecksResult> {
+  const dataSources = dataSourcesFromFlags({ repository }, io);
+  try {
+    return await withStore(storeFlags, io, { operation: 'demo: run checks' }, async (store) => {
+      const objects = new LiveObjects(store, { revisionCheckMs: 0 });
+      const run = runChecksExecutor({ store, objects, dataSources });
+      const job = { id: 0, jobType: 'run_checks', parameters: { check_search_filters: {} }, status: 'running' } as unknown as JobRecord;
+      return (await run(job, new AbortController().signal)) as RunChecksResult;
+    });
+  } finally {
+    await dataSources.close();
+  }
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
