@@ -22,6 +22,8 @@ export interface BenchCheck {
   check: string;
   column?: (typeof BENCH_COLUMNS)[number];
   parameters?: Record<string, JsonValue>;
+  /** The `error` rule's parameters where the catalog has no default. */
+  rule?: Record<string, JsonValue>;
 }
 
 export const BENCH_CHECKS: readonly BenchCheck[] = [
@@ -29,7 +31,7 @@ export const BENCH_CHECKS: readonly BenchCheck[] = [
   { check: 'daily_nulls_count', column: 'email' },
   { check: 'daily_nulls_percent', column: 'amount' },
   { check: 'daily_not_nulls_count', column: 'customer_id' },
-  { check: 'daily_distinct_count', column: 'status' },
+  { check: 'daily_distinct_count', column: 'status', rule: { min_count: 1, max_count: 10 } },
   { check: 'daily_distinct_percent', column: 'country' },
   { check: 'daily_duplicate_count', column: 'id' },
   { check: 'daily_min_in_range', column: 'amount' },
@@ -91,6 +93,7 @@ export function benchTableSpec(): Record<string, JsonValue> {
     const check = catalog.checkByName(c.check)!;
     const error: Record<string, JsonValue> = {};
     for (const parameter of catalog.ruleOf(check).parameters) if (parameter.default !== null) error[parameter.name] = parameter.default;
+    Object.assign(error, c.rule);
     const body: Record<string, JsonValue> = { error, ...(c.parameters ? { parameters: c.parameters } : {}) };
     const container = c.column === undefined ? tableChecks : (columns[c.column] ??= { monitoring_checks: { daily: {} } }).monitoring_checks.daily;
     ((container[check.category] ??= {}) as Record<string, JsonValue>)[c.check] = body;
@@ -167,7 +170,7 @@ select
   100.0 * count(*) filter (where created_at > timestamptz '2025-01-01 00:00:00+00') / nullif(count(created_at), 0) as daily_date_values_in_future_percent,
   extract(epoch from timestamptz '2025-01-01 00:00:00+00' - max(created_at)) / 86400 as daily_data_freshness,
   count(*) filter (where (quantity >= 0 and amount > -50) is not true) as daily_sql_condition_failed_on_table,
-  count(*) - count(distinct (customer_id, country)) as daily_duplicate_record_count,
+  count(*) - count(distinct ((customer_id, country)::text) collate "C") as daily_duplicate_record_count,
   percentile_cont(0.5) within group (order by amount) as daily_median_in_range
 from "Bench"."orders 1M"`,
     values: [],
