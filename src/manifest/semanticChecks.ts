@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
 import { isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
 import type { ParsedYaml } from './yamlDocument.js';
@@ -33,6 +34,7 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
     switch (o.kind) {
       case 'source':
         checkSecrets(o, out);
+        checkCronExpressions(o, out);
         break;
       case 'table':
         checkTableConnection(o, context, out);
@@ -126,6 +128,29 @@ function checkSecrets(o: LoadedObject, out: Diagnostic[]): void {
         detail: 'The value is committed to git in clear text. dqctl never shows it (plans print (sensitive)), but anyone who can read the repository can.',
         // the key, not the value: the snippet under the caret must not print the secret
         range: o.parsed.locate(['spec', block, key], true),
+      });
+    }
+  }
+}
+
+/** The connection's schedules (and its auto import's) must be cron expressions the scheduler can run. */
+function checkCronExpressions(o: LoadedObject, out: Diagnostic[]): void {
+  const found: Array<[JsonValue | undefined, Array<string | number>]> = [];
+  const schedules = isJsonObject(o.rawSpec.schedules) ? o.rawSpec.schedules : {};
+  for (const [name, schedule] of Object.entries(schedules)) found.push([isJsonObject(schedule) ? schedule.cron_expression : undefined, ['spec', 'schedules', name, 'cron_expression']]);
+  const autoImport = isJsonObject(o.rawSpec.auto_import_tables) ? o.rawSpec.auto_import_tables : {};
+  if (isJsonObject(autoImport.schedule)) found.push([autoImport.schedule.cron_expression, ['spec', 'auto_import_tables', 'schedule', 'cron_expression']]);
+  for (const [expression, path] of found) {
+    if (typeof expression !== 'string' || expression.trim() === '') continue;
+    try {
+      new Cron(expression.trim(), { paused: true });
+    } catch (error) {
+      out.push({
+        severity: 'error',
+        code: 'invalid_cron',
+        summary: `${JSON.stringify(expression)} is not a cron expression: ${(error as Error).message.replace(/^CronPattern: /, '')}`,
+        detail: 'Five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * *" for 06:00 every day.',
+        range: o.parsed.locate(path),
       });
     }
   }

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { LiveObjects } from '../app/liveObjects.js';
 import { DataSources } from '../datasource/index.js';
 import { defaultExecutors } from '../jobs/executors/index.js';
+import { AutoImportSchedule, type AutoImportScheduleOptions } from '../jobs/autoImportSchedule.js';
 import { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
@@ -44,6 +45,11 @@ export interface ServerOptions {
   gitopsBodyLimit?: number;
   /** The reconcile loop (serve --repo | --git): served under /api/gitops/status, plan, suspend, resume, webhook. */
   reconciler?: Reconciler;
+  /**
+   * Submit the connections' auto imports of tables (`auto_import_tables.schedule`) as jobs at their cron times
+   * (`serve` does, unless --no-auto-import). Off by default: an app built in a test schedules nothing.
+   */
+  autoImport?: boolean | AutoImportScheduleOptions;
 }
 
 /**
@@ -113,6 +119,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
     { prefix: '/api' },
   );
+  if (options.autoImport) {
+    const schedule = new AutoImportSchedule(jobs, objects, {
+      log: (level, message, fields) => app.log[level]({ autoImport: true, ...fields }, message),
+      ...(typeof options.autoImport === 'object' ? options.autoImport : {}),
+    });
+    await schedule.start();
+    // onClose hooks run in the order they were added: the schedule stops submitting before the worker stops
+    app.addHook('onClose', async () => schedule.stop());
+  }
   if (!options.jobs) {
     // the server owns the worker it made: it starts with the server and stops before the store closes
     jobs.start();

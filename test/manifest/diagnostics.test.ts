@@ -236,6 +236,14 @@ const CASES: Case[] = [
     objects: ONLY_SOURCE,
   },
   {
+    name: 'invalid_cron',
+    expected: [
+      ['error', 'invalid_cron', `${CONNECTION}:17:24`, '"every monday"', '"every monday" is not a cron expression'],
+      ['error', 'invalid_cron', `${CONNECTION}:21:24`, '"0 25 * * *"', '"0 25 * * *" is not a cron expression'],
+    ],
+    objects: [],
+  },
+  {
     name: 'comparison_unknown',
     expected: [
       ['error', 'comparison_unknown', `${ORDERS}:13:9`, 'orders_in_warehous', 'name the table comparison "orders_in_warehous", which spec.table_comparisons does not define'],
