@@ -149,8 +149,14 @@ export class DataSource {
         backendPid: pid,
         query: async <R extends object>(text: string, params: readonly unknown[] = []) => {
           if (signal?.aborted) throw this.cancelled();
-          const result = await client.query<R>(text, params as unknown[]);
-          return result.rows;
+          try {
+            const result = await client.query<R>(text, params as unknown[]);
+            return result.rows;
+          } catch (error) {
+            if (signal?.aborted) throw this.cancelled();
+            // coded at once (table gone, timeout, connection lost), so a caller that goes on knows what failed
+            throw lost !== undefined || isDriverError(error) ? classifyDataSourceError(lost ?? error, this.connectionName, 'query', resolved.secrets) : error;
+          }
         },
       };
       const value = await work(session);

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveObjects } from '../../src/app/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
-import { runChecksExecutor, type RunChecksResult } from '../../src/jobs/executors/runChecks.js';
+import { runChecks, runChecksExecutor, type RunChecksResult } from '../../src/jobs/executors/runChecks.js';
 import type { JsonObject } from '../../src/model/index.js';
 import type { JobRecord } from '../../src/store/jobRows.js';
 import { call, serverOn } from '../helpers/server.js';
@@ -192,8 +192,14 @@ describe('table comparisons on real data sources', () => {
   });
 
   it('a reference table that is gone, or a reference connection that does not exist, is an execution error naming it', async () => {
-    const result = await run({ tableComparisonName: 'gone,nowhere' });
-    expect(result).toMatchObject({ executed_checks: 2, execution_errors: 2 });
+    const filters = { check_search_filters: { connection: 'oltp', tableComparisonName: 'gone,nowhere' } };
+    const outcome = await runChecks({ store: fx.store, objects, dataSources }, filters, new AbortController().signal);
+    expect(outcome.result).toMatchObject({ executed_checks: 2, execution_errors: 2 });
+    // a reference table that is gone fails the table: the job ends failed, naming it
+    expect(outcome.tables).toMatchObject([{ table: TABLE, status: 'failed', error: { code: 'DATASOURCE_QUERY_FAILED' } }]);
+    await expect(runChecksExecutor({ store: fx.store, objects, dataSources })(job(filters), new AbortController().signal)).rejects.toThrow(
+      /run checks failed for 1 of 1 table .*order lines: connection "dwh": the table does not exist/,
+    );
     const gone = await fx.store.checkResults({ connectionName: 'oltp', schemaName: 'Sales "EU"', tableName: 'order lines', tableComparison: 'gone', newest: { of: 'runs', count: 1 } });
     expect(gone[0].severity).toBeNull();
     expect(gone[0].errorMessage).toMatch(/reference table dwh\/mart\.dropped table/);

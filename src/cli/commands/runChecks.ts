@@ -1,7 +1,6 @@
 import { LiveObjects } from '../../app/liveObjects.js';
-import { runChecksExecutor, type RunChecksResult } from '../../jobs/executors/runChecks.js';
+import { runChecks, type RunChecksResult } from '../../jobs/executors/runChecks.js';
 import { DqError, type JsonObject } from '../../model/index.js';
-import type { JobRecord } from '../../store/jobRows.js';
 import { dataSourcesFromFlags, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
@@ -56,20 +55,23 @@ export async function runChecksCommand(options: RunChecksOptions, io: CliIo): Pr
   try {
     return await withStore(options, io, { operation: 'run checks' }, async (store) => {
       const objects = new LiveObjects(store, { revisionCheckMs: 0 });
-      const run = runChecksExecutor(
-        { store, objects, dataSources },
-        { onProgress: progress ? (done, total) => io.stderr(`\r\x1b[K${bar(done, total)} ${done}/${total} tables`) : undefined },
-      );
-      const job = { id: 0, jobType: 'run_checks', parameters: { check_search_filters: filters }, status: 'running' } as unknown as JobRecord;
-      const result = (await run(job, controller.signal)) as RunChecksResult;
+      const run = await runChecks({ store, objects, dataSources }, { check_search_filters: filters }, controller.signal, {
+        onProgress: progress ? (done, total) => io.stderr(`\r\x1b[K${bar(done, total)} ${done}/${total} tables`) : undefined,
+      });
+      const { result } = run;
+      const failed = run.tables.filter((t) => t.status === 'failed');
       if (progress) io.stderr('\r\x1b[K');
-      if (options.format === 'json') io.stdout(JSON.stringify(result, null, 2) + '\n');
-      else {
+      if (options.format === 'json') {
+        const tables = failed.map((t) => ({ table: t.table, code: t.error?.code ?? null, error: t.error?.message ?? null }));
+        io.stdout(JSON.stringify(failed.length > 0 ? { ...result, failed_tables: tables } : result, null, 2) + '\n');
+      } else {
+        for (const t of failed) io.stdout(`  FAILED  ${t.table}  ${t.error?.message ?? ''}\n`);
         io.stdout(
           `Ran ${result.executed_checks} check${result.executed_checks === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
             `${result.valid_results} valid, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}, ${result.errors} error${result.errors === 1 ? '' : 's'}, ` +
             `${result.fatals} fatal, ${result.execution_errors} execution error${result.execution_errors === 1 ? '' : 's'}` +
             `${result.highest_severity ? `; highest severity: ${result.highest_severity}` : ''}.\n` +
+            (failed.length > 0 ? `The data source failed ${failed.length} of ${run.tables.length} tables; their checks are stored as execution errors.\n` : '') +
             (result.executed_checks > 0 ? 'See them with: dqctl results\n' : 'No check matched the filters.\n'),
         );
       }

@@ -1,11 +1,12 @@
 import { getCheckCatalog } from '../../catalog/index.js';
 import type { DataSource } from '../../datasource/index.js';
 import { planSensorQueries, splitScan, type DataGroupingLevel, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
-import { isJsonObject, type JsonObject } from '../../model/index.js';
+import { isJsonObject, type DqError, type JsonObject } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import type { PlannedCheck } from './plannedChecks.js';
 import { runTableComparisons, type ComparisonRunContext } from './runTableComparisons.js';
+import { asTableFailure } from './tableFailure.js';
 import { tableQueryRequestOf } from './tableQueryRequest.js';
 
 /**
@@ -18,6 +19,8 @@ import { tableQueryRequestOf } from './tableQueryRequest.js';
  */
 export interface TableRunOutcome {
   rows: CheckResultInput[];
+  /** The first data source error that fails the table (unreachable, timeout, table gone; tableFailure.ts). */
+  failure?: DqError;
 }
 
 type Group = { checkType: PlannedCheck['checkType']; timeScale: PlannedCheck['timeScale']; checks: PlannedCheck[] };
@@ -63,6 +66,7 @@ export async function runTableChecks(
   context: { store: Store; dataSource: DataSource; signal: AbortSignal; now: Date; resolveReference?: ComparisonRunContext['resolveReference'] },
 ): Promise<TableRunOutcome> {
   const rows: CheckResultInput[] = [];
+  let failure: DqError | undefined;
   if (all.length === 0) return { rows };
   const { table } = all[0];
   const checks = all.filter((check) => !check.comparison);
@@ -71,7 +75,9 @@ export async function runTableChecks(
     const resolveReference =
       context.resolveReference ??
       (() => Promise.reject(new Error('table comparisons need the reference connection, which this run does not know')));
-    rows.push(...(await runTableComparisons(comparisons, { ...context, resolveReference })));
+    const compared = await runTableComparisons(comparisons, { ...context, resolveReference });
+    rows.push(...compared.rows);
+    failure ??= compared.failure;
   }
   const catalog = getCheckCatalog();
   const executedAt = context.now.toISOString();
@@ -98,6 +104,7 @@ export async function runTableChecks(
                 for (const [id, values] of query.parseError(error)) readouts.set(id, values);
               } else {
                 for (const id of query.sensorIds) failures.set(id, (error as Error).message);
+                failure ??= asTableFailure(error);
               }
               // a failed statement aborts the transaction: the rest of this group needs a new one, and a failed
               // merged scan is re-run sensor by sensor
@@ -129,11 +136,15 @@ export async function runTableChecks(
           } catch (inner) {
             if (context.signal.aborted) throw inner;
             if (query.parseError) for (const [id, values] of query.parseError(inner)) readouts.set(id, values);
-            else for (const id of query.sensorIds) failures.set(id, (inner as Error).message);
+            else {
+              for (const id of query.sensorIds) failures.set(id, (inner as Error).message);
+              failure ??= asTableFailure(inner);
+            }
           }
         }
       } else {
         for (const id of byId.keys()) if (!readouts.has(id)) failures.set(id, (error as Error).message);
+        failure ??= asTableFailure(error);
       }
     }
     const durationMs = Math.round(performance.now() - started);
@@ -212,7 +223,9 @@ export async function runTableChecks(
       }
     }
   }
-  return { rows };
+  // a timeout of the merged scan that the one-sensor-at-a-time retry got past fails nothing
+  const failed = failure !== undefined && rows.some((row) => row.severity === null);
+  return { rows, ...(failed ? { failure } : {}) };
 }
 
 class RetryInNewSession extends Error {}

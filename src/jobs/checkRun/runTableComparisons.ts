@@ -1,10 +1,11 @@
 import type { DataSource } from '../../datasource/index.js';
 import { planSensorQueries, type SensorReadout, type TableQueryRequest } from '../../datasource/sensors/index.js';
-import { isJsonObject, type JsonObject } from '../../model/index.js';
+import { isJsonObject, type DqError, type JsonObject } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
 import { periodOf } from './runTableChecks.js';
+import { asTableFailure } from './tableFailure.js';
 import { tableQueryRequestOf } from './tableQueryRequest.js';
 
 /**
@@ -110,6 +111,8 @@ export function comparisonRequests(
 interface Measurement {
   readouts: Map<string, SensorReadout[]>;
   failures: Map<string, string>;
+  /** The first error that fails the side as a whole (tableFailure.ts). */
+  failure?: DqError;
 }
 
 /** Runs one side's queries, each in its own read-only transaction, so one failing query spares the others. */
@@ -117,6 +120,7 @@ async function measure(dataSource: DataSource, request: TableQueryRequest, side:
   const plan = planSensorQueries(request);
   const readouts = new Map<string, SensorReadout[]>();
   const failures = new Map<string, string>();
+  let failure: DqError | undefined;
   for (const rejected of plan.rejected) failures.set(rejected.id, `${side}: the sensor ${rejected.sensorName} cannot run: ${rejected.reason}`);
   for (const query of plan.queries) {
     signal.throwIfAborted();
@@ -125,10 +129,13 @@ async function measure(dataSource: DataSource, request: TableQueryRequest, side:
     } catch (error) {
       if (signal.aborted) throw error;
       if (query.parseError) for (const [id, values] of query.parseError(error)) readouts.set(id, values);
-      else for (const id of query.sensorIds) failures.set(id, `${side}: ${(error as Error).message}`);
+      else {
+        for (const id of query.sensorIds) failures.set(id, `${side}: ${(error as Error).message}`);
+        failure ??= asTableFailure(error);
+      }
     }
   }
-  return { readouts, failures };
+  return { readouts, failures, ...(failure ? { failure } : {}) };
 }
 
 const keyOf = (readout: SensorReadout) => `${readout.timePeriod ?? ''}\u0000${readout.dataGroup}`;
@@ -145,8 +152,9 @@ function highestConfiguredSeverity(spec: JsonObject): 0 | 1 | 2 | 3 {
   return 0;
 }
 
-export async function runTableComparisons(checks: readonly PlannedCheck[], context: ComparisonRunContext): Promise<CheckResultInput[]> {
+export async function runTableComparisons(checks: readonly PlannedCheck[], context: ComparisonRunContext): Promise<{ rows: CheckResultInput[]; failure?: DqError }> {
   const rows: CheckResultInput[] = [];
+  let failure: DqError | undefined;
   const executedAt = context.now.toISOString();
   for (const group of groupsOf(checks)) {
     context.signal.throwIfAborted();
@@ -176,6 +184,7 @@ export async function runTableComparisons(checks: readonly PlannedCheck[], conte
         if (context.signal.aborted) throw error;
         groupFailure = (error as Error).message;
       }
+      failure ??= compared?.failure ?? reference?.failure;
     }
     const durationMs = Math.round(performance.now() - started);
 
@@ -205,7 +214,7 @@ export async function runTableComparisons(checks: readonly PlannedCheck[], conte
       rows.push(...judge(check, compared.readouts.get(id) ?? [], reference.readouts.get(id) ?? [], base, period.timePeriod));
     }
   }
-  return rows;
+  return { rows, ...(failure ? { failure } : {}) };
 }
 
 /** One result per data group (and partition) found on either side. */

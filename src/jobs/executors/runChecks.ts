@@ -11,9 +11,11 @@ import type { ExecutorDependencies } from './index.js';
 /**
  * The run-checks job (RunChecksParameters): the effective checks of the tables the check_search_filters select
  * run on their data sources, one table at a time per connection slot (parallel_jobs_limit bounds the queries);
- * results, and execution errors of sensors or rules, are stored as check_results rows. A table whose data source
- * fails gives execution errors for its checks; the job still runs the rest and ends finished, with the counts:
- * `{highest_severity, executed_checks, valid_results, warnings, errors, fatals, execution_errors}`.
+ * results, and execution errors of sensors or rules, are stored as check_results rows, and the job ends finished
+ * with the counts: `{highest_severity, executed_checks, valid_results, warnings, errors, fatals, execution_errors}`.
+ * A table whose data source fails it (unreachable, timeout, connection lost, table gone: tableFailure.ts) gets
+ * execution errors for its checks; the run goes on with the other tables, and the job then ends failed with
+ * the tables and reasons (the counts in the error's details).
  * `dummy_execution` plans without touching a data source (executed_checks = what would run).
  * `collect_error_samples: true` also collects the error samples of the checks that raised a warning, error or
  * fatal (collectErrorSamples.ts, per data group); checks marked `always_collect_error_samples` always get them.
@@ -51,73 +53,126 @@ export function countResults(rows: readonly CheckResultInput[], executedChecks: 
   return result;
 }
 
+/** How one table's checks went: `failed` when its data source failed it (unreachable, timeout, table gone). */
+export interface TableCheckOutcome {
+  table: string;
+  status: 'ok' | 'failed';
+  checks: number;
+  error?: DqError;
+}
+
+export interface RunChecksRun {
+  result: RunChecksResult;
+  tables: TableCheckOutcome[];
+}
+
+/**
+ * Runs the checks the parameters select and stores every outcome (results and execution errors). Returns the
+ * counts and each table's outcome; the job executor below turns failed tables into a failed job.
+ */
+export async function runChecks(
+  deps: ExecutorDependencies,
+  parameters: JsonObject,
+  signal: AbortSignal,
+  options: { onProgress?: (done: number, total: number) => void } = {},
+): Promise<RunChecksRun> {
+  const p = parameters;
+  const filters = (isJsonObject(p.check_search_filters) ? p.check_search_filters : {}) as CheckSearchFilters;
+  const now = new Date();
+  const [tableObjects, sources, tablePolicies, columnPolicies] = await Promise.all([
+    filters.connection && !filters.connection.includes('*') && !filters.connection.includes(',')
+      ? deps.objects.list('table', `${filters.connection}/`)
+      : deps.objects.list('table'),
+    deps.objects.list('source'),
+    deps.objects.list('default_table_checks'),
+    deps.objects.list('default_column_checks'),
+  ]);
+  const connections = new Map(sources.map((s) => [s.name, s.spec]));
+  const policies = compilePolicies([...tablePolicies, ...columnPolicies]);
+  const work = selectTables(tableObjects, filters)
+    .map((table) => ({ table, checks: plannedChecksOfTable(table, connections.get(table.connection), policies, filters) }))
+    .filter((w) => w.checks.length > 0);
+  const executedChecks = work.reduce((n, w) => n + w.checks.length, 0);
+  if (p.dummy_execution === true) return { result: countResults([], executedChecks), tables: [] };
+
+  // the reference side of table comparisons: any connection of the store, and the reference table's spec if known
+  const resolveReference = async (connection: string, schema: string, table: string) => {
+    const spec = connections.get(connection);
+    if (!spec) throw new DqError('NOT_FOUND', `the reference connection ${JSON.stringify(connection)} does not exist`);
+    const referenceTable = await deps.objects.get('table', `${connection}/${schema}.${table}`);
+    return { dataSource: deps.dataSources.get(connection, spec), ...(referenceTable ? { tableSpec: referenceTable.spec } : {}) };
+  };
+  const rows: CheckResultInput[] = [];
+  const tables: TableCheckOutcome[] = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < work.length) {
+      signal.throwIfAborted();
+      const { table, checks } = work[next++];
+      const name = `${table.connection}/${table.schema}.${table.table}`;
+      const spec = connections.get(table.connection);
+      let tableRows: CheckResultInput[];
+      let failure: DqError | undefined;
+      let dataSource: DataSource | undefined;
+      if (!spec) {
+        failure = new DqError('NOT_FOUND', `connection ${JSON.stringify(table.connection)} does not exist`);
+        tableRows = checks.map((c) => failureRow(c, now, failure!.message));
+      } else {
+        dataSource = deps.dataSources.get(table.connection, spec);
+        try {
+          const outcome = await runTableChecks(checks, { store: deps.store, dataSource, signal, now, resolveReference });
+          tableRows = outcome.rows;
+          failure = outcome.failure;
+        } catch (error) {
+          if (signal.aborted) throw error;
+          failure = error instanceof DqError ? error : new DqError('DATASOURCE_QUERY_FAILED', (error as Error).message);
+          tableRows = checks.map((c) => failureRow(c, now, (error as Error).message));
+        }
+      }
+      if (tableRows.length > 0) await deps.store.insertCheckResults(tableRows);
+      const sampled = checksToSample(checks, tableRows, p.collect_error_samples === true);
+      if (dataSource && !failure && sampled.length > 0) {
+        // samples are extra: a sampler that fails stores nothing and does not change the run's results
+        try {
+          await collectTableErrorSamples(sampled, { store: deps.store, dataSource, signal, now, dataScope: 'data_group', executedAt: now.toISOString() });
+        } catch (error) {
+          if (signal.aborted) throw error;
+        }
+      }
+      rows.push(...tableRows);
+      tables.push({ table: name, status: failure ? 'failed' : 'ok', checks: checks.length, ...(failure ? { error: failure } : {}) });
+      options.onProgress?.(++done, work.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(TABLES_AT_ONCE, work.length) }, worker));
+  if (signal.aborted) throw new DqError('QUERY_CANCELLED', 'the run was cancelled');
+  return { result: countResults(rows, executedChecks), tables };
+}
+
+/**
+ * The job: the run's counts when every table ran; when a data source failed a table, the results stay stored
+ * and the job ends failed, naming the tables and the reasons (the first failure's error code).
+ */
 export function runChecksExecutor(deps: ExecutorDependencies, options: { onProgress?: (done: number, total: number) => void } = {}): JobExecutor {
   return async (job, signal) => {
-    const p = job.parameters;
-    const filters = (isJsonObject(p.check_search_filters) ? p.check_search_filters : {}) as CheckSearchFilters;
-    const now = new Date();
-    const [tableObjects, sources, tablePolicies, columnPolicies] = await Promise.all([
-      filters.connection && !filters.connection.includes('*') && !filters.connection.includes(',')
-        ? deps.objects.list('table', `${filters.connection}/`)
-        : deps.objects.list('table'),
-      deps.objects.list('source'),
-      deps.objects.list('default_table_checks'),
-      deps.objects.list('default_column_checks'),
-    ]);
-    const connections = new Map(sources.map((s) => [s.name, s.spec]));
-    const policies = compilePolicies([...tablePolicies, ...columnPolicies]);
-    const work = selectTables(tableObjects, filters)
-      .map((table) => ({ table, checks: plannedChecksOfTable(table, connections.get(table.connection), policies, filters) }))
-      .filter((w) => w.checks.length > 0);
-    const executedChecks = work.reduce((n, w) => n + w.checks.length, 0);
-    if (p.dummy_execution === true) return countResults([], executedChecks);
-
-    // the reference side of table comparisons: any connection of the store, and the reference table's spec if known
-    const resolveReference = async (connection: string, schema: string, table: string) => {
-      const spec = connections.get(connection);
-      if (!spec) throw new DqError('NOT_FOUND', `the reference connection ${JSON.stringify(connection)} does not exist`);
-      const referenceTable = await deps.objects.get('table', `${connection}/${schema}.${table}`);
-      return { dataSource: deps.dataSources.get(connection, spec), ...(referenceTable ? { tableSpec: referenceTable.spec } : {}) };
-    };
-    const rows: CheckResultInput[] = [];
-    let next = 0;
-    let done = 0;
-    const worker = async () => {
-      while (next < work.length) {
-        signal.throwIfAborted();
-        const { table, checks } = work[next++];
-        const spec = connections.get(table.connection);
-        let tableRows: CheckResultInput[];
-        let dataSource: DataSource | undefined;
-        if (!spec) {
-          tableRows = checks.map((c) => failureRow(c, now, `connection ${JSON.stringify(table.connection)} does not exist`));
-        } else {
-          dataSource = deps.dataSources.get(table.connection, spec);
-          try {
-            tableRows = (await runTableChecks(checks, { store: deps.store, dataSource, signal, now, resolveReference })).rows;
-          } catch (error) {
-            if (signal.aborted) throw error;
-            tableRows = checks.map((c) => failureRow(c, now, (error as Error).message));
-          }
-        }
-        if (tableRows.length > 0) await deps.store.insertCheckResults(tableRows);
-        const sampled = checksToSample(checks, tableRows, p.collect_error_samples === true);
-        if (dataSource && sampled.length > 0) {
-          // samples are extra: a sampler that fails stores nothing and does not change the run's results
-          try {
-            await collectTableErrorSamples(sampled, { store: deps.store, dataSource, signal, now, dataScope: 'data_group', executedAt: now.toISOString() });
-          } catch (error) {
-            if (signal.aborted) throw error;
-          }
-        }
-        rows.push(...tableRows);
-        options.onProgress?.(++done, work.length);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(TABLES_AT_ONCE, work.length) }, worker));
-    if (signal.aborted) throw new DqError('INVALID_ARGUMENT', 'the run was cancelled');
-    return countResults(rows, executedChecks);
+    const run = await runChecks(deps, job.parameters, signal, options);
+    const failed = run.tables.filter((t) => t.status === 'failed');
+    if (failed.length > 0) throw runFailure(run, failed);
+    return run.result;
   };
+}
+
+export function runFailure(run: RunChecksRun, failed: readonly TableCheckOutcome[]): DqError {
+  const reasons = failed.slice(0, 5).map((t) => `${t.table}: ${t.error?.message ?? 'failed'}`);
+  if (failed.length > 5) reasons.push(`… and ${failed.length - 5} more`);
+  const r = run.result;
+  return new DqError(
+    failed[0].error?.code ?? 'DATASOURCE_QUERY_FAILED',
+    `run checks failed for ${failed.length} of ${run.tables.length} table${run.tables.length === 1 ? '' : 's'} ` +
+      `(${r.executed_checks} checks: ${r.valid_results} valid, ${r.warnings} warnings, ${r.errors} errors, ${r.fatals} fatal, ${r.execution_errors} execution errors): ${reasons.join('; ')}`,
+    { result: { ...r }, tables: failed.map((t) => ({ table: t.table, code: t.error?.code ?? null, reason: typeof t.error?.details?.reason === 'string' ? t.error.details.reason : null })) },
+  );
 }
 
 /**

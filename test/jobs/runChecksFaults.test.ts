@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LiveObjects } from '../../src/app/liveObjects.js';
+import { DataSources } from '../../src/datasource/index.js';
+import { defaultExecutors, type ExecutorDependencies } from '../../src/jobs/executors/index.js';
+import { runChecks } from '../../src/jobs/executors/runChecks.js';
+import { JobService } from '../../src/jobs/jobService.js';
+import type { JsonObject } from '../../src/model/index.js';
+import { createSourceFixture, dqctlBackends, eventually, SEED_SQL, sleep, type SourceFixture } from '../datasource/sourceFixture.js';
+import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+
+/**
+ * Check runs meeting a failing data source, through the job queue as the API runs them: a statement timeout, a
+ * connection dropped mid-query, a table that disappeared, a job cancelled mid-run, and 10 runs at once on one
+ * connection. Each time the checks' execution errors are stored, the job ends failed (or cancelled) with the
+ * reason, and the next job runs.
+ */
+const SLOW = `
+create schema slowpoke;
+create function slowpoke.slow_rows(seconds float8) returns setof int language sql as $$
+  select pg_sleep(seconds); select generate_series(1, 3);
+$$;
+create view slowpoke.slow as select n from slowpoke.slow_rows(0.3) as n;
+create view slowpoke.very_slow as select n from slowpoke.slow_rows(30) as n;
+create table public.doomed (id int primary key);
+insert into public.doomed values (1), (2);
+`;
+
+const rowCount: JsonObject = { monitoring_checks: { daily: { volume: { daily_row_count: { error: { min_count: 1 } } } } } };
+
+describe('check runs on a failing data source', () => {
+  let source: SourceFixture;
+  let fx: StoreFixture;
+  let dataSources: DataSources;
+  let deps: ExecutorDependencies;
+  let jobs: JobService;
+
+  beforeAll(async () => {
+    source = await createSourceFixture(SEED_SQL + SLOW);
+    fx = await STORE_ENGINES[1].setup();
+  });
+  afterAll(async () => {
+    await jobs?.stop();
+    await dataSources?.close();
+    await fx.dispose();
+    await source.dispose();
+  });
+  beforeEach(async () => {
+    await jobs?.stop();
+    await dataSources?.close();
+    await fx.reset();
+    dataSources = new DataSources({ env: source.env });
+    const objects = new LiveObjects(fx.store, { revisionCheckMs: 0 });
+    deps = { store: fx.store, objects, dataSources };
+    await objects.create('source', 'src', source.spec(), { caller: 'test' });
+    for (const table of ['slowpoke.slow', 'slowpoke.very_slow', 'public.doomed']) await objects.create('table', `src/${table}`, rowCount, { caller: 'test' });
+    jobs = new JobService(fx.store, defaultExecutors(deps), { pollMs: 20, cancelPollMs: 50, concurrency: 4 });
+    jobs.start();
+  });
+
+  const submit = async (fullTableName: string) => (await jobs.submit('run_checks', { check_search_filters: { connection: 'src', fullTableName } })).id;
+  const latest = (table: string) => fx.store.checkResults({ connectionName: 'src', schemaName: table.split('.')[0], tableName: table.split('.')[1], newest: { of: 'runs', count: 1 } });
+
+  it('a statement timeout: the execution error is stored, the job fails with the reason, the next job runs', async () => {
+    const impatient = new DataSources({ env: source.env, statementTimeoutMs: 100 });
+    const timed = new JobService(fx.store, defaultExecutors({ ...deps, dataSources: impatient }), { pollMs: 20 });
+    await jobs.stop();
+    timed.start();
+    try {
+      const job = await timed.submit('run_checks', { check_search_filters: { connection: 'src', fullTableName: 'slowpoke.slow' } });
+      const failed = await timed.wait(String(job.id), 30_000);
+      expect(failed.status).toBe('failed');
+      expect(failed.errorMessage).toMatch(/run checks failed for 1 of 1 table .*src\/slowpoke\.slow: .*statement timeout/);
+    } finally {
+      await timed.stop();
+      await impatient.close();
+    }
+    const [row] = await latest('slowpoke.slow');
+    expect(row.severity).toBeNull();
+    expect(row.errorMessage).toMatch(/statement timeout/);
+    jobs = new JobService(fx.store, defaultExecutors(deps), { pollMs: 20 });
+    jobs.start();
+    expect((await jobs.wait(String(await submit('public.doomed')), 30_000)).status).toBe('finished');
+  });
+
+  it('a connection dropped mid-query: the execution error is stored and the job fails with the reason', async () => {
+    const id = await submit('slowpoke.very_slow');
+    await eventually(async () => (await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('very_slow')), 15_000);
+    const victims = (await dqctlBackends(source)).filter((b) => b.query.includes('very_slow'));
+    for (const victim of victims) await source.admin('select pg_terminate_backend($1)', [victim.pid]);
+    const failed = await jobs.wait(String(id), 30_000);
+    expect(failed.status).toBe('failed');
+    expect(failed.errorMessage).toMatch(/src\/slowpoke\.very_slow: .*dropped during the query/);
+    const [row] = await latest('slowpoke.very_slow');
+    expect(row).toMatchObject({ severity: null });
+    expect(row.errorMessage).toMatch(/dropped/);
+  });
+
+  it('a table that disappeared: its checks are execution errors, the other tables run, the job fails naming it', async () => {
+    await source.admin('drop table public.doomed');
+    const run = await runChecks(deps, { check_search_filters: { connection: 'src', fullTableName: 'public.doomed,slowpoke.slow' } }, new AbortController().signal);
+    expect(run.tables.map((t) => [t.table, t.status]).sort()).toEqual([
+      ['src/public.doomed', 'failed'],
+      ['src/slowpoke.slow', 'ok'],
+    ]);
+    expect(run.result).toMatchObject({ executed_checks: 2, valid_results: 1, execution_errors: 1 });
+    const failed = await jobs.wait(String(await submit('public.doomed')), 30_000);
+    expect(failed.status).toBe('failed');
+    expect(failed.errorMessage).toMatch(/src\/public\.doomed: .*the table does not exist/);
+    await source.admin('create table public.doomed (id int primary key); insert into public.doomed values (1)');
+  });
+
+  it('a job cancelled mid-run: its statement stops on the source and the job ends cancelled', async () => {
+    const id = await submit('slowpoke.very_slow');
+    await eventually(async () => (await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('very_slow')), 15_000);
+    await jobs.cancel(String(id));
+    expect((await jobs.wait(String(id), 10_000)).status).toBe('cancelled');
+    await eventually(async () => !(await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('very_slow')), 5_000);
+    // nothing half-done is stored for the cancelled run
+    expect(await latest('slowpoke.very_slow')).toEqual([]);
+  });
+
+  it('10 check runs at once on one connection never use more than its parallel_jobs_limit connections', async () => {
+    await jobs.stop();
+    await dataSources.close();
+    await eventually(async () => (await dqctlBackends(source)).length === 0);
+    dataSources = new DataSources({ env: source.env });
+    deps = { ...deps, dataSources };
+    let max = 0;
+    let polling = true;
+    const poll = (async () => {
+      while (polling) {
+        max = Math.max(max, (await dqctlBackends(source)).length);
+        await sleep(5);
+      }
+    })();
+    const runs = await Promise.all(
+      Array.from({ length: 10 }, () => runChecks(deps, { check_search_filters: { connection: 'src', fullTableName: 'slowpoke.slow' } }, new AbortController().signal)),
+    );
+    polling = false;
+    await poll;
+    expect(runs.every((r) => r.tables[0].status === 'ok' && r.result.valid_results === 1)).toBe(true);
+    expect(max).toBe(2);
+    expect(await fx.store.checkResults({ connectionName: 'src', schemaName: 'slowpoke', tableName: 'slow' })).toHaveLength(10);
+  }, 60_000);
+});
