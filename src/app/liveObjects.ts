@@ -32,6 +32,8 @@ const CACHED_LIST_KINDS: ReadonlySet<ObjectKind> = new Set(['source', 'rule', 'd
 export class LiveObjects {
   private readonly objects = new Map<string, LiveObject | null>();
   private readonly lists = new Map<ObjectKind, LiveObject[]>();
+  /** Values computed from many objects (the lineage index), dropped on any change. */
+  private readonly derived = new Map<string, Promise<unknown>>();
   private knownRevision = -1;
   private lastCheck = 0;
   private checking: Promise<void> | undefined;
@@ -55,6 +57,7 @@ export class LiveObjects {
         if (revision !== this.knownRevision) {
           this.objects.clear();
           this.lists.clear();
+          this.derived.clear();
           this.knownRevision = revision;
         }
         this.lastCheck = Date.now();
@@ -93,6 +96,21 @@ export class LiveObjects {
       return all;
     }
     return this.store.listObjects({ kind, namePrefix });
+  }
+
+  /**
+   * A value computed from the live objects (e.g. every table's lineage edges), computed once and kept until
+   * any object changes: a write through this instance, or another process's (seen within revisionCheckMs).
+   */
+  async memo<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    await this.fresh();
+    let value = this.derived.get(key) as Promise<T> | undefined;
+    if (!value) {
+      value = compute();
+      this.derived.set(key, value);
+      value.catch(() => this.derived.delete(key));
+    }
+    return value;
   }
 
   /** Creates an object; 409 when it exists. */
@@ -236,6 +254,7 @@ export class LiveObjects {
       this.objects.delete(keyId(key));
       this.lists.delete(key.kind);
     }
+    this.derived.clear();
   }
 }
 

@@ -113,6 +113,9 @@ describe('lineage API', () => {
     const target = table('dim_product');
     const url = source(target, 'shop_oltp', 'public', 'order_items');
     const entry = { data_lineage_source_tool: 'manual', properties: { note: 'by hand' }, columns: { product_id: { source_columns: ['product_id'] } } };
+    const targetsUrl = `${table('order_items', 'public', 'shop_oltp')}/lineage/targets`;
+    // read once before the change: the lineage index is built now and must not go stale
+    expect((await call(app, { method: 'GET', url: targetsUrl })).body.map((t: any) => t.target_table)).toEqual(['fact_orders']);
     expect((await call(app, { method: 'POST', url, payload: entry })).status).toBe(201);
     const again = await call(app, { method: 'POST', url, payload: entry });
     expect(again.status).toBe(409);
@@ -128,6 +131,7 @@ describe('lineage API', () => {
     expect((await call(app, { method: 'PUT', url, payload: { data_lineage_source_tool: 'airflow' } })).status).toBe(204);
     expect((await call(app, { method: 'GET', url })).body).toEqual({ source_connection: 'shop_oltp', source_schema: 'public', source_table: 'order_items', data_lineage_source_tool: 'airflow' });
     expect((await call(app, { method: 'DELETE', url })).status).toBe(204);
+    expect((await call(app, { method: 'GET', url: targetsUrl })).body.map((t: any) => t.target_table)).toEqual(['fact_orders']);
     expect((await call(app, { method: 'DELETE', url })).status).toBe(404);
     expect((await call(app, { method: 'GET', url })).status).toBe(404);
     // PUT is an upsert of the flow

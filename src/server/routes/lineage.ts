@@ -79,15 +79,30 @@ function tableKey(ref: TableRef): JsonObject {
   };
 }
 
-/** Every table with its parsed name. */
-async function allTables(context: ServerContext): Promise<Array<{ live: LiveObject; ref: TableRef; spec: JsonObject }>> {
-  const tables = await context.objects.list('table');
-  const out: Array<{ live: LiveObject; ref: TableRef; spec: JsonObject }> = [];
-  for (const live of tables) {
-    const path = tablePathOfName(live.name);
-    if (path) out.push({ live, ref: toRef(path), spec: live.spec });
-  }
-  return out;
+/**
+ * The lineage edges of the whole store: every table that names source tables, with its entries, and the flows
+ * between tables. Built by reading every table once, then kept until an object changes (LiveObjects.memo), so
+ * the targets and tree routes cost a walk over edges, not a read of every table spec.
+ */
+interface LineageIndex {
+  /** Tables with `source_tables`, with their entries. */
+  targets: Array<{ live: LiveObject; ref: TableRef; entries: JsonValue[] }>;
+  flows: ReturnType<typeof lineageFlows>;
+}
+
+async function lineageIndex(context: ServerContext): Promise<LineageIndex> {
+  return context.objects.memo('lineage', async () => {
+    const tables = await context.objects.store.listObjects({ kind: 'table' });
+    const withSources: Array<{ live: LiveObject; ref: TableRef; spec: JsonObject }> = [];
+    for (const live of tables) {
+      const path = tablePathOfName(live.name);
+      if (path && entriesOf(live.spec).length > 0) withSources.push({ live, ref: toRef(path), spec: live.spec });
+    }
+    return {
+      targets: withSources.map((t) => ({ live: { ...t.live, spec: {} }, ref: t.ref, entries: entriesOf(t.spec) })),
+      flows: lineageFlows(withSources),
+    };
+  });
 }
 
 export async function lineageRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
@@ -168,8 +183,8 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       await requireTable(context, path);
       const me = toRef(path);
       const out: JsonObject[] = [];
-      for (const table of await allTables(context)) {
-        const entry = entriesOf(table.spec).find((e) => entryNames(e, me));
+      for (const table of (await lineageIndex(context)).targets) {
+        const entry = table.entries.find((e) => entryNames(e, me));
         if (!entry) continue;
         out.push(listModel(table.ref, me, capabilitiesFor(context, request, table.live).can_edit, (entry as JsonObject).data_lineage_source_tool));
       }
@@ -193,7 +208,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       await requireTable(context, path);
       const query = request.query as { upstream?: boolean; downstream?: boolean };
       const start = toRef(path);
-      const allFlows = lineageFlows(await allTables(context));
+      const allFlows = (await lineageIndex(context)).flows;
       const flows = walkLineage(start, allFlows, { upstream: query.upstream !== false, downstream: query.downstream !== false });
       // each table's current status from its latest results; a flow's upstream status folds every table upstream of its source
       const statuses = new Map<string, Promise<TableQualityStatus>>();
