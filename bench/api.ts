@@ -142,6 +142,16 @@ async function benchEngine(engine: 'pglite' | 'postgres', repo: string, options:
     measures.push(await run('baseline: bare node:http, same body from memory', { ...common, url: `http://127.0.0.1:${baselinePort}/` }));
     measures.push(await run('GET one table (TableModel)', { ...common, url: tableUrl }));
     measures.push(await run('GET list of column policies', { ...common, url: `${address}/api/policies/checks/column` }));
+    // the lineage routes walk an index of every table's lineage edges, built on the first request after a change
+    let coldStarted = performance.now();
+    const tree = await fetch(`${tableUrl}/lineage/tree`);
+    const coldTreeMs = performance.now() - coldStarted;
+    if (!tree.ok) throw new Error(`the lineage tree answered ${tree.status}`);
+    coldStarted = performance.now();
+    await (await fetch(`${tableUrl}/lineage/targets`)).text();
+    const warmTargetsMs = performance.now() - coldStarted;
+    measures.push(await run(`GET lineage tree of a table (first request, building the index: ${Math.round(coldTreeMs)} ms)`, { ...common, url: `${tableUrl}/lineage/tree` }));
+    measures.push(await run(`GET lineage targets of a table (first: ${Math.round(warmTargetsMs)} ms)`, { ...common, url: `${tableUrl}/lineage/targets` }));
     let counter = 0;
     measures.push(
       await run('PUT a table policy target', {
