@@ -117,7 +117,7 @@ describe('demo databases', () => {
     expect(again[0].reason).toMatch(/generator version 0/);
     expect(again[1].reason).toMatch(/table is missing/);
     expect(again[1].rows['staging.web events']).toBeGreaterThan(100_000);
-  });
+  }, 180_000);
 });
 
 describe('dqctl demo --no-serve (the real bin)', () => {
@@ -165,7 +165,7 @@ describe('dqctl demo --no-serve (the real bin)', () => {
     expect(failed('kundenübersicht', 'land', 'daily_text_found_in_set_percent')).toBe(0);
     expect(failed('web events', 'event type', 'daily_text_found_in_set_percent')).toBe(0);
     expect(failed('web events', 'page url', 'daily_texts_not_matching_regex_percent')).toBe(0);
-  });
+  }, 240_000);
 
   it('without a reachable PostgreSQL: says how to point the demo at one, applies, runs nothing', async () => {
     const run = await runCli(['demo', '--no-serve', '--state-dir', join(dir, 'other'), '--demo-database', 'postgres://someone:pa55word@127.0.0.1:1/postgres'], {
@@ -178,11 +178,11 @@ describe('dqctl demo --no-serve (the real bin)', () => {
     expect(run.stdout + run.stderr).not.toContain('pa55word');
     expect(run.stdout).toContain('Apply complete!');
     expect(run.stderr).toContain('Checks not run');
-  });
+  }, 120_000);
 
   it('leaves everything alone when the example’s connection variables are set', async () => {
     const run = await runCli(['demo', '--no-serve', '--state-dir', join(dir, 'own')], { cwd: dir, env: { ...env(), SHOP_OLTP_HOST: '127.0.0.1', DQCTL_DEMO_DATABASE_URL: 'postgres://x@127.0.0.1:1/postgres' } });
     expect(run.stdout).toContain('Data source: your own databases (SHOP_OLTP_HOST set); no demo data is made.');
     expect(run.stdout).not.toContain('Data source: none');
-  });
+  }, 120_000);
 });
