@@ -11,9 +11,8 @@ import {
   type DemoDatabase,
   type DemoSource,
 } from '../../demo/index.js';
-import { runChecksExecutor, type RunChecksResult } from '../../jobs/executors/runChecks.js';
+import { runChecks, type RunChecksRun } from '../../jobs/executors/runChecks.js';
 import { DqError } from '../../model/index.js';
-import type { JobRecord } from '../../store/jobRows.js';
 import { dataSourcesFromFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
@@ -68,7 +67,9 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
     io.stderr('\nChecks not run: there is no data source (see above).\n');
   } else {
     io.stderr(`\nRunning the checks of every table once\n`);
-    const result = await runAllChecks(repository, storeFlags, io);
+    const run = await runAllChecks(repository, storeFlags, io);
+    const { result } = run;
+    for (const table of run.tables.filter((t) => t.status === 'failed')) io.stdout(`  FAILED  ${table.table}  ${table.error?.message ?? ''}\n`);
     const results = result.valid_results + result.warnings + result.errors + result.fatals + result.execution_errors;
     io.stdout(
       `Ran ${result.executed_checks} checks (${plural(results, 'result')}, one per data group and partition): ${result.valid_results} valid, ${plural(result.warnings, 'warning')}, ${plural(result.errors, 'error')}, ` +
@@ -127,14 +128,12 @@ async function prepare(source: DemoSource, prefix: string, io: CliIo): Promise<D
 }
 
 /** The same executor as `dqctl run checks` and POST /api/jobs/runchecks, over every table of the store. */
-async function runAllChecks(repository: string, storeFlags: StoreFlags, io: CliIo): Promise<RunChecksResult> {
+async function runAllChecks(repository: string, storeFlags: StoreFlags, io: CliIo): Promise<RunChecksRun> {
   const dataSources = dataSourcesFromFlags({ repository }, io);
   try {
     return await withStore(storeFlags, io, { operation: 'demo: run checks' }, async (store) => {
       const objects = new LiveObjects(store, { revisionCheckMs: 0 });
-      const run = runChecksExecutor({ store, objects, dataSources });
-      const job = { id: 0, jobType: 'run_checks', parameters: { check_search_filters: {} }, status: 'running' } as unknown as JobRecord;
-      return (await run(job, new AbortController().signal)) as RunChecksResult;
+      return runChecks({ store, objects, dataSources }, { check_search_filters: {} }, new AbortController().signal);
     });
   } finally {
     await dataSources.close();
