@@ -115,6 +115,22 @@ describe('run checks on a real data source', () => {
     expect(rows[0].errorMessage).toBeTruthy();
   });
 
+  it('expected values in use: the sensor reads how many values the list holds, so max_missing counts the missing ones', async () => {
+    const inUse = (expected: string[]) => ({ monitoring_checks: { daily: { accepted_values: { daily_expected_text_values_in_use_count: { parameters: { expected_values: expected }, error: { max_missing: 0 } } } } } });
+    for (const [expected, severity, missing] of [
+      [['a', 'b', 'j'], 0, 0],
+      [['a', 'zz', 'yy'], 2, 2],
+    ] as const) {
+      await objects.update('table', 'src/Sales "EU".order lines', { caller: 'test' }, (current) => ({
+        spec: { ...current.spec, columns: { ...(current.spec.columns as Record<string, never>), note: inUse([...expected]) } },
+      }));
+      const run = runChecksExecutor({ store: fx.store, objects, dataSources });
+      await run(job({ check_search_filters: { connection: 'src', column: 'note', checkCategory: 'accepted_values' } }), new AbortController().signal);
+      const [row] = await fx.store.checkResults({ connectionName: 'src', schemaName: 'Sales "EU"', tableName: 'order lines', columnName: 'note', checkName: 'daily_expected_text_values_in_use_count', newest: { of: 'runs', count: 1 } });
+      expect([row.actualValue, row.expectedValue, row.severity]).toEqual([3 - missing, 3, severity]);
+    }
+  });
+
   it('a data source that refuses connections gives execution errors, not a crash', async () => {
     const ctx = { caller: 'test' };
     await objects.create('source', 'down', { provider_type: 'postgresql', postgresql: { host: '127.0.0.1', port: '1', database: 'x', user: 'x' } }, ctx);

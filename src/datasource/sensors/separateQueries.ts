@@ -42,7 +42,8 @@ export function buildSubquery(request: TableQueryRequest, sensor: PreparedSensor
     values: state.params.values,
     queryMode: 'extended',
     sensorIds: [sensor.request.id],
-    parse: (rows) => parseGroupedRows(rows, groupName, partitioned, columns),
+    // a subquery that also reads a reference (the number of expected values) names it expected_value
+    parse: (rows) => parseGroupedRows(rows, groupName, partitioned, rows.length > 0 && 'expected_value' in rows[0] ? [{ ...columns[0], expected: 'expected_value' }] : columns),
   };
 }
 

@@ -167,5 +167,6 @@ describe('format sensors', () => {
       sensors: [{ id: 'v', sensorName: c.sensor, column: COLUMN, ...(c.parameters ? { parameters: c.parameters } : {}) }],
     });
     expect(rounded(single(readouts, 'v').actualValue)).toBe(rounded(c.expected));
+    if (c.sensor.endsWith('top_values_count')) expect(single(readouts, 'v').expectedValue).toBe((c.parameters!.expected_values as unknown[]).length);
   });
 });

@@ -6,6 +6,17 @@ import type { ScanContext, SensorDefinition, SubqueryContext } from '../sensorDe
 import { COUNTRY_CODES, CURRENCY_CODES } from '../textPatterns.js';
 import { valuePercent } from './shapes.js';
 
+/**
+ * How many different values `expected_values` lists: the reference of the "in use" sensors (the rule's
+ * max_missing counts expected values missing = this - found).
+ */
+function expectedCount(ctx: ScanContext | SubqueryContext, as: 'text' | 'number'): string {
+  const values = ctx.param('expected_values');
+  const list = Array.isArray(values) ? values : [];
+  const distinct = new Set(list.filter((v) => v !== null).map((v) => (as === 'number' ? Number(v) : String(v))));
+  return ctx.bind(distinct.size, 'integer');
+}
+
 const inTexts = (ctx: ScanContext): string => `${ctx.text} = any(${ctx.bind(ctx.param('expected_values'), 'text[]')})`;
 const inNumbers = (ctx: ScanContext): string => `${ctx.column} = any(${ctx.bind(ctx.param('expected_values'), 'numeric[]')})`;
 
@@ -26,7 +37,11 @@ function topValues(ctx: SubqueryContext): string {
     `  select value_counts.*, row_number() over (${partitionBy}order by value_count desc, value collate "C") as value_rank`,
     '  from value_counts',
     ')',
-    `select ${[...groupAliases, `count(*) filter (where value_rank <= ${ctx.bind(ctx.param('top'), 'bigint')} and value = any(${ctx.bind(ctx.param('expected_values'), 'text[]')})) as actual_value`].join(', ')}`,
+    `select ${[
+      ...groupAliases,
+      `count(*) filter (where value_rank <= ${ctx.bind(ctx.param('top'), 'bigint')} and value = any(${ctx.bind(ctx.param('expected_values'), 'text[]')})) as actual_value`,
+      `${expectedCount(ctx, 'text')} as expected_value`,
+    ].join(', ')}`,
     'from ranked_values',
     groupAliases.length > 0 ? `group by ${groupAliases.join(', ')}` : '',
   ]
@@ -40,20 +55,21 @@ export const ACCEPTED_VALUES_SENSORS: Record<string, SensorDefinition> = {
   'column/accepted_values/expected_text_values_in_use_count': {
     kind: 'aggregate',
     needsColumn: true,
-    meaning: 'How many of the `expected_values` occur in the column: `count(distinct column) filter (where column = any(expected))`.',
-    build: (ctx) => ctx.aggregate(`count(distinct ${ctx.text})`, inTexts(ctx)),
+    meaning:
+      'How many of the `expected_values` occur in the column: `count(distinct column) filter (where column = any(expected))`; expected value: how many values the list holds.',
+    build: (ctx) => ({ actual: ctx.aggregate(`count(distinct ${ctx.text})`, inTexts(ctx)), expected: expectedCount(ctx, 'text') }),
   },
   'column/accepted_values/expected_numbers_in_use_count': {
     kind: 'aggregate',
     needsColumn: true,
-    meaning: 'How many of the `expected_values` (numbers) occur in the column.',
-    build: (ctx) => ctx.aggregate(`count(distinct ${ctx.column})`, inNumbers(ctx)),
+    meaning: 'How many of the `expected_values` (numbers) occur in the column; expected value: how many values the list holds.',
+    build: (ctx) => ({ actual: ctx.aggregate(`count(distinct ${ctx.column})`, inNumbers(ctx)), expected: expectedCount(ctx, 'number') }),
   },
   'column/accepted_values/expected_texts_in_top_values_count': {
     kind: 'subquery',
     needsColumn: true,
     meaning:
-      'How many of the `expected_values` are among the `top` most frequent values (ties broken by the value in byte order, ascending); a query of its own (a count per value, then a rank).',
+      'How many of the `expected_values` are among the `top` most frequent values (ties broken by the value in byte order, ascending); a query of its own (a count per value, then a rank); expected value: how many values the list holds.',
     build: topValues,
   },
   'column/accepted_values/text_valid_country_code_percent': valuePercent(
