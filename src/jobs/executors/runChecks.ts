@@ -74,11 +74,11 @@ export async function runChecks(
   deps: ExecutorDependencies,
   parameters: JsonObject,
   signal: AbortSignal,
-  options: { onProgress?: (done: number, total: number) => void } = {},
+  options: { onProgress?: (done: number, total: number) => void; /** The run's clock (default: now), for timeliness and partitions. */ now?: Date } = {},
 ): Promise<RunChecksRun> {
   const p = parameters;
   const filters = (isJsonObject(p.check_search_filters) ? p.check_search_filters : {}) as CheckSearchFilters;
-  const now = new Date();
+  const now = options.now ?? new Date();
   const [tableObjects, sources, tablePolicies, columnPolicies] = await Promise.all([
     filters.connection && !filters.connection.includes('*') && !filters.connection.includes(',')
       ? deps.objects.list('table', `${filters.connection}/`)
