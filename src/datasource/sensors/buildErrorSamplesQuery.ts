@@ -91,7 +91,7 @@ export function buildErrorSamplesQuery(request: TableQueryRequest, sensorId: str
     const hasColumn = sensor.column !== undefined && sensor.column !== '';
     const valueIsColumn = failing.value === undefined && hasColumn;
     const value =
-      failing.value === undefined ? (hasColumn ? `(${column(sensor.column!)})::text` : 'null::text') : failing.value === null ? 'null::text' : `(${failing.value})::text`;
+      failing.value === undefined ? (hasColumn ? scan.text : 'null::text') : failing.value === null ? 'null::text' : `(${failing.value})::text`;
     const select = [
       ...source.groups.map((g) => `${g.select} as ${g.alias}`),
       `left(${value}, ${state.params.bind(MAX_SAMPLE_LENGTH, 'integer')}) as ${VALUE_ALIAS}`,

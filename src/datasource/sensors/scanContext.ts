@@ -39,6 +39,14 @@ export function tableRefIn(defaultSchema: string, name: string): string {
   return dot < 0 ? quoteQualified(defaultSchema, name) : quoteQualified(name.slice(0, dot), name.slice(dot + 1));
 }
 
+/**
+ * A column's value as text. A cast, except for `inet`, whose cast to text always appends the netmask
+ * (`10.1.2.3/32`): `abbrev()` gives the address as PostgreSQL displays it (`10.1.2.3`, `10.1.0.0/16`).
+ */
+export function textOf(column: string, type: string | undefined): string {
+  return type?.trim().toLowerCase() === 'inet' ? `abbrev(${column})` : `(${column})::text`;
+}
+
 export function createScanContext(
   state: QueryState,
   sensor: SensorRequest,
@@ -83,7 +91,7 @@ export function createScanContext(
       return requireColumn();
     },
     get text() {
-      return `(${requireColumn()})::text`;
+      return textOf(requireColumn(), request.columnTypes?.[sensor.column ?? '']);
     },
     aggregate,
     count: (condition) => aggregate('count(*)', condition),

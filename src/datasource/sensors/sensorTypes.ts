@@ -50,7 +50,13 @@ export interface TableQueryRequest {
   grouping?: DataGroupingRequest;
   /** For partitioned checks: one readout per day or month of the partition column, over the time window. */
   partitioning?: PartitioningRequest;
-  /** timestamp_columns of the table, used by the timeliness sensors. */
+  /**
+   * The database types of columns when known (the table file's `type_snapshot.column_type`). Only changes how a
+   * value reads as text where a cast would differ from the value's own display: `inet` (`10.1.2.3`, not
+   * `10.1.2.3/32`).
+   */
+  columnTypes?: Readonly<Record<string, string>>;
+    /** timestamp_columns of the table, used by the timeliness sensors. */
   timestampColumns?: { eventTimestampColumn?: string; ingestionTimestampColumn?: string };
   /** The time the run started; bound into timeliness sensors and partition windows. Default: now. */
   now?: Date;

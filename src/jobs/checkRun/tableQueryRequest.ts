@@ -1,5 +1,5 @@
 import type { TableQueryRequest } from '../../datasource/sensors/index.js';
-import { isJsonObject, type JsonValue } from '../../model/index.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../model/index.js';
 import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
 import { groupingLevelsOf } from './runTableChecks.js';
 
@@ -17,6 +17,17 @@ export interface TimeWindowOverride {
 
 function numberOr(value: JsonValue | undefined): number | undefined {
   return typeof value === 'number' ? value : undefined;
+}
+
+/** The column types the table file records (`type_snapshot.column_type`), for the sensors' text of a value. */
+function columnTypesOf(spec: JsonObject): { columnTypes?: Record<string, string> } {
+  const columns = isJsonObject(spec.columns) ? spec.columns : {};
+  const types: Record<string, string> = {};
+  for (const [name, column] of Object.entries(columns)) {
+    const snapshot = isJsonObject(column) && isJsonObject(column.type_snapshot) ? column.type_snapshot : undefined;
+    if (typeof snapshot?.column_type === 'string') types[name] = snapshot.column_type;
+  }
+  return Object.keys(types).length > 0 ? { columnTypes: types } : {};
 }
 
 export function tableQueryRequestOf(
@@ -58,6 +69,7 @@ export function tableQueryRequestOf(
           },
         }
       : {}),
+    ...columnTypesOf(spec),
     timestampColumns: {
       ...(typeof timestamps.event_timestamp_column === 'string' ? { eventTimestampColumn: timestamps.event_timestamp_column } : {}),
       ...(typeof timestamps.ingestion_timestamp_column === 'string' ? { ingestionTimestampColumn: timestamps.ingestion_timestamp_column } : {}),

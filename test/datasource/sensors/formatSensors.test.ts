@@ -142,6 +142,8 @@ const CASES: FormatCase[] = [
     parameters: { max_future_days: 1 },
     expected: 25,
   },
+  // an inet column reads as PostgreSQL displays it (10.1.2.3, not 10.1.2.3/32) when the type is known
+  { name: 'IPv4 on an inet column', sensor: 'column/patterns/invalid_ip4_address_format_count', type: 'inet', values: ['10.1.2.3', '192.168.0.1', '10.0.0.0/8', null], expected: 1 },
   { name: 'top values (own query)', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: ['a', 'a', 'a', 'b', 'b', 'c', 'd'], parameters: { expected_values: ['a', 'c', 'zz'], top: 2 }, expected: 1 },
   { name: 'top values, ties by value', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: ['a', 'a', 'c', 'b', 'd'], parameters: { expected_values: ['b', 'c'], top: 2 }, expected: 1 },
 ];
@@ -165,6 +167,7 @@ describe('format sensors', () => {
       table: `case ${index}`,
       now: NOW,
       sensors: [{ id: 'v', sensorName: c.sensor, column: COLUMN, ...(c.parameters ? { parameters: c.parameters } : {}) }],
+      ...(c.type ? { columnTypes: { [COLUMN]: c.type } } : {}),
     });
     expect(rounded(single(readouts, 'v').actualValue)).toBe(rounded(c.expected));
     if (c.sensor.endsWith('top_values_count')) expect(single(readouts, 'v').expectedValue).toBe((c.parameters!.expected_values as unknown[]).length);
