@@ -27,7 +27,7 @@ import type { DemoConnection } from './demoConnections.js';
  * Statements use named parameters (`:anchor`, `:seed`, …), turned into `$n` bound values by `bindNamed`;
  * every identifier is quoted.
  */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2;
 
 export interface DemoDataSize {
   customers: number;
@@ -271,7 +271,9 @@ select md5('event:' || :seed::bigint || ':' || e.g)::uuid, md5('session:' || :se
   case when t < 0.70 then 'page_view' when t < 0.82 then 'add_to_cart' when t < 0.86 then 'remove_from_cart' when t < 0.94 then 'checkout_started' else 'purchase' end,
   case when ${u(1, 'e.g')} < 0.5 then 'https://shop.example/' else 'https://www.shop.example/' end || ${pick(['', 'products/', 'cart', 'checkout', 'search?q=lamp', 'category/home'], u(2, 'e.g'))},
   1 + mod(e.g * 7919, :customers::int),
-  null,
+  -- visitors' IPv4 addresses; one event in 5,000 comes from an IPv6 address, which the IPv4 format check reports
+  case when mod(e.g, 5000) = 17 then ('2001:db8::' || to_hex(mod(e.g, 65536)::int))::inet
+       else ('10.' || mod(e.g, 256) || '.' || mod(e.g * 7, 256) || '.' || (1 + mod(e.g * 13, 254)))::inet end,
   e.ts, e.ts + make_interval(secs => 1 + ${u(3, 'e.g')} * 30)
 from generate_series(date_trunc('day', :anchor::timestamptz) - interval '2 days', :anchor::timestamptz - interval '1 second', make_interval(secs => 86400.0 / :events_per_day::int))
   with ordinality as e(ts, g)

@@ -160,6 +160,10 @@ describe('dqctl demo --no-serve (the real bin)', () => {
     expect(failed('dim_customer', null, 'daily_data_staleness')).toBe(2);
     expect(failed('kundenübersicht', 'letzte_bestellung_am', 'daily_date_values_in_future_percent')).toBe(2);
     expect(failed('kundenübersicht', 'größe_segment', 'daily_nulls_percent')).toBe(1);
+    expect(failed('web events', 'ip_address', 'daily_invalid_ip4_address_format_found')).toBe(1); // the IPv6 visitors
+    // every expected status is in use, and the comparison with the shop finds the orders missing in the warehouse
+    expect(failed('orders', 'order_status', 'daily_expected_text_values_in_use_count')).toBe(0);
+    expect(failed('fact_orders', null, 'daily_row_count_match')).toBe(1);
     // clean data passes, hostile names included
     expect(failed('orders', 'customer_id', 'daily_lookup_key_not_found')).toBe(0);
     expect(failed('kundenübersicht', 'land', 'daily_text_found_in_set_percent')).toBe(0);
