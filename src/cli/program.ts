@@ -141,7 +141,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--auto-apply', 'apply what a pass plans (otherwise the status shows OutOfSync and the pending plan)')
       .option('--self-heal', 'with --auto-apply: restore objects changed through the API (drift) on the next pass')
       .option('--webhook-secret <secret>', 'enable POST /api/gitops/webhook, authenticated by an HMAC-SHA256 signature of the body with this secret (default: $DQCTL_WEBHOOK_SECRET)')
-      .option('--no-auto-import', "do not run the connections' scheduled auto imports of tables (auto_import_tables.schedule)")
+      .option('--no-schedules', "do not run the connections' schedules (check runs by schedules.*, the auto import of tables)")
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
   ).action((options) => setResult(serveCommand(options, io)));
 

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { LiveObjects } from '../app/liveObjects.js';
 import { DataSources } from '../datasource/index.js';
 import { defaultExecutors } from '../jobs/executors/index.js';
-import { AutoImportSchedule, type AutoImportScheduleOptions } from '../jobs/autoImportSchedule.js';
+import { ConnectionSchedules, type ConnectionSchedulesOptions } from '../jobs/connectionSchedules.js';
 import { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
@@ -46,10 +46,10 @@ export interface ServerOptions {
   /** The reconcile loop (serve --repo | --git): served under /api/gitops/status, plan, suspend, resume, webhook. */
   reconciler?: Reconciler;
   /**
-   * Submit the connections' auto imports of tables (`auto_import_tables.schedule`) as jobs at their cron times
-   * (`serve` does, unless --no-auto-import). Off by default: an app built in a test schedules nothing.
+   * Run the connections' schedules (check runs by `schedules`, the auto import of tables) as jobs at their cron
+   * times (`serve` does, unless --no-schedules). Off by default: an app built in a test schedules nothing.
    */
-  autoImport?: boolean | AutoImportScheduleOptions;
+  schedules?: boolean | ConnectionSchedulesOptions;
 }
 
 /**
@@ -119,10 +119,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
     { prefix: '/api' },
   );
-  if (options.autoImport) {
-    const schedule = new AutoImportSchedule(jobs, objects, {
-      log: (level, message, fields) => app.log[level]({ autoImport: true, ...fields }, message),
-      ...(typeof options.autoImport === 'object' ? options.autoImport : {}),
+  if (options.schedules) {
+    const schedule = new ConnectionSchedules(jobs, objects, {
+      log: (level, message, fields) => app.log[level]({ schedules: true, ...fields }, message),
+      ...(typeof options.schedules === 'object' ? options.schedules : {}),
     });
     await schedule.start();
     // onClose hooks run in the order they were added: the schedule stops submitting before the worker stops

@@ -33,6 +33,16 @@ insert into "Sales ""EU"""."order lines.2024" values
   (6, null,  null,         '2024-01-05 10:00:00+00', false, null,       null,   0);
 `;
 
+/** Views that take time (a function sleeping, then 3 rows): long scans without big tables, for timeouts and cancels. */
+export const SLOW_VIEWS_SQL = `
+create schema slowpoke;
+create function slowpoke.slow_rows(seconds float8) returns setof int language sql as $$
+  select pg_sleep(seconds); select generate_series(1, 3);
+$$;
+create view slowpoke.slow as select n from slowpoke.slow_rows(0.3) as n;
+create view slowpoke.very_slow as select n from slowpoke.slow_rows(30) as n;
+`;
+
 export interface SourceFixture {
   database: TestDatabase;
   /** The environment the connection's references read. */

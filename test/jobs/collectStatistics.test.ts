@@ -5,17 +5,11 @@ import { DataSources } from '../../src/datasource/index.js';
 import { defaultExecutors } from '../../src/jobs/executors/index.js';
 import { collectStatistics, type CollectStatisticsDependencies } from '../../src/jobs/executors/collectStatistics.js';
 import { JobService } from '../../src/jobs/jobService.js';
-import { createSourceFixture, dqctlBackends, eventually, SECRET_PASSWORD, SEED_SQL, sleep, type SourceFixture } from '../datasource/sourceFixture.js';
+import { createSourceFixture, dqctlBackends, eventually, SECRET_PASSWORD, SEED_SQL, sleep, SLOW_VIEWS_SQL, type SourceFixture } from '../datasource/sourceFixture.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
-/** Views that take time (a function sleeping, then rows): long scans without big tables. */
-const EXTRA = `
-create schema slowpoke;
-create function slowpoke.slow_rows(seconds float8) returns setof int language sql as $$
-  select pg_sleep(seconds); select generate_series(1, 3);
-$$;
-create view slowpoke.slow as select n from slowpoke.slow_rows(0.3) as n;
-create view slowpoke.very_slow as select n from slowpoke.slow_rows(30) as n;
+/** The slow views, and a small table of events. */
+const EXTRA = `${SLOW_VIEWS_SQL}
 create table public.events (event_id bigint primary key, region text, created_at timestamp, updated_at timestamp);
 insert into public.events values (1, 'a', '2024-01-01', null), (2, 'a', '2024-01-02', null), (3, 'b', '2024-01-03', null);
 `;

@@ -4,7 +4,7 @@ import { LiveObjects } from '../../src/app/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { runChecksExecutor, type RunChecksResult } from '../../src/jobs/executors/runChecks.js';
 import { DqError } from '../../src/model/index.js';
-import type { JobRecord } from '../../src/store/jobRows.js';
+import { runningJob } from '../helpers/jobs.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
@@ -12,21 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.j
  * The check runner end to end on a real PostgreSQL data source whose answers the test knows:
  * `Sales "EU"."order lines"` has 10 rows, 2 NULL "Ünit Price" values, 3 negative quantities.
  */
-const job = (parameters: Record<string, unknown>): JobRecord => ({
-  id: 1,
-  businessKey: null,
-  jobType: 'run_checks',
-  parameters: parameters as never,
-  status: 'running',
-  result: null,
-  errorMessage: null,
-  createdBy: null,
-  claimedBy: null,
-  createdAt: '',
-  startedAt: null,
-  finishedAt: null,
-  statusChangedAt: '',
-});
+const job = (parameters: Record<string, unknown>) => runningJob('run_checks', parameters);
 
 describe('run checks on a real data source', () => {
   let fx: StoreFixture;

@@ -5,7 +5,7 @@ import { defaultExecutors, type ExecutorDependencies } from '../../src/jobs/exec
 import { runChecks } from '../../src/jobs/executors/runChecks.js';
 import { JobService } from '../../src/jobs/jobService.js';
 import type { JsonObject } from '../../src/model/index.js';
-import { createSourceFixture, dqctlBackends, eventually, SEED_SQL, sleep, type SourceFixture } from '../datasource/sourceFixture.js';
+import { createSourceFixture, dqctlBackends, eventually, SEED_SQL, sleep, SLOW_VIEWS_SQL, type SourceFixture } from '../datasource/sourceFixture.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
 /**
@@ -14,13 +14,7 @@ import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
  * connection. Each time the checks' execution errors are stored, the job ends failed (or cancelled) with the
  * reason, and the next job runs.
  */
-const SLOW = `
-create schema slowpoke;
-create function slowpoke.slow_rows(seconds float8) returns setof int language sql as $$
-  select pg_sleep(seconds); select generate_series(1, 3);
-$$;
-create view slowpoke.slow as select n from slowpoke.slow_rows(0.3) as n;
-create view slowpoke.very_slow as select n from slowpoke.slow_rows(30) as n;
+const SLOW = `${SLOW_VIEWS_SQL}
 create table public.doomed (id int primary key);
 insert into public.doomed values (1), (2);
 `;

@@ -4,8 +4,8 @@ import { LiveObjects } from '../../src/app/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { runChecks, runChecksExecutor, type RunChecksResult } from '../../src/jobs/executors/runChecks.js';
 import type { JsonObject } from '../../src/model/index.js';
-import type { JobRecord } from '../../src/store/jobRows.js';
 import { call, serverOn } from '../helpers/server.js';
+import { runningJob } from '../helpers/jobs.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
@@ -19,21 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.j
  *   US: none               / 1 row,  total 5      (a group only in the reference)
  * Yesterday's orders are the PL and DE ones (7 / 6), the day before FR's (3 / 0), and the reference's US row.
  */
-const job = (parameters: Record<string, unknown>): JobRecord => ({
-  id: 1,
-  businessKey: null,
-  jobType: 'run_checks',
-  parameters: parameters as never,
-  status: 'running',
-  result: null,
-  errorMessage: null,
-  createdBy: null,
-  claimedBy: null,
-  createdAt: '',
-  startedAt: null,
-  finishedAt: null,
-  statusChangedAt: '',
-});
+const job = (parameters: Record<string, unknown>) => runningJob('run_checks', parameters);
 
 const TABLE = 'oltp/Sales "EU".order lines';
 

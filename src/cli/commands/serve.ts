@@ -19,8 +19,8 @@ export interface ServeOptions extends StoreFlags, ReconcileFlags {
   /** Body limit of the remote plan/apply routes, decompressed (default 100 MB). */
   gitopsBodyLimit?: string;
   logLevel: string;
-  /** false with --no-auto-import. */
-  autoImport?: boolean;
+  /** false with --no-schedules. */
+  schedules?: boolean;
 }
 
 /** The URL a process on this machine reaches the server at: loopback for a wildcard or loopback bind. */
@@ -89,7 +89,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     readOnlyManaged: options.readOnlyManaged,
     bodyLimit,
     gitopsBodyLimit,
-    autoImport: options.autoImport !== false,
+    schedules: options.schedules !== false,
     logger: { level: options.logLevel, redact: ['req.headers.authorization'] },
   });
   try {

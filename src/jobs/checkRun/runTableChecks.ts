@@ -52,6 +52,26 @@ export function groupingLevelsOf(spec: JsonObject): DataGroupingLevel[] {
   return levels.some((l) => 'column' in l) ? levels : [];
 }
 
+/** The fields every result row of a check shares, whatever its readout (or execution error). */
+export function resultBase(check: PlannedCheck, timeGradient: string, durationMs: number | null, executedAt: string) {
+  return {
+    connectionName: check.table.connection,
+    schemaName: check.table.schema,
+    tableName: check.table.table,
+    columnName: check.column,
+    checkType: check.checkType,
+    timeGradient,
+    checkCategory: check.category,
+    checkName: check.checkName,
+    checkHash: check.checkHash,
+    sensorName: check.catalog.sensor,
+    qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
+    tableComparison: check.comparison?.name ?? null,
+    durationMs,
+    executedAt,
+  } satisfies Partial<CheckResultInput>;
+}
+
 /** The start of the period a (non-partitioned) readout stands for: the day, or the month for monthly and profiling. */
 export function periodOf(checkType: PlannedCheck['checkType'], timeScale: PlannedCheck['timeScale'], now: Date): { timePeriod: string; timeGradient: string } {
   const day = timeScale === 'daily' && checkType !== 'profiling';
@@ -151,21 +171,7 @@ export async function runTableChecks(
 
     for (const [id, check] of byId) {
       const period = periodOf(group.checkType, group.timeScale, context.now);
-      const base = {
-        connectionName: table.connection,
-        schemaName: table.schema,
-        tableName: table.table,
-        columnName: check.column,
-        checkType: check.checkType,
-        timeGradient: period.timeGradient,
-        checkCategory: check.category,
-        checkName: check.checkName,
-        checkHash: check.checkHash,
-        sensorName: check.catalog.sensor,
-        qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
-        durationMs,
-        executedAt,
-      } satisfies Partial<CheckResultInput>;
+      const base = resultBase(check, period.timeGradient, durationMs, executedAt);
       const failure = failures.get(id);
       const values = readouts.get(id);
       if (failure !== undefined || !values) {

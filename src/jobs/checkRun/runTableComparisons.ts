@@ -4,7 +4,7 @@ import { isJsonObject, type DqError, type JsonObject } from '../../model/index.j
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
-import { periodOf } from './runTableChecks.js';
+import { periodOf, resultBase } from './runTableChecks.js';
 import { asTableFailure } from './tableFailure.js';
 import { tableQueryRequestOf } from './tableQueryRequest.js';
 
@@ -190,22 +190,7 @@ export async function runTableComparisons(checks: readonly PlannedCheck[], conte
 
     for (const check of group.checks) {
       const id = String(check.checkHash);
-      const base = {
-        connectionName: table.connection,
-        schemaName: table.schema,
-        tableName: table.table,
-        columnName: check.column,
-        checkType: check.checkType,
-        timeGradient: period.timeGradient,
-        checkCategory: check.category,
-        checkName: check.checkName,
-        checkHash: check.checkHash,
-        sensorName: check.catalog.sensor,
-        qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
-        tableComparison: group.name,
-        durationMs,
-        executedAt,
-      } satisfies Partial<CheckResultInput>;
+      const base = resultBase(check, period.timeGradient, durationMs, executedAt);
       const failure = groupFailure ?? compared?.failures.get(id) ?? reference?.failures.get(id);
       if (failure !== undefined || !compared || !reference) {
         rows.push({ ...base, timePeriod: period.timePeriod, severity: null, errorMessage: failure ?? 'the sensor returned no readout' });

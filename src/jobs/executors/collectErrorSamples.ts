@@ -6,9 +6,10 @@ import {
   type ErrorSamplesQuery,
 } from '../../datasource/sensors/index.js';
 import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
-import { compilePolicies, type TableRef } from '../../policy/index.js';
+import type { TableRef } from '../../policy/index.js';
 import type { ErrorSampleInput, Store } from '../../store/store.js';
-import { plannedChecksOfTable, selectTables, type CheckSearchFilters, type PlannedCheck } from '../checkRun/plannedChecks.js';
+import { planCheckRun } from '../checkRun/planCheckRun.js';
+import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks.js';
 import { periodOf } from '../checkRun/runTableChecks.js';
 import { tableQueryRequestOf, type TimeWindowOverride } from '../checkRun/tableQueryRequest.js';
 import type { JobExecutor } from '../jobService.js';
@@ -200,19 +201,7 @@ export async function collectErrorSamples(
     throw new DqError('INVALID_ARGUMENT', `the samples limit must be an integer from 1 to ${MAX_RESULTS_LIMIT}`);
   }
   const filters = parameters.check_search_filters ?? {};
-  const [tableObjects, sources, tablePolicies, columnPolicies] = await Promise.all([
-    filters.connection && !filters.connection.includes('*') && !filters.connection.includes(',')
-      ? deps.objects.list('table', `${filters.connection}/`)
-      : deps.objects.list('table'),
-    deps.objects.list('source'),
-    deps.objects.list('default_table_checks'),
-    deps.objects.list('default_column_checks'),
-  ]);
-  const connections = new Map(sources.map((s) => [s.name, s.spec]));
-  const policies = compilePolicies([...tablePolicies, ...columnPolicies]);
-  const work = selectTables(tableObjects, filters)
-    .map((table) => ({ table, checks: samplingChecks(plannedChecksOfTable(table, connections.get(table.connection), policies, filters)) }))
-    .filter((w) => w.checks.length > 0);
+  const { work, connections } = await planCheckRun(deps.objects, filters, samplingChecks);
   const now = new Date();
   const outcomes: TableSamplesOutcome[] = [];
   if (parameters.dummy_sensor_execution === true) {

@@ -1,9 +1,9 @@
 import type { DataSource } from '../../datasource/index.js';
 import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
-import { compilePolicies } from '../../policy/index.js';
 import type { CheckResultInput } from '../../store/store.js';
-import { plannedChecksOfTable, selectTables, type CheckSearchFilters, type PlannedCheck } from '../checkRun/plannedChecks.js';
-import { runTableChecks } from '../checkRun/runTableChecks.js';
+import { planCheckRun } from '../checkRun/planCheckRun.js';
+import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks.js';
+import { periodOf, resultBase, runTableChecks } from '../checkRun/runTableChecks.js';
 import type { JobExecutor } from '../jobService.js';
 import { collectTableErrorSamples, samplingChecks } from './collectErrorSamples.js';
 import type { ExecutorDependencies } from './index.js';
@@ -16,7 +16,8 @@ import type { ExecutorDependencies } from './index.js';
  * A table whose data source fails it (unreachable, timeout, connection lost, table gone: tableFailure.ts) gets
  * execution errors for its checks; the run goes on with the other tables, and the job then ends failed with
  * the tables and reasons (the counts in the error's details).
- * `dummy_execution` plans without touching a data source (executed_checks = what would run).
+ * `dummy_execution` plans without touching a data source (executed_checks = what would run). `scheduled: true`
+ * (the runs the connection schedules submit, connectionSchedules.ts) leaves out checks marked `do_not_schedule`.
  * `collect_error_samples: true` also collects the error samples of the checks that raised a warning, error or
  * fatal (collectErrorSamples.ts, per data group); checks marked `always_collect_error_samples` always get them.
  */
@@ -79,19 +80,9 @@ export async function runChecks(
   const p = parameters;
   const filters = (isJsonObject(p.check_search_filters) ? p.check_search_filters : {}) as CheckSearchFilters;
   const now = options.now ?? new Date();
-  const [tableObjects, sources, tablePolicies, columnPolicies] = await Promise.all([
-    filters.connection && !filters.connection.includes('*') && !filters.connection.includes(',')
-      ? deps.objects.list('table', `${filters.connection}/`)
-      : deps.objects.list('table'),
-    deps.objects.list('source'),
-    deps.objects.list('default_table_checks'),
-    deps.objects.list('default_column_checks'),
-  ]);
-  const connections = new Map(sources.map((s) => [s.name, s.spec]));
-  const policies = compilePolicies([...tablePolicies, ...columnPolicies]);
-  const work = selectTables(tableObjects, filters)
-    .map((table) => ({ table, checks: plannedChecksOfTable(table, connections.get(table.connection), policies, filters) }))
-    .filter((w) => w.checks.length > 0);
+  // a run a schedule submitted leaves out the checks marked do_not_schedule
+  const scheduled = p.scheduled === true;
+  const { work, connections } = await planCheckRun(deps.objects, filters, (checks) => (scheduled ? checks.filter((c) => c.spec.do_not_schedule !== true) : checks));
   const executedChecks = work.reduce((n, w) => n + w.checks.length, 0);
   if (p.dummy_execution === true) return { result: countResults([], executedChecks), tables: [] };
 
@@ -185,24 +176,7 @@ export function checksToSample(checks: readonly PlannedCheck[], rows: readonly C
   return samplingChecks(checks.filter((check) => check.spec.always_collect_error_samples === true || (collectForFailed && failed.has(check.checkHash))));
 }
 
-function failureRow(check: ReturnType<typeof plannedChecksOfTable>[number], now: Date, message: string): CheckResultInput {
-  const monthly = check.checkType === 'profiling' || check.timeScale === 'monthly';
-  const period = monthly ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  return {
-    connectionName: check.table.connection,
-    schemaName: check.table.schema,
-    tableName: check.table.table,
-    columnName: check.column,
-    checkType: check.checkType,
-    timeGradient: monthly ? 'month' : 'day',
-    checkCategory: check.category,
-    checkName: check.checkName,
-    checkHash: check.checkHash,
-    sensorName: check.catalog.sensor,
-    timePeriod: period.toISOString(),
-    severity: null,
-    errorMessage: message,
-    executedAt: now.toISOString(),
-    tableComparison: check.comparison?.name ?? null,
-  };
+function failureRow(check: PlannedCheck, now: Date, message: string): CheckResultInput {
+  const { timePeriod, timeGradient } = periodOf(check.checkType, check.timeScale, now);
+  return { ...resultBase(check, timeGradient, null, now.toISOString()), timePeriod, severity: null, errorMessage: message };
 }
