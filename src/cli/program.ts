@@ -9,6 +9,7 @@ import { importTablesCommand } from './commands/importTables.js';
 import { lockListCommand, lockReleaseCommand } from './commands/lock.js';
 import { planCommand } from './commands/plan.js';
 import { resultsCommand } from './commands/results.js';
+import { statisticsCommand } from './commands/statistics.js';
 import { runChecksCommand } from './commands/runChecks.js';
 import { serveCommand } from './commands/serve.js';
 import { statusCommand } from './commands/status.js';
@@ -265,6 +266,16 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .addOption(new Option('--fail-at <severity>', 'exit non-zero from this severity on (1 warning, 2 error, 3 fatal; 4 execution error)').choices(['warning', 'error', 'fatal']).default('error'))
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(runChecksCommand(options, io)));
+
+  storeOptions(
+    program
+      .command('statistics')
+      .description('the statistics of the selected tables and columns from their latest collection (see collect statistics)')
+      .option('--connection <name>', 'only this connection (* wildcards)')
+      .option('--table <schema.table>', 'only these tables (* wildcards)')
+      .option('--column <name>', 'only these columns (* wildcards)')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(statisticsCommand(options, io)));
 
   storeOptions(
     program

@@ -101,5 +101,17 @@ describe('import tables and collect statistics commands', () => {
     } finally {
       await opened.close();
     }
+
+    // read back: the latest value of each statistic
+    const shown = await run(['statistics', '--table', 'Sales "EU".*', '--column', 'Flag']);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/^TABLE\s+COLUMN\s+DATA GROUP\s+STATISTIC\s+VALUE$/m);
+    expect(shown.stdout).toMatch(/src\/Sales "EU"\.order lines\.2024\s+Flag\s+all data\s+nulls\/nulls_count\s+1$/m);
+    const json = JSON.parse((await run(['statistics', '--connection', 'src', '--format', 'json'])).stdout);
+    const flagNulls = json.statistics.filter((r: { tableName: string; columnName: string; collectorName: string }) => r.tableName === 'order lines.2024' && r.columnName === 'Flag' && r.collectorName === 'nulls_count');
+    expect(flagNulls).toMatchObject([{ resultDouble: 1, dataGroup: 'all data' }]);
+    // the table that disappeared shows its collectors' errors
+    expect(json.statistics.some((r: { tableName: string; errorMessage: string | null }) => r.tableName === 'gone' && r.errorMessage?.includes('does not exist'))).toBe(true);
+    expect((await run(['statistics', '--table', 'public.nothing'])).stdout).toContain('No statistics. Collect them first');
   });
 });

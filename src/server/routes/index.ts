@@ -10,6 +10,7 @@ import { lineageRoutes } from './lineage.js';
 import { resultsRoutes } from './results.js';
 import { rulesRoutes } from './rules.js';
 import { schemasRoutes } from './schemas.js';
+import { statisticsRoutes } from './statistics.js';
 import { tablePoliciesRoutes } from './tablePolicies.js';
 import { tableChecksRoutes } from './tableChecks.js';
 import { tablesRoutes } from './tables.js';
@@ -17,4 +18,4 @@ import { tablesRoutes } from './tables.js';
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes];

@@ -38,7 +38,7 @@ const STATUS_OF_SEVERITY = ['valid', 'warning', 'error', 'fatal'] as const;
 type Status = (typeof STATUS_OF_SEVERITY)[number] | 'execution_error';
 
 /** Where the results are: a table, or one of its columns; with the objects that were looked up. */
-interface Target {
+export interface Target {
   connection: string;
   schema: string;
   table: string;
@@ -67,7 +67,7 @@ const TABLE_PARAMS = {
 const COLUMN_PARAMS = { ...TABLE_PARAMS, columnName: nameParam('column name') };
 const TIME_SCALE_PARAM = { timeScale: { type: 'string', enum: ['daily', 'monthly'], description: 'CheckTimeScale' } };
 
-function paramsSchema(column: boolean, timeScale: boolean, extra: Record<string, unknown> = {}) {
+export function paramsSchema(column: boolean, timeScale: boolean, extra: Record<string, unknown> = {}) {
   const properties = { ...(column ? COLUMN_PARAMS : TABLE_PARAMS), ...(timeScale ? TIME_SCALE_PARAM : {}), ...extra };
   return { type: 'object', properties, required: Object.keys(properties) };
 }
@@ -130,7 +130,7 @@ function monthRange(query: Query): { from?: string; to?: string } {
   return { from, to };
 }
 
-async function targetOf(context: ServerContext, request: FastifyRequest, column: boolean): Promise<Target> {
+export async function targetOf(context: ServerContext, request: FastifyRequest, column: boolean): Promise<Target> {
   const params = request.params as Record<string, string>;
   const connection = checkName('connection name', params.connectionName);
   const schema = checkName('schema name', params.schemaName, { slashes: true });

@@ -1,0 +1,58 @@
+import { compileNamePattern, tableRefOf } from '../../policy/index.js';
+import type { StatisticsRow } from '../../store/store.js';
+import type { CliIo } from '../io.js';
+import { withStore, type StoreFlags } from '../storeOptions.js';
+
+export interface StatisticsOptions extends StoreFlags {
+  connection?: string;
+  table?: string;
+  column?: string;
+  format: 'text' | 'json';
+}
+
+/** A statistic's value as one line of text: numbers as they are, top values as `value (count)`, texts quoted. */
+function valueText(row: StatisticsRow): string {
+  if (row.errorMessage !== null) return `ERROR: ${row.errorMessage}`;
+  if (Array.isArray(row.resultJson)) {
+    return row.resultJson.map((entry) => (entry && typeof entry === 'object' && !Array.isArray(entry) ? `${JSON.stringify(entry.value)} (${String(entry.count)})` : JSON.stringify(entry))).join(', ');
+  }
+  if (row.resultJson !== null) return JSON.stringify(row.resultJson);
+  if (row.resultDouble !== null) return String(row.resultDouble);
+  return row.resultText === null ? '' : JSON.stringify(row.resultText);
+}
+
+/**
+ * `dqctl statistics [--connection C] [--table 'schema.t*'] [--column c]`: the statistics `collect statistics`
+ * stored, the latest value of each: one line per statistic (table, column, data group, collector, value; a
+ * collector that failed shows its error), or `--format json`.
+ */
+export async function statisticsCommand(options: StatisticsOptions, io: CliIo): Promise<number> {
+  const connection = compileNamePattern(options.connection);
+  const table = compileNamePattern(options.table);
+  const column = compileNamePattern(options.column);
+  return withStore(options, io, { operation: 'statistics' }, async (store) => {
+    const tables = (await store.listSummaries({ kind: 'table' })).map((t) => tableRefOf(t.name, {})).filter((t) => t !== undefined);
+    const rows: StatisticsRow[] = [];
+    for (const t of tables) {
+      if (connection && !connection.matches(t.connection)) continue;
+      if (table && !table.matches(`${t.schema}.${t.table}`)) continue;
+      const found = await store.latestStatistics({ connectionName: t.connection, schemaName: t.schema, tableName: t.table });
+      rows.push(...found.filter((r) => !column || (r.columnName !== null && column.matches(r.columnName))));
+    }
+    if (options.format === 'json') {
+      io.stdout(JSON.stringify({ statistics: rows }, null, 2) + '\n');
+      return 0;
+    }
+    if (rows.length === 0) {
+      io.stdout('No statistics. Collect them first: dqctl collect statistics\n');
+      return 0;
+    }
+    const lines = rows.map((r) => [`${r.connectionName}/${r.schemaName}.${r.tableName}`, r.columnName ?? '', r.dataGroup, `${r.collectorCategory}/${r.collectorName}`, valueText(r)]);
+    const header = ['TABLE', 'COLUMN', 'DATA GROUP', 'STATISTIC', 'VALUE'];
+    const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+    const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
+    io.stdout([format(header), ...lines.map(format)].join('\n') + '\n');
+    io.stdout(`The latest value of each statistic; the newest collection was at ${[...new Set(rows.map((r) => r.collectedAt))].sort().at(-1)}.\n`);
+    return 0;
+  });
+}
