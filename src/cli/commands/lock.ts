@@ -2,6 +2,7 @@ import { DqError } from '../../model/index.js';
 import { formatAge } from '../../store/formatSeconds.js';
 import { listLocks, releaseLock, type LockEntry, type LockListing } from '../../store/index.js';
 import type { CliIo } from '../io.js';
+import { renderColumns } from '../render/columns.js';
 import { lockTtlOf, openOptionsFromFlags, type StoreFlags } from '../storeOptions.js';
 
 export interface LockListOptions extends StoreFlags {
@@ -35,9 +36,7 @@ export async function lockListCommand(options: LockListOptions, io: CliIo): Prom
     l.alive === true ? 'alive' : l.alive === false ? 'dead' : 'unknown',
   ]);
   const header = ['ID', 'HOLDER', 'OPERATION', 'AGE', 'PID', 'HOST', 'HOLDER STATE'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
-  io.stdout([line(header), ...rows.map(line)].join('\n') + '\n\n');
+  io.stdout(renderColumns(header, rows) + '\n');
   for (const l of listing.locks) {
     io.stdout(`${l.id}: ${l.what}\n  ${l.releasable ? 'can be released' : 'not releasable'}: ${l.reason}\n`);
     if (l.server) io.stdout(`  held by dqctl serve at ${l.server}: run plan and apply through it with --server ${l.server}\n`);

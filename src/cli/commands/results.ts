@@ -1,7 +1,7 @@
-import { tableRefOf } from '../../policy/index.js';
-import { compileNamePattern } from '../../policy/index.js';
 import type { CheckResultRow } from '../../store/store.js';
 import type { CliIo } from '../io.js';
+import { renderColumns } from '../render/columns.js';
+import { selectedTables } from '../selectedTables.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
 export interface ResultsOptions extends StoreFlags {
@@ -17,14 +17,9 @@ const SEVERITY = ['valid', 'warning', 'error', 'fatal'];
 
 /** `dqctl results [filters]`: the latest result of every check of the selected tables. */
 export async function resultsCommand(options: ResultsOptions, io: CliIo): Promise<number> {
-  const connection = compileNamePattern(options.connection);
-  const table = compileNamePattern(options.table);
   return withStore(options, io, { operation: 'results' }, async (store) => {
-    const tables = (await store.listSummaries({ kind: 'table' })).map((t) => tableRefOf(t.name, {})).filter((t) => t !== undefined);
     const rows: CheckResultRow[] = [];
-    for (const t of tables) {
-      if (connection && !connection.matches(t.connection)) continue;
-      if (table && !table.matches(`${t.schema}.${t.table}`)) continue;
+    for (const t of await selectedTables(store, options)) {
       rows.push(
         ...(await store.checkResults({
           connectionName: t.connection,
@@ -54,9 +49,7 @@ export async function resultsCommand(options: ResultsOptions, io: CliIo): Promis
       r.executedAt,
     ]);
     const header = ['TARGET', 'CHECK', 'DATA GROUP', 'STATUS', 'VALUE', 'EXECUTED AT'];
-    const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-    const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
-    io.stdout([format(header), ...lines.map(format)].join('\n') + '\n');
+    io.stdout(renderColumns(header, lines));
     return 0;
   });
 }

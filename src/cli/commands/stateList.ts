@@ -1,5 +1,6 @@
 import { isObjectKind, DqError, OBJECT_KINDS, type LiveSummary } from '../../model/index.js';
 import type { CliIo } from '../io.js';
+import { renderColumns } from '../render/columns.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
 export interface StateListOptions extends StoreFlags {
@@ -48,9 +49,7 @@ export async function stateListCommand(options: StateListOptions, io: CliIo): Pr
       String(o.revision),
     ]);
     const header = ['KIND', 'NAME', 'MANAGED_BY', 'OWNER', 'ORIGIN', 'REV'];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
-    io.stdout([line(header), ...rows.map(line)].join('\n') + '\n');
+    io.stdout(renderColumns(header, rows));
     return 0;
   });
 }

@@ -1,6 +1,8 @@
-import { compileNamePattern, tableRefOf } from '../../policy/index.js';
+import { compileNamePattern } from '../../policy/index.js';
 import type { StatisticsRow } from '../../store/store.js';
 import type { CliIo } from '../io.js';
+import { renderColumns } from '../render/columns.js';
+import { selectedTables } from '../selectedTables.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
 export interface StatisticsOptions extends StoreFlags {
@@ -27,15 +29,10 @@ function valueText(row: StatisticsRow): string {
  * collector that failed shows its error), or `--format json`.
  */
 export async function statisticsCommand(options: StatisticsOptions, io: CliIo): Promise<number> {
-  const connection = compileNamePattern(options.connection);
-  const table = compileNamePattern(options.table);
   const column = compileNamePattern(options.column);
   return withStore(options, io, { operation: 'statistics' }, async (store) => {
-    const tables = (await store.listSummaries({ kind: 'table' })).map((t) => tableRefOf(t.name, {})).filter((t) => t !== undefined);
     const rows: StatisticsRow[] = [];
-    for (const t of tables) {
-      if (connection && !connection.matches(t.connection)) continue;
-      if (table && !table.matches(`${t.schema}.${t.table}`)) continue;
+    for (const t of await selectedTables(store, options)) {
       const found = await store.latestStatistics({ connectionName: t.connection, schemaName: t.schema, tableName: t.table });
       rows.push(...found.filter((r) => !column || (r.columnName !== null && column.matches(r.columnName))));
     }
@@ -49,9 +46,7 @@ export async function statisticsCommand(options: StatisticsOptions, io: CliIo): 
     }
     const lines = rows.map((r) => [`${r.connectionName}/${r.schemaName}.${r.tableName}`, r.columnName ?? '', r.dataGroup, `${r.collectorCategory}/${r.collectorName}`, valueText(r)]);
     const header = ['TABLE', 'COLUMN', 'DATA GROUP', 'STATISTIC', 'VALUE'];
-    const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-    const format = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ');
-    io.stdout([format(header), ...lines.map(format)].join('\n') + '\n');
+    io.stdout(renderColumns(header, lines));
     io.stdout(`The latest value of each statistic; the newest collection was at ${[...new Set(rows.map((r) => r.collectedAt))].sort().at(-1)}.\n`);
     return 0;
   });

@@ -52,8 +52,8 @@ export function groupingLevelsOf(spec: JsonObject): DataGroupingLevel[] {
   return levels.some((l) => 'column' in l) ? levels : [];
 }
 
-/** The fields every result row of a check shares, whatever its readout (or execution error). */
-export function resultBase(check: PlannedCheck, timeGradient: string, durationMs: number | null, executedAt: string) {
+/** What names a check in a stored row (a result or an error sample): where it is and which check it is. */
+export function checkIdentity(check: PlannedCheck, timeGradient: string) {
   return {
     connectionName: check.table.connection,
     schemaName: check.table.schema,
@@ -66,6 +66,13 @@ export function resultBase(check: PlannedCheck, timeGradient: string, durationMs
     checkHash: check.checkHash,
     sensorName: check.catalog.sensor,
     qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
+  };
+}
+
+/** The fields every result row of a check shares, whatever its readout (or execution error). */
+export function resultBase(check: PlannedCheck, timeGradient: string, durationMs: number | null, executedAt: string) {
+  return {
+    ...checkIdentity(check, timeGradient),
     tableComparison: check.comparison?.name ?? null,
     durationMs,
     executedAt,

@@ -10,7 +10,7 @@ import type { TableRef } from '../../policy/index.js';
 import type { ErrorSampleInput, Store } from '../../store/store.js';
 import { planCheckRun } from '../checkRun/planCheckRun.js';
 import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks.js';
-import { periodOf } from '../checkRun/runTableChecks.js';
+import { checkIdentity, periodOf } from '../checkRun/runTableChecks.js';
 import { tableQueryRequestOf, type TimeWindowOverride } from '../checkRun/tableQueryRequest.js';
 import type { JobExecutor } from '../jobService.js';
 import type { ExecutorDependencies } from './index.js';
@@ -322,17 +322,7 @@ export async function collectTableErrorSamples(checks: readonly PlannedCheck[], 
           (ids as Record<string, string | null>)[`rowId${i + 1}`] = id;
         });
         rows.push({
-          connectionName: table.connection,
-          schemaName: table.schema,
-          tableName: table.table,
-          columnName: check.column,
-          checkType: check.checkType,
-          timeGradient,
-          checkCategory: check.category,
-          checkName: check.checkName,
-          checkHash: check.checkHash,
-          sensorName: check.catalog.sensor,
-          qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
+          ...checkIdentity(check, timeGradient),
           dataGroup: sample.dataGroup,
           sampleIndex: index,
           result: sample.value,
