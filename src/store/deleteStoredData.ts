@@ -1,15 +1,35 @@
-import type { SqlQueryable } from './sql/sqlClient.js';
+import type { SqlParam, SqlQueryable } from './sql/sqlClient.js';
 
 /**
- * The delete-stored-data job's SQL: removes check results, execution errors, error samples and statistics of a connection,
- * optionally narrowed to tables (`schema.table` with `*` wildcards) and columns. Patterns become LIKE patterns
- * with `%`, `_` and `\` escaped, bound as parameters.
+ * The delete-stored-data job's SQL: removes check results, execution errors, error samples and statistics of a
+ * connection, narrowed by every filter the request gives (a filter never widens what is deleted):
+ * - tables (`schema.table` with `*` wildcards), columns, data group, and the days `dateStart`…`dateEnd`
+ *   (inclusive; results by their time period, samples and statistics by when they were collected): all kinds;
+ * - the check filters (check type, time gradient, category, name, sensor, quality dimension, table comparison)
+ *   narrow check results, execution errors and error samples; statistics belong to no check and are not
+ *   filtered by them;
+ * - the collector filters (category, name, target table or column) narrow statistics only.
+ * Patterns become LIKE patterns with `%`, `_` and `\` escaped; every value is bound.
  */
 export interface DeleteStoredDataRequest {
   connection: string;
   /** `schema.table`, `*` wildcards; absent: every table of the connection. */
   fullTableName?: string;
   columnNames?: readonly string[];
+  /** ISO dates (YYYY-MM-DD), both days included. */
+  dateStart?: string;
+  dateEnd?: string;
+  dataGroup?: string;
+  check?: {
+    checkType?: string;
+    timeGradient?: string;
+    checkCategory?: string;
+    checkName?: string;
+    sensorName?: string;
+    qualityDimension?: string;
+    tableComparisonName?: string;
+  };
+  collector?: { collectorCategory?: string; collectorName?: string; collectorTarget?: 'table' | 'column' };
   checkResults: boolean;
   errors: boolean;
   errorSamples: boolean;
@@ -28,27 +48,73 @@ function likePattern(glob: string): string {
   return glob.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
 }
 
+/** A WHERE clause built from optional equality filters, each bound. */
+class Conditions {
+  readonly sql: string[] = [];
+  readonly params: SqlParam[] = [];
+  add(condition: (placeholder: string) => string, value: SqlParam | undefined): void {
+    if (value === undefined || value === null) return;
+    this.params.push(value);
+    this.sql.push(condition(`$${this.params.length}`));
+  }
+  where(): string {
+    return this.sql.join(' and ');
+  }
+}
+
 export async function deleteStoredData(sql: SqlQueryable, request: DeleteStoredDataRequest): Promise<DeleteStoredDataCounts> {
   const full = request.fullTableName ?? '*.*';
   const dot = full.indexOf('.');
   const schema = dot >= 0 ? full.slice(0, dot) : '*';
   const table = dot >= 0 ? full.slice(dot + 1) : full;
   const columns = request.columnNames && request.columnNames.length > 0 ? JSON.stringify(request.columnNames) : null;
-  const where = `connection_name = $1 and schema_name like $2 escape '\\' and table_name like $3 escape '\\'
-    and ($4::text is null or column_name in (select jsonb_array_elements_text($4::text::jsonb)))`;
-  const params = [request.connection, likePattern(schema), likePattern(table), columns];
+
+  /** The conditions every kind shares, with the column that dates its rows. */
+  const shared = (dated: string) => {
+    const c = new Conditions();
+    c.add((p) => `connection_name = ${p}`, request.connection);
+    c.add((p) => `schema_name like ${p} escape '\\'`, likePattern(schema));
+    c.add((p) => `table_name like ${p} escape '\\'`, likePattern(table));
+    c.add((p) => `column_name in (select jsonb_array_elements_text(${p}::text::jsonb))`, columns);
+    c.add((p) => `data_group = ${p}`, request.dataGroup);
+    c.add((p) => `(${dated} at time zone 'UTC')::date >= ${p}::date`, request.dateStart);
+    c.add((p) => `(${dated} at time zone 'UTC')::date <= ${p}::date`, request.dateEnd);
+    return c;
+  };
+  const checkRows = (dated: string) => {
+    const c = shared(dated);
+    const f = request.check ?? {};
+    c.add((p) => `check_type = ${p}`, f.checkType);
+    c.add((p) => `time_gradient = ${p}`, f.timeGradient);
+    c.add((p) => `check_category = ${p}`, f.checkCategory);
+    c.add((p) => `check_name = ${p}`, f.checkName);
+    c.add((p) => `sensor_name = ${p}`, f.sensorName);
+    c.add((p) => `quality_dimension = ${p}`, f.qualityDimension);
+    c.add((p) => `table_comparison = ${p}`, f.tableComparisonName);
+    return c;
+  };
+
   const counts: DeleteStoredDataCounts = { check_results: 0, errors: 0, error_samples: 0, statistics: 0 };
   if (request.checkResults) {
-    counts.check_results = (await sql.query(`delete from dqctl.check_results where ${where} and error_message is null returning 1`, params)).length;
+    const c = checkRows('time_period');
+    counts.check_results = (await sql.query(`delete from dqctl.check_results where ${c.where()} and error_message is null returning 1`, c.params)).length;
   }
   if (request.errors) {
-    counts.errors = (await sql.query(`delete from dqctl.check_results where ${where} and error_message is not null returning 1`, params)).length;
+    const c = checkRows('time_period');
+    counts.errors = (await sql.query(`delete from dqctl.check_results where ${c.where()} and error_message is not null returning 1`, c.params)).length;
   }
   if (request.errorSamples) {
-    counts.error_samples = (await sql.query(`delete from dqctl.error_samples where ${where} returning 1`, params)).length;
+    const c = checkRows('collected_at');
+    counts.error_samples = (await sql.query(`delete from dqctl.error_samples where ${c.where()} returning 1`, c.params)).length;
   }
   if (request.statistics) {
-    counts.statistics = (await sql.query(`delete from dqctl.statistics where ${where} returning 1`, params)).length;
+    const c = shared('collected_at');
+    const f = request.collector ?? {};
+    c.add((p) => `collector_category = ${p}`, f.collectorCategory);
+    c.add((p) => `collector_name = ${p}`, f.collectorName);
+    if (f.collectorTarget === 'table') c.sql.push('column_name is null');
+    if (f.collectorTarget === 'column') c.sql.push('column_name is not null');
+    counts.statistics = (await sql.query(`delete from dqctl.statistics where ${c.where()} returning 1`, c.params)).length;
   }
   return counts;
 }

@@ -69,6 +69,16 @@ describe('jobs API', () => {
     expect((await call(app, { method: 'DELETE', url: '/api/jobs/jobs/nope' })).status).toBe(404);
     const bad = await call(app, { method: 'POST', url: '/api/jobs/deletestoreddata', payload: { connection: 'shop_oltp', deleteErrors: 'yes' } });
     expect(bad.status).toBe(400);
+    // parameters the job cannot honour are refused before anything is queued or deleted
+    for (const payload of [
+      { connection: 'shop_oltp', deleteCheckResults: true, dateStart: '2026-13-01' },
+      { connection: 'shop_oltp', deleteCheckResults: true, dateStart: '2026-11-20', dateEnd: '2026-11-01' },
+      { connection: 'shop_oltp', deleteChecksConfiguration: true },
+    ]) {
+      const refused = await call(app, { method: 'POST', url: '/api/jobs/deletestoreddata', payload });
+      expect(refused.status).toBe(400);
+      expect(refused.body.code).toBe('INVALID_ARGUMENT');
+    }
   });
 
   it('collecterrorsamples runs as a job: dummy_sensor_execution plans the samplers; unreachable sources fail it with the reason', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JOB_TYPES } from '../../jobs/executors/index.js';
+import { deleteStoredDataRequest } from '../../jobs/executors/deleteStoredData.js';
 import { DqError, type JsonObject } from '../../model/index.js';
 import type { JobRecord } from '../../store/jobRows.js';
 import { ref } from '../apiSchemas.js';
@@ -65,7 +66,8 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
   {
     const jobs = context.jobs;
     const tags = ['jobs'];
-    const start = (jobType: string, what: string, fixed: JsonObject = {}) => async (request: FastifyRequest, reply: FastifyReply) => {
+    /** `check` validates the parameters before the job is queued (a 400 instead of a failed job). */
+    const start = (jobType: string, what: string, fixed: JsonObject = {}, check?: (parameters: JsonObject) => unknown) => async (request: FastifyRequest, reply: FastifyReply) => {
       if (!jobs.supports(jobType)) {
         throw new DqError('NOT_IMPLEMENTED', `${what} on data sources is not available in this version of dqctl (no executor for ${jobType} jobs)`);
       }
@@ -78,6 +80,7 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
         if (value !== undefined) parameters[camel] = value;
       }
       Object.assign(parameters, fixed);
+      check?.(parameters);
       const job = await jobs.submit(jobType, parameters, {
         businessKey: pick<string>(query, 'job_business_key', 'jobBusinessKey') ?? null,
         createdBy: request.caller.name,
@@ -98,7 +101,7 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
     api.post('/jobs/collectstatistics/table', { schema: startSchema('collect_statistics_on_table', 'collect_statistics_on_table', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics', { dataScope: 'table' }));
     api.post('/jobs/collectstatistics/withgrouping', { schema: startSchema('collect_statistics_on_data_groups', 'collect_statistics_on_data_groups', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics', { dataScope: 'data_group' }));
     api.post('/jobs/collecterrorsamples', { schema: startSchema('collect_error_samples', 'collect_error_samples', 'CollectErrorSamplesParameters'), config: { role: 'operator' } }, start(JOB_TYPES.collectErrorSamples, 'collecting error samples'));
-    api.post('/jobs/deletestoreddata', { schema: startSchema('delete_stored_data', 'delete_stored_data', 'DeleteStoredDataQueueJobParameters'), config: { role: 'operator' } }, start(JOB_TYPES.deleteStoredData, 'deleting stored data'));
+    api.post('/jobs/deletestoreddata', { schema: startSchema('delete_stored_data', 'delete_stored_data', 'DeleteStoredDataQueueJobParameters'), config: { role: 'operator' } }, start(JOB_TYPES.deleteStoredData, 'deleting stored data', {}, deleteStoredDataRequest));
 
     const jobIdParams = { type: 'object', properties: { jobId: { type: 'string', minLength: 1, maxLength: 256 } }, required: ['jobId'] };
     api.get('/jobs/jobs/:jobId', { schema: { tags, summary: 'get_job: by id or business key', operationId: 'get_job', params: jobIdParams, response: { 200: ref('JobHistoryEntryModel') } } }, async (request) =>
