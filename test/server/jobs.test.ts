@@ -69,6 +69,10 @@ describe('jobs API', () => {
     expect((await call(app, { method: 'DELETE', url: '/api/jobs/jobs/nope' })).status).toBe(404);
     const bad = await call(app, { method: 'POST', url: '/api/jobs/deletestoreddata', payload: { connection: 'shop_oltp', deleteErrors: 'yes' } });
     expect(bad.status).toBe(400);
+    // a check filter a run could only ignore (running more than asked) is refused
+    const tagged = await call(app, { method: 'POST', url: '/api/jobs/runchecks', payload: { check_search_filters: { connection: 'shop_oltp', tags: ['eu'] } } });
+    expect(tagged.status).toBe(400);
+    expect(tagged.body.message).toMatch(/tags is not supported/);
     // parameters the job cannot honour are refused before anything is queued or deleted
     for (const payload of [
       { connection: 'shop_oltp', deleteCheckResults: true, dateStart: '2026-13-01' },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
-import { isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
+import { DqError, isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
 import {
   compileNamePattern,
   effectiveTableAndColumnChecks,
@@ -29,6 +29,25 @@ export interface CheckSearchFilters {
   sensorName?: string;
   /** Only the comparison checks of this table comparison (a name of the table's table_comparisons). */
   tableComparisonName?: string;
+  /** `table`: table-level checks only; `column`: column checks only. */
+  checkTarget?: 'table' | 'column';
+  /** Only columns whose type_snapshot says nullable (true) or not (false); leaves table-level checks out. */
+  columnNullable?: boolean;
+  /** Only tables that carry each of these labels (`*` wildcards). */
+  labels?: string[];
+}
+
+/** Filters of CheckSearchFilters that check runs and error-sample collections cannot apply: refused, not ignored. */
+export const UNSUPPORTED_CHECK_FILTERS = ['tags', 'qualityDimension', 'maxResults'] as const;
+
+/** INVALID_ARGUMENT for a job whose check_search_filters hold a filter it could only ignore (running more than asked). */
+export function refuseUnsupportedCheckFilters(parameters: JsonObject): void {
+  const filters = isJsonObject(parameters.check_search_filters) ? parameters.check_search_filters : {};
+  for (const key of UNSUPPORTED_CHECK_FILTERS) {
+    const value = filters[key];
+    if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
+    throw new DqError('INVALID_ARGUMENT', `check_search_filters.${key} is not supported by this version of dqctl; leave it out`);
+  }
 }
 
 export type CheckType = 'profiling' | 'monitoring' | 'partitioned';
@@ -102,7 +121,7 @@ export function plannedChecksOfTable(
   const name = compileNamePattern(filters.checkName);
   const sensor = compileNamePattern(filters.sensorName);
   const effective = effectiveTableAndColumnChecks(table, connectionSpec, policies);
-  const columnSelected = columnSelector(table, filters);
+  const columnSelected = columnSelector(table, filters, connectionSpec);
   const targets: Array<[string | null, EffectiveChecks]> = [];
   if (columnSelected(null)) targets.push([null, effective.table]);
   for (const [column, checks] of Object.entries(effective.columns)) {
@@ -142,21 +161,32 @@ export function plannedChecksOfTable(
   return planned;
 }
 
+const labelsOf = (spec: JsonObject | undefined): string[] => (spec && Array.isArray(spec.labels) ? spec.labels.filter((l): l is string => typeof l === 'string') : []);
+
 /**
- * Whether the checks of a column (null: the table's own checks) are selected by the column, data type and
- * enabled filters. Table checks are left out as soon as a column filter is given.
+ * Whether the checks of a column (null: the table's own checks) are selected by the column, data type,
+ * nullable, target, label and enabled filters. Table checks are left out as soon as a column filter is given.
+ * Labels: each filter label must match a label of the connection or the table (for a column's checks, also of
+ * the column), as in the bulk activation of checks.
  */
-export function columnSelector(table: TableRef, filters: CheckSearchFilters): (column: string | null) => boolean {
+export function columnSelector(table: TableRef, filters: CheckSearchFilters, connectionSpec?: JsonObject): (column: string | null) => boolean {
   const enabled = filters.enabled ?? true;
+  const labelFilters = (filters.labels ?? []).map((label) => compileNamePattern(label)).filter((label) => label !== undefined);
+  const tableLabels = [...labelsOf(connectionSpec), ...labelsOf(table.spec)];
+  const labelsPass = (labels: string[]) => labelFilters.every((filter) => labels.some((label) => filter.matches(label)));
   const columnFilter = compileNamePattern(filters.column);
   const typeFilter = compileNamePattern(filters.columnDataType);
   const columns = isJsonObject(table.spec.columns) ? table.spec.columns : {};
+  const nullable = filters.columnNullable;
   return (column) => {
-    if (column === null) return !columnFilter && !typeFilter;
+    if (column === null) return !columnFilter && !typeFilter && nullable === undefined && filters.checkTarget !== 'column' && labelsPass(tableLabels);
+    if (filters.checkTarget === 'table') return false;
     const columnSpec = isJsonObject(columns[column]) ? columns[column] : {};
+    if (!labelsPass([...tableLabels, ...labelsOf(columnSpec)])) return false;
     if ((columnSpec.disabled === true) === enabled) return false;
     if (columnFilter && !columnFilter.matches(column)) return false;
     const snapshot = isJsonObject(columnSpec.type_snapshot) ? columnSpec.type_snapshot : {};
+    if (nullable !== undefined && (snapshot.nullable === true) !== nullable) return false;
     return !typeFilter || typeFilter.matches(typeof snapshot.column_type === 'string' ? snapshot.column_type : '');
   };
 }

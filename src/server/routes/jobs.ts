@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JOB_TYPES } from '../../jobs/executors/index.js';
+import { refuseUnsupportedCheckFilters } from '../../jobs/checkRun/plannedChecks.js';
 import { deleteStoredDataRequest } from '../../jobs/executors/deleteStoredData.js';
 import { DqError, type JsonObject } from '../../model/index.js';
 import type { JobRecord } from '../../store/jobRows.js';
@@ -97,10 +98,10 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
       response: { 201: ref('JobStartResult') },
     });
 
-    api.post('/jobs/runchecks', { schema: startSchema('run_checks: run the checks a filter selects', 'run_checks', 'RunChecksParameters'), config: { role: 'operator' } }, start(JOB_TYPES.runChecks, 'running checks'));
+    api.post('/jobs/runchecks', { schema: startSchema('run_checks: run the checks a filter selects', 'run_checks', 'RunChecksParameters'), config: { role: 'operator' } }, start(JOB_TYPES.runChecks, 'running checks', {}, refuseUnsupportedCheckFilters));
     api.post('/jobs/collectstatistics/table', { schema: startSchema('collect_statistics_on_table', 'collect_statistics_on_table', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics', { dataScope: 'table' }));
     api.post('/jobs/collectstatistics/withgrouping', { schema: startSchema('collect_statistics_on_data_groups', 'collect_statistics_on_data_groups', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics', { dataScope: 'data_group' }));
-    api.post('/jobs/collecterrorsamples', { schema: startSchema('collect_error_samples', 'collect_error_samples', 'CollectErrorSamplesParameters'), config: { role: 'operator' } }, start(JOB_TYPES.collectErrorSamples, 'collecting error samples'));
+    api.post('/jobs/collecterrorsamples', { schema: startSchema('collect_error_samples', 'collect_error_samples', 'CollectErrorSamplesParameters'), config: { role: 'operator' } }, start(JOB_TYPES.collectErrorSamples, 'collecting error samples', {}, refuseUnsupportedCheckFilters));
     api.post('/jobs/deletestoreddata', { schema: startSchema('delete_stored_data', 'delete_stored_data', 'DeleteStoredDataQueueJobParameters'), config: { role: 'operator' } }, start(JOB_TYPES.deleteStoredData, 'deleting stored data', {}, deleteStoredDataRequest));
 
     const jobIdParams = { type: 'object', properties: { jobId: { type: 'string', minLength: 1, maxLength: 256 } }, required: ['jobId'] };
