@@ -286,6 +286,7 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--column <name>', 'only this column')
       .addOption(new Option('--check-type <type>', 'only this check type').choices(['profiling', 'monitoring', 'partitioned']))
       .option('--check <name>', 'only this check')
+      .option('--comparison <name>', 'only the comparison checks of this table comparison')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(resultsCommand(options, io)));
 

@@ -164,6 +164,9 @@ describe('dqctl demo --no-serve (the real bin)', () => {
     // every expected status is in use, and the comparison with the shop finds the orders missing in the warehouse
     expect(failed('orders', 'order_status', 'daily_expected_text_values_in_use_count')).toBe(0);
     expect(failed('fact_orders', null, 'daily_row_count_match')).toBe(1);
+    const compared = await runCli(['results', '--state-dir', join(dir, 'state'), '--comparison', 'matches_shop_orders', '--format', 'json'], { cwd: dir, env: env() });
+    const comparisonRows = (JSON.parse(compared.stdout) as { results: Array<{ tableComparison: string | null; checkName: string }> }).results;
+    expect(new Set(comparisonRows.map((r) => `${r.tableComparison}:${r.checkName}`))).toEqual(new Set(['matches_shop_orders:daily_row_count_match', 'matches_shop_orders:daily_sum_match']));
     // clean data passes, hostile names included
     expect(failed('orders', 'customer_id', 'daily_lookup_key_not_found')).toBe(0);
     expect(failed('kundenübersicht', 'land', 'daily_text_found_in_set_percent')).toBe(0);

@@ -10,6 +10,7 @@ export interface ResultsOptions extends StoreFlags {
   column?: string;
   checkType?: 'profiling' | 'monitoring' | 'partitioned';
   check?: string;
+  comparison?: string;
   format: 'text' | 'json';
 }
 
@@ -28,6 +29,7 @@ export async function resultsCommand(options: ResultsOptions, io: CliIo): Promis
           ...(options.column ? { columnName: options.column } : {}),
           ...(options.checkType ? { checkType: options.checkType } : {}),
           ...(options.check ? { checkName: options.check } : {}),
+          ...(options.comparison ? { tableComparison: options.comparison } : {}),
           newest: { of: 'runs', count: 1 },
         })),
       );
