@@ -6,7 +6,7 @@ import type { CheckResultInput, Store } from '../../store/store.js';
 import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
 import { periodOf, resultBase } from './runTableChecks.js';
 import { asTableFailure } from './tableFailure.js';
-import { tableQueryRequestOf } from './tableQueryRequest.js';
+import { columnTypesOf, tableQueryRequestOf } from './tableQueryRequest.js';
 
 /**
  * Runs the comparison checks of ONE table (`<container>.comparisons.<name>.<check>`): for each table comparison
@@ -95,6 +95,7 @@ export function comparisonRequests(
       ...(check.comparison?.referenceColumn ? { column: check.comparison.referenceColumn } : {}),
     })),
     ...(referenceFilter ? { filter: referenceFilter } : {}),
+    ...(referenceSpec ? columnTypesOf(referenceSpec) : {}),
     ...(grouping.reference.length > 0 ? { grouping: { columns: grouping.reference } } : {}),
     ...(base.partitioning
       ? { partitioning: { ...base.partitioning, column: (referenceSpec && partitionColumnOf(referenceSpec)) ?? base.partitioning.column } }

@@ -20,7 +20,7 @@ function numberOr(value: JsonValue | undefined): number | undefined {
 }
 
 /** The column types the table file records (`type_snapshot.column_type`), for the sensors' text of a value. */
-function columnTypesOf(spec: JsonObject): { columnTypes?: Record<string, string> } {
+export function columnTypesOf(spec: JsonObject): { columnTypes?: Record<string, string> } {
   const columns = isJsonObject(spec.columns) ? spec.columns : {};
   const types: Record<string, string> = {};
   for (const [name, column] of Object.entries(columns)) {
