@@ -15,11 +15,10 @@
  * Targets: single-object GET >= 50% of the baseline's requests/s with p99 < 20 ms; policy list p99 < 50 ms.
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { applyPlan } from '../src/apply/applyPlan.js';
@@ -28,9 +27,8 @@ import { buildServer } from '../src/server/buildServer.js';
 import { openStore } from '../src/store/openStore.js';
 import type { Store } from '../src/store/store.js';
 import { generateRepository } from './generateRepository.js';
+import { writeBenchmarkSection } from './benchmarksFile.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const BENCHMARKS_FILE = resolve(HERE, '..', 'BENCHMARKS.md');
 const SECTION_START = '<!-- bench/api.ts: REST API benchmark (start) -->';
 const SECTION_END = '<!-- bench/api.ts: REST API benchmark (end) -->';
 
@@ -209,16 +207,7 @@ async function main(): Promise<void> {
     process.stdout.write(report + '\n');
     for (const r of results) for (const m of r.measures) if (m.errors > 0 || m.non2xx > 0) throw new Error(`${r.engine}: ${m.label} had ${m.errors} errors and ${m.non2xx} non-2xx answers`);
     if (options.write) {
-      let text = '';
-      try {
-        text = await readFile(BENCHMARKS_FILE, 'utf8');
-      } catch {
-        text = '# Benchmarks\n';
-      }
-      const start = text.indexOf(SECTION_START);
-      const end = text.indexOf(SECTION_END);
-      text = start >= 0 && end > start ? text.slice(0, start) + report + text.slice(end + SECTION_END.length) : `${text.replace(/\n*$/, '\n\n')}${report}\n`;
-      await writeFile(BENCHMARKS_FILE, text);
+      await writeBenchmarkSection(report, SECTION_START, SECTION_END);
     }
   } finally {
     await rm(root, { recursive: true, force: true });

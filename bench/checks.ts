@@ -18,9 +18,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { LiveObjects } from '../src/app/liveObjects.js';
@@ -30,9 +29,9 @@ import type { JsonObject } from '../src/model/index.js';
 import { openStore } from '../src/store/openStore.js';
 import { planSensorQueries, type SensorQuery, type SensorReadouts } from '../src/datasource/sensors/index.js';
 import { BENCH_CHECKS, BENCH_NOW, BENCH_SCHEMA, BENCH_TABLE, benchRequest, benchSensors, benchTableSpec, createBenchTable, handWrittenQuery } from './checksWorkload.js';
+import { writeBenchmarkSection } from './benchmarksFile.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const BENCHMARKS_FILE = resolve(HERE, '..', 'BENCHMARKS.md');
 const SECTION_START = '<!-- bench/checks.ts: merged sensor queries (start) -->';
 const SECTION_END = '<!-- bench/checks.ts: merged sensor queries (end) -->';
 const FULL_ROWS = 1_000_000;
@@ -393,16 +392,7 @@ async function main(): Promise<void> {
   const text = report(options, measured, performance.now() - started);
   process.stdout.write(`${text}\n`);
   if (options.write) {
-    let current = '';
-    try {
-      current = await readFile(BENCHMARKS_FILE, 'utf8');
-    } catch {
-      current = '# Benchmarks\n';
-    }
-    const start = current.indexOf(SECTION_START);
-    const end = current.indexOf(SECTION_END);
-    const next = start >= 0 && end > start ? current.slice(0, start) + text + current.slice(end + SECTION_END.length) : `${current.replace(/\n*$/, '\n\n')}${text}\n`;
-    await writeFile(BENCHMARKS_FILE, next);
+    await writeBenchmarkSection(text, SECTION_START, SECTION_END);
     process.stderr.write('bench:checks: wrote BENCHMARKS.md\n');
   } else {
     process.stderr.write('bench:checks: BENCHMARKS.md left alone (not the full-size table; pass --write to write it)\n');

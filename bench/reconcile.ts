@@ -23,8 +23,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { classifyPath } from '../src/manifest/objectPaths.js';
@@ -37,10 +36,9 @@ import { buildServer } from '../src/server/buildServer.js';
 import { openStore } from '../src/store/openStore.js';
 import type { Store } from '../src/store/store.js';
 import { generateRepository } from './generateRepository.js';
+import { BENCHMARKS_FILE, writeBenchmarkSection } from './benchmarksFile.js';
 
 const execFileAsync = promisify(execFile);
-const HERE = dirname(fileURLToPath(import.meta.url));
-const BENCHMARKS_FILE = resolve(HERE, '..', 'BENCHMARKS.md');
 const SECTION_START = '<!-- bench/reconcile.ts: reconcile latency benchmark (start) -->';
 const SECTION_END = '<!-- bench/reconcile.ts: reconcile latency benchmark (end) -->';
 const TARGET_WATCH_P95_MS = 1_000;
@@ -414,16 +412,7 @@ async function main(): Promise<void> {
     const report = formatReport(options, repoInfo, results, performance.now() - started);
     process.stdout.write(report + '\n');
     if (options.write) {
-      let text = '';
-      try {
-        text = await readFile(BENCHMARKS_FILE, 'utf8');
-      } catch {
-        text = '# Benchmarks\n';
-      }
-      const start = text.indexOf(SECTION_START);
-      const end = text.indexOf(SECTION_END);
-      text = start >= 0 && end > start ? text.slice(0, start) + report + text.slice(end + SECTION_END.length) : `${text.replace(/\n*$/, '\n\n')}${report}\n`;
-      await writeFile(BENCHMARKS_FILE, text);
+      await writeBenchmarkSection(report, SECTION_START, SECTION_END);
       process.stderr.write(`bench:reconcile: wrote ${BENCHMARKS_FILE}\n`);
     } else {
       process.stderr.write('bench:reconcile: BENCHMARKS.md left alone (not the full size; pass --write to write it)\n');

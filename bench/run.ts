@@ -29,7 +29,7 @@
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cp, copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,16 +37,15 @@ import { CORE_SCHEMA, load } from 'js-yaml';
 import pg from 'pg';
 import { parse as yamlParse } from 'yaml';
 import { generateRepository, mutateRepository } from './generateRepository.js';
+import { BENCHMARKS_FILE, writeBenchmarkSection } from './benchmarksFile.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const BENCHMARKS_FILE = resolve(HERE, '..', 'BENCHMARKS.md');
 const SECTION_START = '<!-- bench/run.ts: repository benchmark (start) -->';
 const SECTION_END = '<!-- bench/run.ts: repository benchmark (end) -->';
 const READ_CONCURRENCY = 64; // as src/manifest/loadRepository.ts
 const MUTATE_FRACTION = 0.01;
 const TARGET_NO_CHANGE_RATIO = 2;
 const TARGET_APPLY_MS = 10_000;
-const TARGET_APPLY_TABLES = 10_000;
 
 type Engine = 'pglite' | 'postgres';
 
@@ -673,17 +672,7 @@ function report(options: Options, stats: RepositoryStats, results: EngineResult[
 }
 
 async function writeSection(section: string): Promise<void> {
-  let text: string;
-  try {
-    text = await readFile(BENCHMARKS_FILE, 'utf8');
-  } catch {
-    text = '# Benchmarks\n\nFigures measured on real runs; regenerate them with `npm run bench`.\n';
-  }
-  const start = text.indexOf(SECTION_START);
-  const end = text.indexOf(SECTION_END);
-  if (start >= 0 && end > start) text = text.slice(0, start) + section + text.slice(end + SECTION_END.length);
-  else text = `${text.replace(/\n*$/, '\n')}\n${section}\n`;
-  await writeFile(BENCHMARKS_FILE, text.replace(/\n*$/, '\n'));
+  await writeBenchmarkSection(section, SECTION_START, SECTION_END);
 }
 
 function printTable(results: EngineResult[], v: Verdict[]): void {

@@ -13,10 +13,7 @@
  *   server: DQCTL_BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres
  */
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { LiveObjects } from '../src/app/liveObjects.js';
 import { collectTableStatistics, columnProfileOf, DataSources, describeTable, type StatisticsValue } from '../src/datasource/index.js';
@@ -24,9 +21,8 @@ import { aggregateStatement } from '../src/datasource/statisticsQuery.js';
 import { collectStatistics } from '../src/jobs/executors/collectStatistics.js';
 import type { JsonObject } from '../src/model/index.js';
 import { openStore } from '../src/store/openStore.js';
+import { writeBenchmarkSection } from './benchmarksFile.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const BENCHMARKS_FILE = resolve(HERE, '..', 'BENCHMARKS.md');
 const SECTION_START = '<!-- bench/statistics.ts: statistics collection (start) -->';
 const SECTION_END = '<!-- bench/statistics.ts: statistics collection (end) -->';
 const FULL_ROWS = 1_000_000;
@@ -338,16 +334,7 @@ async function main(): Promise<void> {
   const text = report(options, measured, performance.now() - started);
   process.stdout.write(`${text}\n`);
   if (options.write) {
-    let current = '';
-    try {
-      current = await readFile(BENCHMARKS_FILE, 'utf8');
-    } catch {
-      current = '# Benchmarks\n';
-    }
-    const start = current.indexOf(SECTION_START);
-    const end = current.indexOf(SECTION_END);
-    const next = start >= 0 && end > start ? current.slice(0, start) + text + current.slice(end + SECTION_END.length) : `${current.replace(/\n*$/, '\n\n')}${text}\n`;
-    await writeFile(BENCHMARKS_FILE, next);
+    await writeBenchmarkSection(text, SECTION_START, SECTION_END);
     process.stderr.write('bench:statistics: wrote BENCHMARKS.md\n');
   } else {
     process.stderr.write('bench:statistics: BENCHMARKS.md left alone (not the full-size table; pass --write to write it)\n');

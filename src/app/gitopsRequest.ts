@@ -7,7 +7,6 @@ import { readSettings, type RepositorySettings } from '../manifest/settings.js';
 import {
   compareKeys,
   DqError,
-  isJsonObject,
   isObjectKind,
   keyId,
   type DesiredObject,

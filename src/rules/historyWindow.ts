@@ -11,7 +11,6 @@ import {
   groupingOfGradient,
   periodIndex,
   timePeriodMillis,
-  type CalendarGrouping,
   type HistoryGrouping,
 } from './timePeriods.js';
 

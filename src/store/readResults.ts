@@ -1,5 +1,6 @@
 import { DqError } from '../model/index.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
+import { chunksOfJson } from './sql/jsonChunks.js';
 
 /**
  * Check results and error samples (tables of migration 0002): rows written by check runs, read by the
@@ -432,22 +433,4 @@ function checkHashOf(hash: number, index: number): void {
   if (!Number.isSafeInteger(hash)) {
     throw new DqError('INVALID_ARGUMENT', `row ${index}: checkHash must be an integer within ±2^53, not ${hash}`);
   }
-}
-
-const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
-
-/** JSON arrays of already-serialized rows, each at most MAX_CHUNK_BYTES (or one row, if a row is larger). */
-function* chunksOfJson(rows: string[]): Generator<string> {
-  let chunk: string[] = [];
-  let size = 0;
-  for (const row of rows) {
-    if (chunk.length > 0 && size + row.length > MAX_CHUNK_BYTES) {
-      yield `[${chunk.join(',')}]`;
-      chunk = [];
-      size = 0;
-    }
-    chunk.push(row);
-    size += row.length + 1;
-  }
-  if (chunk.length > 0) yield `[${chunk.join(',')}]`;
 }

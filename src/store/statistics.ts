@@ -1,5 +1,6 @@
 import { DqError, type JsonValue } from '../model/index.js';
 import { isoTimestamp, type SqlQueryable } from './sql/sqlClient.js';
+import { chunksOfJson } from './sql/jsonChunks.js';
 
 /**
  * Statistics rows (migration 0004): written by the collect-statistics job, read back as "the latest
@@ -63,7 +64,7 @@ export async function insertStatistics(sql: SqlQueryable, rows: readonly Statist
       error_message: row.errorMessage ?? null,
     });
   });
-  for (const chunk of chunks(json)) {
+  for (const chunk of chunksOfJson(json)) {
     await sql.query(
       `insert into dqctl.statistics (connection_name, schema_name, table_name, column_name, collector_category,
          collector_name, data_group, result_double, result_text, result_json, collected_at, duration_ms, error_message)
@@ -149,21 +150,4 @@ export async function readLatestStatistics(sql: SqlQueryable, filter: Statistics
     durationMs: row.duration_ms,
     errorMessage: row.error_message,
   }));
-}
-
-const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
-
-function* chunks(rows: string[]): Generator<string> {
-  let chunk: string[] = [];
-  let size = 0;
-  for (const row of rows) {
-    if (chunk.length > 0 && size + row.length > MAX_CHUNK_BYTES) {
-      yield `[${chunk.join(',')}]`;
-      chunk = [];
-      size = 0;
-    }
-    chunk.push(row);
-    size += row.length + 1;
-  }
-  if (chunk.length > 0) yield `[${chunk.join(',')}]`;
 }

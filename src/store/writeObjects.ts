@@ -1,5 +1,6 @@
 import { DqError, displayKey, keyId, type ObjectKey, type ObjectWrite } from '../model/index.js';
 import type { SqlQueryable } from './sql/sqlClient.js';
+import { chunksOfJson } from './sql/jsonChunks.js';
 
 /**
  * Bulk writes of live objects. Each statement takes ONE jsonb parameter holding an array of rows, expanded by
@@ -7,8 +8,6 @@ import type { SqlQueryable } from './sql/sqlClient.js';
  * 2 MB (measured: 1-2 MB chunks are fastest on both engines, one 32 MB statement is twice as slow).
  * Values are always bound, never spliced into SQL.
  */
-const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
-
 export async function upsertObjects(sql: SqlQueryable, objects: ObjectWrite[], revision: number): Promise<void> {
   const seen = new Set<string>();
   for (const object of objects) {
@@ -58,20 +57,4 @@ export async function deleteObjects(sql: SqlQueryable, keys: ObjectKey[]): Promi
       [chunk],
     );
   }
-}
-
-/** JSON arrays of already-serialized rows, each at most MAX_CHUNK_BYTES (or one row, if a row is larger). */
-function* chunksOfJson(rows: string[]): Generator<string> {
-  let chunk: string[] = [];
-  let size = 0;
-  for (const row of rows) {
-    if (chunk.length > 0 && size + row.length > MAX_CHUNK_BYTES) {
-      yield `[${chunk.join(',')}]`;
-      chunk = [];
-      size = 0;
-    }
-    chunk.push(row);
-    size += row.length + 1;
-  }
-  if (chunk.length > 0) yield `[${chunk.join(',')}]`;
 }

@@ -255,6 +255,27 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     },
   );
 
+  /**
+   * Writes the flow of the request's body into the target table's source_tables: `place` gets the current entries,
+   * the new entry and where the flow already is (-1: not there) and answers the new list. 404 without the target
+   * table or the source connection.
+   */
+  const writeSourceEntry = async (
+    request: FastifyRequest,
+    place: (entries: JsonValue[], entry: JsonValue, at: number, name: string) => JsonValue[],
+  ): Promise<void> => {
+    const target = tablePathOf(request);
+    const source = sourcePathOf(request);
+    await requireTable(context, target);
+    await requireConnection(context, source.connection);
+    const entry = entryOf(request, source);
+    await context.objects.update('table', tableObjectName(target), writerOf(request), (current) => {
+      const entries = entriesOf(current.spec);
+      const at = entries.findIndex((e) => entryNames(e, toRef(source)));
+      return { spec: { ...current.spec, source_tables: place(entries, entry, at, describe(target, source)) } };
+    });
+  };
+
   api.post(
     SOURCE_URL,
     {
@@ -266,15 +287,9 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       },
     },
     async (request, reply) => {
-      const target = tablePathOf(request);
-      const source = sourcePathOf(request);
-      await requireTable(context, target);
-      await requireConnection(context, source.connection);
-      const entry = entryOf(request, source);
-      await context.objects.update('table', tableObjectName(target), writerOf(request), (current) => {
-        const entries = entriesOf(current.spec);
-        if (entries.some((e) => entryNames(e, toRef(source)))) throw new DqError('ALREADY_EXISTS', `${describe(target, source)} already exists`);
-        return { spec: { ...current.spec, source_tables: [...entries, entry] } };
+      await writeSourceEntry(request, (entries, entry, at, name) => {
+        if (at >= 0) throw new DqError('ALREADY_EXISTS', `${name} already exists`);
+        return [...entries, entry];
       });
       return reply.status(201).send();
     },
@@ -291,17 +306,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       },
     },
     async (request, reply) => {
-      const target = tablePathOf(request);
-      const source = sourcePathOf(request);
-      await requireTable(context, target);
-      await requireConnection(context, source.connection);
-      const entry = entryOf(request, source);
-      await context.objects.update('table', tableObjectName(target), writerOf(request), (current) => {
-        const entries = entriesOf(current.spec);
-        const at = entries.findIndex((e) => entryNames(e, toRef(source)));
-        const next = at < 0 ? [...entries, entry] : entries.map((e, i) => (i === at ? entry : e));
-        return { spec: { ...current.spec, source_tables: next } };
-      });
+      await writeSourceEntry(request, (entries, entry, at) => (at < 0 ? [...entries, entry] : entries.map((e, i) => (i === at ? entry : e))));
       return reply.status(204).send();
     },
   );
