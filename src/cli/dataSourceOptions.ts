@@ -1,7 +1,11 @@
 import { resolve } from 'node:path';
+import { LiveObjects } from '../app/liveObjects.js';
 import { DataSources } from '../datasource/index.js';
+import type { CheckSearchFilters } from '../jobs/checkRun/plannedChecks.js';
+import type { Store } from '../store/store.js';
 import { parseDuration } from './duration.js';
 import type { CliIo } from './io.js';
+import { withStore, type StoreFlags } from './storeOptions.js';
 
 /**
  * How CLI commands that query data sources find secrets: `${ENV_VAR}` from the environment, and
@@ -27,4 +31,58 @@ export function dataSourcesFromFlags(flags: DataSourceFlags, io: CliIo): DataSou
     credentialsDir: credentialsDirOf(flags, io),
     statementTimeoutMs: flags.statementTimeout ? parseDuration(flags.statementTimeout, '--statement-timeout') : undefined,
   });
+}
+
+/** What a command that works on the data sources gets: the store, its live objects, the pools, a Ctrl-C signal. */
+export interface DataSourceRun {
+  store: Store;
+  objects: LiveObjects;
+  dataSources: DataSources;
+  /** Aborted by Ctrl-C: the running statements are cancelled on the sources. */
+  signal: AbortSignal;
+}
+
+/**
+ * Runs `work` with the live store open and the data sources' pools, cancelling on Ctrl-C (SIGINT), and closes the
+ * pools afterwards whatever happens.
+ */
+export async function withDataSources<T>(
+  flags: DataSourceFlags & StoreFlags,
+  io: CliIo,
+  operation: string,
+  work: (run: DataSourceRun) => Promise<T>,
+): Promise<T> {
+  const dataSources = dataSourcesFromFlags(flags, io);
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  try {
+    return await withStore(flags, io, { operation }, (store) =>
+      work({ store, objects: new LiveObjects(store, { revisionCheckMs: 0 }), dataSources, signal: controller.signal }),
+    );
+  } finally {
+    process.off('SIGINT', stop);
+    await dataSources.close();
+  }
+}
+
+/** The CheckSearchFilters of the check-selecting flags that `run checks` and `collect error-samples` share. */
+export function checkFiltersOf(options: {
+  connection?: string;
+  table?: string;
+  column?: string;
+  checkType?: CheckSearchFilters['checkType'];
+  timeScale?: CheckSearchFilters['timeScale'];
+  category?: string;
+  check?: string;
+}): CheckSearchFilters {
+  const filters: CheckSearchFilters = {};
+  if (options.connection) filters.connection = options.connection;
+  if (options.table) filters.fullTableName = options.table;
+  if (options.column) filters.column = options.column;
+  if (options.checkType) filters.checkType = options.checkType;
+  if (options.timeScale) filters.timeScale = options.timeScale;
+  if (options.category) filters.checkCategory = options.category;
+  if (options.check) filters.checkName = options.check;
+  return filters;
 }

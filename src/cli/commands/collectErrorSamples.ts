@@ -1,4 +1,3 @@
-import { LiveObjects } from '../../app/liveObjects.js';
 import {
   allFailed,
   collectErrorSamples,
@@ -6,11 +5,10 @@ import {
   type CollectErrorSamplesRun,
   type TableSamplesOutcome,
 } from '../../jobs/executors/collectErrorSamples.js';
-import type { CheckSearchFilters } from '../../jobs/checkRun/plannedChecks.js';
 import { DqError } from '../../model/index.js';
-import { dataSourcesFromFlags, type DataSourceFlags } from '../dataSourceOptions.js';
+import { checkFiltersOf, withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
-import { withStore, type StoreFlags } from '../storeOptions.js';
+import type { StoreFlags } from '../storeOptions.js';
 
 export interface CollectErrorSamplesOptions extends StoreFlags, DataSourceFlags {
   connection?: string;
@@ -39,43 +37,25 @@ export async function collectErrorSamplesCommand(options: CollectErrorSamplesOpt
     limit = Number(options.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new DqError('INVALID_ARGUMENT', `--limit must be an integer from 1 to ${MAX_LIMIT}`);
   }
-  const filters: CheckSearchFilters = {};
-  if (options.connection) filters.connection = options.connection;
-  if (options.table) filters.fullTableName = options.table;
-  if (options.column) filters.column = options.column;
-  if (options.checkType) filters.checkType = options.checkType;
-  if (options.timeScale) filters.timeScale = options.timeScale;
-  if (options.category) filters.checkCategory = options.category;
-  if (options.check) filters.checkName = options.check;
-  const parameters: CollectErrorSamplesParameters = { check_search_filters: filters, data_scope: options.withGrouping ? 'data_group' : 'table' };
+  const parameters: CollectErrorSamplesParameters = { check_search_filters: checkFiltersOf(options), data_scope: options.withGrouping ? 'data_group' : 'table' };
   const progress = io.interactive && options.format === 'text';
-  const dataSources = dataSourcesFromFlags(options, io);
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
   const started = Date.now();
-  try {
-    return await withStore(options, io, { operation: 'collect error samples' }, async (store) => {
-      const objects = new LiveObjects(store, { revisionCheckMs: 0 });
-      const run = await collectErrorSamples({ store, objects, dataSources }, parameters, {
-        signal: controller.signal,
-        ...(limit === undefined ? {} : { limit }),
-        onTable: progress ? (outcome, done, total) => io.stderr(`\r\x1b[K[${done}/${total}] ${outcome.name} ${failedOf(outcome) === 0 ? 'ok' : 'FAILED'}`) : undefined,
-      });
-      if (progress && run.tables.length > 0) io.stderr('\r\x1b[K');
-      if (options.format === 'json') io.stdout(JSON.stringify(runJson(run), null, 2) + '\n');
-      else io.stdout(renderRun(run, Date.now() - started));
-      if (run.result.total_error_samplers_failed > 0) {
-        const all = allFailed(run);
-        io.stderr(`Error: ${all ? all.message : `${run.result.total_error_samplers_failed} of ${run.result.executed_error_samplers} error samplers failed`}\n`);
-        return 1;
-      }
-      return 0;
+  return withDataSources(options, io, 'collect error samples', async ({ store, objects, dataSources, signal }) => {
+    const run = await collectErrorSamples({ store, objects, dataSources }, parameters, {
+      signal,
+      ...(limit === undefined ? {} : { limit }),
+      onTable: progress ? (outcome, done, total) => io.stderr(`\r\x1b[K[${done}/${total}] ${outcome.name} ${failedOf(outcome) === 0 ? 'ok' : 'FAILED'}`) : undefined,
     });
-  } finally {
-    process.off('SIGINT', stop);
-    await dataSources.close();
-  }
+    if (progress && run.tables.length > 0) io.stderr('\r\x1b[K');
+    if (options.format === 'json') io.stdout(JSON.stringify(runJson(run), null, 2) + '\n');
+    else io.stdout(renderRun(run, Date.now() - started));
+    if (run.result.total_error_samplers_failed > 0) {
+      const all = allFailed(run);
+      io.stderr(`Error: ${all ? all.message : `${run.result.total_error_samplers_failed} of ${run.result.executed_error_samplers} error samplers failed`}\n`);
+      return 1;
+    }
+    return 0;
+  });
 }
 
 function failedOf(outcome: TableSamplesOutcome): number {

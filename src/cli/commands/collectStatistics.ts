@@ -1,9 +1,8 @@
-import { LiveObjects } from '../../app/liveObjects.js';
 import { collectStatistics, failureSummary, type CollectStatisticsParameters, type CollectStatisticsRun, type TableOutcome } from '../../jobs/executors/collectStatistics.js';
 import { DqError } from '../../model/index.js';
-import { dataSourcesFromFlags, type DataSourceFlags } from '../dataSourceOptions.js';
+import { withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
-import { withStore, type StoreFlags } from '../storeOptions.js';
+import type { StoreFlags } from '../storeOptions.js';
 import { whoAmI } from './apply.js';
 
 export interface CollectStatisticsOptions extends StoreFlags, DataSourceFlags {
@@ -42,33 +41,23 @@ export async function collectStatisticsCommand(options: CollectStatisticsOptions
     dataScope: options.withGrouping ? 'data_group' : 'table',
   };
   const progress = io.interactive && options.format === 'text';
-  const dataSources = dataSourcesFromFlags(options, io);
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
   const started = Date.now();
-  try {
-    return await withStore(options, io, { operation: 'collect statistics' }, async (store) => {
-      const objects = new LiveObjects(store, { revisionCheckMs: 0 });
-      const run = await collectStatistics({ store, objects, dataSources }, parameters, {
-        signal: controller.signal,
-        caller: `cli:${whoAmI(io.env)}`,
-        onTable: progress ? (outcome, done, total) => io.stderr(`\r\x1b[K[${done}/${total}] ${outcome.name} ${outcome.status === 'ok' ? 'ok' : 'FAILED'}`) : undefined,
-      });
-      if (progress && run.tables.length > 0) io.stderr('\r\x1b[K');
-      if (options.format === 'json') io.stdout(JSON.stringify(runJson(run), null, 2) + '\n');
-      else io.stdout(renderRun(run, Date.now() - started));
-      const failed = run.tables.filter((t) => t.status === 'failed');
-      if (failed.length > 0) {
-        io.stderr(`Error: ${failureSummary(run, failed).message}\n`);
-        return 1;
-      }
-      return 0;
+  return withDataSources(options, io, 'collect statistics', async ({ store, objects, dataSources, signal }) => {
+    const run = await collectStatistics({ store, objects, dataSources }, parameters, {
+      signal,
+      caller: `cli:${whoAmI(io.env)}`,
+      onTable: progress ? (outcome, done, total) => io.stderr(`\r\x1b[K[${done}/${total}] ${outcome.name} ${outcome.status === 'ok' ? 'ok' : 'FAILED'}`) : undefined,
     });
-  } finally {
-    process.off('SIGINT', stop);
-    await dataSources.close();
-  }
+    if (progress && run.tables.length > 0) io.stderr('\r\x1b[K');
+    if (options.format === 'json') io.stdout(JSON.stringify(runJson(run), null, 2) + '\n');
+    else io.stdout(renderRun(run, Date.now() - started));
+    const failed = run.tables.filter((t) => t.status === 'failed');
+    if (failed.length > 0) {
+      io.stderr(`Error: ${failureSummary(run, failed).message}\n`);
+      return 1;
+    }
+    return 0;
+  });
 }
 
 function runJson(run: CollectStatisticsRun) {

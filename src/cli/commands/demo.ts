@@ -1,6 +1,5 @@
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { LiveObjects } from '../../app/liveObjects.js';
 import {
   chooseDemoSource,
   DEFAULT_DEMO_PREFIX,
@@ -13,9 +12,9 @@ import {
 } from '../../demo/index.js';
 import { runChecks, type RunChecksRun } from '../../jobs/executors/runChecks.js';
 import { DqError } from '../../model/index.js';
-import { dataSourcesFromFlags } from '../dataSourceOptions.js';
+import { withDataSources } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
-import { withStore, type StoreFlags } from '../storeOptions.js';
+import type { StoreFlags } from '../storeOptions.js';
 import { applyCommand } from './apply.js';
 import { serveCommand, type ServeOptions } from './serve.js';
 import { validateCommand } from './validate.js';
@@ -129,15 +128,9 @@ async function prepare(source: DemoSource, prefix: string, io: CliIo): Promise<D
 
 /** The same executor as `dqctl run checks` and POST /api/jobs/runchecks, over every table of the store. */
 async function runAllChecks(repository: string, storeFlags: StoreFlags, io: CliIo): Promise<RunChecksRun> {
-  const dataSources = dataSourcesFromFlags({ repository }, io);
-  try {
-    return await withStore(storeFlags, io, { operation: 'demo: run checks' }, async (store) => {
-      const objects = new LiveObjects(store, { revisionCheckMs: 0 });
-      return runChecks({ store, objects, dataSources }, { check_search_filters: {} }, new AbortController().signal);
-    });
-  } finally {
-    await dataSources.close();
-  }
+  return withDataSources({ ...storeFlags, repository }, io, 'demo: run checks', ({ store, objects, dataSources, signal }) =>
+    runChecks({ store, objects, dataSources }, { check_search_filters: {} }, signal),
+  );
 }
 
 function hostForUrl(host: string): string {

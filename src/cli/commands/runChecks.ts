@@ -1,9 +1,8 @@
-import { LiveObjects } from '../../app/liveObjects.js';
 import { runChecks, type RunChecksResult } from '../../jobs/executors/runChecks.js';
 import { DqError, type JsonObject } from '../../model/index.js';
-import { dataSourcesFromFlags, type DataSourceFlags } from '../dataSourceOptions.js';
+import { checkFiltersOf, withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
-import { withStore, type StoreFlags } from '../storeOptions.js';
+import type { StoreFlags } from '../storeOptions.js';
 
 export interface RunChecksOptions extends StoreFlags, DataSourceFlags {
   connection?: string;
@@ -37,50 +36,33 @@ export function exitCodeOf(result: RunChecksResult, failAt: RunChecksOptions['fa
  */
 export async function runChecksCommand(options: RunChecksOptions, io: CliIo): Promise<number> {
   if (!(options.failAt in LEVEL)) throw new DqError('INVALID_ARGUMENT', '--fail-at must be warning, error or fatal');
-  const filters: JsonObject = {};
-  if (options.connection) filters.connection = options.connection;
-  if (options.table) filters.fullTableName = options.table;
-  if (options.column) filters.column = options.column;
-  if (options.checkType) filters.checkType = options.checkType;
-  if (options.timeScale) filters.timeScale = options.timeScale;
-  if (options.category) filters.checkCategory = options.category;
-  if (options.check) filters.checkName = options.check;
+  const filters: JsonObject = { ...checkFiltersOf(options) };
   if (options.comparison) filters.tableComparisonName = options.comparison;
-  const dataSources = dataSourcesFromFlags(options, io);
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
   const started = Date.now();
   const progress = io.interactive && options.format === 'text';
-  try {
-    return await withStore(options, io, { operation: 'run checks' }, async (store) => {
-      const objects = new LiveObjects(store, { revisionCheckMs: 0 });
-      const run = await runChecks({ store, objects, dataSources }, { check_search_filters: filters }, controller.signal, {
-        onProgress: progress ? (done, total) => io.stderr(`\r\x1b[K${bar(done, total)} ${done}/${total} tables`) : undefined,
-      });
-      const { result } = run;
-      const failed = run.tables.filter((t) => t.status === 'failed');
-      if (progress) io.stderr('\r\x1b[K');
-      if (options.format === 'json') {
-        const tables = failed.map((t) => ({ table: t.table, code: t.error?.code ?? null, error: t.error?.message ?? null }));
-        io.stdout(JSON.stringify(failed.length > 0 ? { ...result, failed_tables: tables } : result, null, 2) + '\n');
-      } else {
-        for (const t of failed) io.stdout(`  FAILED  ${t.table}  ${t.error?.message ?? ''}\n`);
-        io.stdout(
-          `Ran ${result.executed_checks} check${result.executed_checks === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
-            `${result.valid_results} valid, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}, ${result.errors} error${result.errors === 1 ? '' : 's'}, ` +
-            `${result.fatals} fatal, ${result.execution_errors} execution error${result.execution_errors === 1 ? '' : 's'}` +
-            `${result.highest_severity ? `; highest severity: ${result.highest_severity}` : ''}.\n` +
-            (failed.length > 0 ? `The data source failed ${failed.length} of ${run.tables.length} tables; their checks are stored as execution errors.\n` : '') +
-            (result.executed_checks > 0 ? 'See them with: dqctl results\n' : 'No check matched the filters.\n'),
-        );
-      }
-      return exitCodeOf(result, options.failAt);
+  return withDataSources(options, io, 'run checks', async ({ store, objects, dataSources, signal }) => {
+    const run = await runChecks({ store, objects, dataSources }, { check_search_filters: filters }, signal, {
+      onProgress: progress ? (done, total) => io.stderr(`\r\x1b[K${bar(done, total)} ${done}/${total} tables`) : undefined,
     });
-  } finally {
-    process.off('SIGINT', stop);
-    await dataSources.close();
-  }
+    const { result } = run;
+    const failed = run.tables.filter((t) => t.status === 'failed');
+    if (progress) io.stderr('\r\x1b[K');
+    if (options.format === 'json') {
+      const tables = failed.map((t) => ({ table: t.table, code: t.error?.code ?? null, error: t.error?.message ?? null }));
+      io.stdout(JSON.stringify(failed.length > 0 ? { ...result, failed_tables: tables } : result, null, 2) + '\n');
+    } else {
+      for (const t of failed) io.stdout(`  FAILED  ${t.table}  ${t.error?.message ?? ''}\n`);
+      io.stdout(
+        `Ran ${result.executed_checks} check${result.executed_checks === 1 ? '' : 's'} in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+          `${result.valid_results} valid, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}, ${result.errors} error${result.errors === 1 ? '' : 's'}, ` +
+          `${result.fatals} fatal, ${result.execution_errors} execution error${result.execution_errors === 1 ? '' : 's'}` +
+          `${result.highest_severity ? `; highest severity: ${result.highest_severity}` : ''}.\n` +
+          (failed.length > 0 ? `The data source failed ${failed.length} of ${run.tables.length} tables; their checks are stored as execution errors.\n` : '') +
+          (result.executed_checks > 0 ? 'See them with: dqctl results\n' : 'No check matched the filters.\n'),
+      );
+    }
+    return exitCodeOf(result, options.failAt);
+  });
 }
 
 function bar(done: number, total: number): string {
