@@ -1,9 +1,7 @@
 import type { RevisionDiff } from '../app/diffRevisions.js';
-import type { FieldChange } from '../diff/change.js';
-import { redactValue } from '../diff/secrets.js';
-import type { JsonObject, JsonValue, ObjectKind } from '../model/index.js';
+import type { JsonObject, ObjectKind } from '../model/index.js';
 import type { ReachComparison } from '../policy/blastRadius.js';
-import type { PlanFieldDocument } from './planDocument.js';
+import { addressOf, bodyDocument, fieldDocument, type PlanFieldDocument } from './planDocument.js';
 
 /**
  * The JSON form of `dqctl diff` (what `--format json` prints and the text and markdown renderers read).
@@ -51,34 +49,16 @@ export interface DiffDocument {
   blast_radius: BlastRadiusDocument[];
 }
 
-export function addressOf(kind: string, name: string): string {
-  return `${kind} ${JSON.stringify(name)}`;
-}
-
-function field(f: FieldChange): PlanFieldDocument {
-  return {
-    path: f.path.join('.'),
-    before: (redactValue(f.path, f.before) ?? null) as JsonValue | null,
-    after: (redactValue(f.path, f.after) ?? null) as JsonValue | null,
-  };
-}
-
-function body(spec: JsonObject, attachments: JsonObject): JsonObject {
-  const out: JsonObject = { spec: redactValue(['spec'], spec) as JsonObject };
-  if (Object.keys(attachments).length > 0) out.attachments = attachments;
-  return out;
-}
-
 export function toDiffDocument(result: RevisionDiff): DiffDocument {
   const changes = result.diff.changes.map((c): DiffChangeDocument => {
     const base = { address: addressOf(c.key.kind, c.key.name), kind: c.key.kind, name: c.key.name, action: c.action };
     switch (c.action) {
       case 'added':
-        return { ...base, file: { base: null, head: c.head.origin.file }, fields: [], body: body(c.head.spec, c.head.attachments) };
+        return { ...base, file: { base: null, head: c.head.origin.file }, fields: [], body: bodyDocument(c.head.spec, c.head.attachments) };
       case 'changed':
-        return { ...base, file: { base: c.base.origin.file, head: c.head.origin.file }, fields: c.fields.map(field), body: null };
+        return { ...base, file: { base: c.base.origin.file, head: c.head.origin.file }, fields: c.fields.map(fieldDocument), body: null };
       case 'removed':
-        return { ...base, file: { base: c.base.origin.file, head: null }, fields: [], body: body(c.base.spec, c.base.attachments) };
+        return { ...base, file: { base: c.base.origin.file, head: null }, fields: [], body: bodyDocument(c.base.spec, c.base.attachments) };
       default: {
         const unreachable: never = c;
         throw new Error(`toDiffDocument: unknown change ${JSON.stringify(unreachable)}`);
@@ -99,7 +79,7 @@ export function toDiffDocument(result: RevisionDiff): DiffDocument {
       policies_changed: result.blastRadius.length,
     },
     warnings: result.warnings,
-    settings: result.diff.settings.map(field),
+    settings: result.diff.settings.map(fieldDocument),
     changes,
     blast_radius: result.blastRadius.map((b) => ({
       address: addressOf(b.kind, b.name),

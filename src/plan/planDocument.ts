@@ -57,11 +57,13 @@ export function reasonText(code: string): string {
   return REASONS[code] ?? code;
 }
 
-function address(kind: string, name: string): string {
+/** How a plan or a diff names an object: `table "conn/schema.table"`. */
+export function addressOf(kind: string, name: string): string {
   return `${kind} ${JSON.stringify(name)}`;
 }
 
-function field(f: FieldChange): PlanFieldDocument {
+/** A changed field as documents show it: its path, and the values before and after with secrets redacted. */
+export function fieldDocument(f: FieldChange): PlanFieldDocument {
   return {
     path: f.path.join('.'),
     before: (redactValue(f.path, f.before) ?? null) as JsonValue | null,
@@ -69,7 +71,8 @@ function field(f: FieldChange): PlanFieldDocument {
   };
 }
 
-function body(spec: JsonObject, attachments: JsonObject): JsonObject {
+/** An object's spec (secrets redacted) and its attachments, as documents show it. */
+export function bodyDocument(spec: JsonObject, attachments: JsonObject): JsonObject {
   const out: JsonObject = { spec: redactValue(['spec'], spec) as JsonObject };
   if (Object.keys(attachments).length > 0) out.attachments = attachments;
   return out;
@@ -90,7 +93,7 @@ export function toPlanDocument(plan: Plan): PlanDocument {
     },
     summary: { ...plan.summary, drifted: plan.drift.length, kept: plan.kept.length },
     changes: plan.changes.map((c): PlanChangeDocument => {
-      const base = { address: address(c.key.kind, c.key.name), kind: c.key.kind, name: c.key.name };
+      const base = { address: addressOf(c.key.kind, c.key.name), kind: c.key.kind, name: c.key.name };
       switch (c.action) {
         case 'create':
           return {
@@ -100,7 +103,7 @@ export function toPlanDocument(plan: Plan): PlanDocument {
             reason_code: 'create',
             file: c.desired.origin.file,
             before: null,
-            after: body(c.desired.spec, c.desired.attachments),
+            after: bodyDocument(c.desired.spec, c.desired.attachments),
             fields: [],
           };
         case 'update':
@@ -110,9 +113,9 @@ export function toPlanDocument(plan: Plan): PlanDocument {
             reason: reasonText(c.reason),
             reason_code: c.reason,
             file: c.desired.origin.file,
-            before: body(c.live.spec, c.live.attachments),
-            after: body(c.desired.spec, c.desired.attachments),
-            fields: c.fields.map(field),
+            before: bodyDocument(c.live.spec, c.live.attachments),
+            after: bodyDocument(c.desired.spec, c.desired.attachments),
+            fields: c.fields.map(fieldDocument),
           };
         case 'delete':
           return {
@@ -121,7 +124,7 @@ export function toPlanDocument(plan: Plan): PlanDocument {
             reason: reasonText(c.reason),
             reason_code: c.reason,
             file: c.live.originFile,
-            before: body(c.live.spec, c.live.attachments),
+            before: bodyDocument(c.live.spec, c.live.attachments),
             after: null,
             fields: [],
           };
@@ -132,14 +135,14 @@ export function toPlanDocument(plan: Plan): PlanDocument {
       }
     }),
     drift: plan.drift.map((d) => ({
-      address: address(d.key.kind, d.key.name),
+      address: addressOf(d.key.kind, d.key.name),
       kind: d.key.kind,
       name: d.key.name,
       restored: d.restored,
-      fields: d.fields.map(field),
+      fields: d.fields.map(fieldDocument),
     })),
     kept: plan.kept.map((k) => ({
-      address: address(k.key.kind, k.key.name),
+      address: addressOf(k.key.kind, k.key.name),
       kind: k.key.kind,
       name: k.key.name,
       reason: reasonText(k.reason),
