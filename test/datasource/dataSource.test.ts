@@ -95,11 +95,12 @@ describe('data sources', () => {
 
   it('a connection dropped mid-query: DATASOURCE_CONNECTION_LOST with reason dropped; the next query works', async () => {
     const ds = sources().get('src', source.spec());
-    const running = ds.session((session) => session.query('select pg_sleep(20)'));
+    // the handler is attached at once: the rejection may come before the admin query below returns
+    const running = ds.session((session) => session.query('select pg_sleep(20)')).catch((e: unknown) => e);
     await eventually(async () => (await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('pg_sleep(20)')));
     const [victim] = (await dqctlBackends(source)).filter((b) => b.query.includes('pg_sleep(20)'));
     await source.admin('select pg_terminate_backend($1)', [victim.pid]);
-    const error = await running.catch((e) => e);
+    const error = await running;
     expect(error).toMatchObject({ code: 'DATASOURCE_CONNECTION_LOST', details: { reason: 'dropped' } });
     expect(await ds.query<{ one: number }>('select 1 as one')).toEqual([{ one: 1 }]);
   });
