@@ -180,6 +180,8 @@ interface EngineResult {
   gitInitialPassMs: number;
   push: Series;
   webhook: Series;
+  /** PostgreSQL: push + webhook sent to a follower replica, which hands it to the leader (NOTIFY). */
+  follower: Series;
   pushOnly: number[];
   rssMiB: number;
 }
@@ -222,6 +224,7 @@ async function benchEngine(engine: Engine, generated: string, options: Options):
     gitInitialPassMs: NaN,
     push: emptySeries('push + webhook'),
     webhook: emptySeries('webhook alone'),
+    follower: emptySeries('push + webhook to a follower replica'),
     pushOnly: [],
     rssMiB: 0,
   };
@@ -279,29 +282,61 @@ async function benchEngine(engine: Engine, generated: string, options: Options):
         if (gitFirst.result !== 'applied' && gitFirst.result !== 'no_changes') throw new Error(`the first git pass ended ${gitFirst.result}: ${gitFirst.error}`);
         result.gitInitialPassMs = gitFirst.duration_ms;
         process.stderr.write(`bench:reconcile: ${engine}: first git pass ${gitFirst.duration_ms} ms; ${options.edits} pushes + webhooks…\n`);
-        for (let i = 0; i < options.edits; i++) {
-          const file = files[(i * 89 + 13) % files.length];
-          const key = tableKey(file);
-          const value = await editPriority(copy, file, i + 7);
-          await git(copy, 'commit', '-q', '-a', '-m', `edit ${i}`);
-          const t0 = performance.now();
-          await git(copy, 'push', '-q', 'origin', 'main');
-          const t1 = performance.now();
-          const body = JSON.stringify({ ref: 'refs/heads/main', edit: i });
-          const answer = await fetch(`${address}/api/gitops/webhook`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': signWebhookBody(SECRET, body) },
-            body,
-            signal: AbortSignal.timeout(30_000),
+        /** One edit after another: commit, push, the webhook to `address`, until the store holds it; the leader's pass. */
+        const pushes = async (address: string, offset: number, onEdit: (pushToStore: number, webhookToStore: number, push: number, pass: PassRecord) => void) => {
+          for (let i = 0; i < options.edits; i++) {
+            const file = files[(i * 89 + offset) % files.length];
+            const key = tableKey(file);
+            const value = await editPriority(copy, file, i + offset);
+            await git(copy, 'commit', '-q', '-a', '-m', `edit ${offset}/${i}`);
+            const t0 = performance.now();
+            await git(copy, 'push', '-q', 'origin', 'main');
+            const t1 = performance.now();
+            const body = JSON.stringify({ ref: 'refs/heads/main', edit: i });
+            const answer = await fetch(`${address}/api/gitops/webhook`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': signWebhookBody(SECRET, body) },
+              body,
+              signal: AbortSignal.timeout(30_000),
+            });
+            if (answer.status !== 202) throw new Error(`webhook answered ${answer.status}: ${await answer.text()}`);
+            await waitUntil(async () => (await probe.priorityOf(key)) === value, 30_000, `push ${offset}/${i} in the store`);
+            const t2 = performance.now();
+            const pass = await idle(gitLoop);
+            if (pass.result !== 'applied') throw new Error(`push ${offset}/${i}: the pass ended ${pass.result}: ${pass.error}`);
+            onEdit(t2 - t0, t2 - t1, t1 - t0, pass);
+          }
+        };
+        await pushes(address, 13, (pushToStore, webhookToStore, push, pass) => {
+          record(result.push, pushToStore, pass);
+          result.webhook.latencies.push(webhookToStore);
+          result.pushOnly.push(push);
+        });
+        if (engine === 'postgres' && opened.url) {
+          // A second replica on the same database, with its own store connection and clone: it follows, and the
+          // webhook sent to it reaches the leader through the store.
+          const followerStore = await openStore({ databaseUrl: opened.url });
+          const follower = new Reconciler({
+            store: followerStore,
+            source: new GitRevisions({ url: `file://${remote}`, branch: 'main', cacheDir: join(work, 'git-cache-follower') }),
+            autoApply: true,
+            intervalMs: 3_600_000,
+            webhookSecret: SECRET,
+            log,
           });
-          if (answer.status !== 202) throw new Error(`webhook answered ${answer.status}: ${await answer.text()}`);
-          await waitUntil(async () => (await probe.priorityOf(key)) === value, 30_000, `push ${i} in the store`);
-          const t2 = performance.now();
-          const pass = await idle(gitLoop);
-          if (pass.result !== 'applied') throw new Error(`push ${i}: the pass ended ${pass.result}: ${pass.error}`);
-          record(result.push, t2 - t0, pass);
-          result.webhook.latencies.push(t2 - t1);
-          result.pushOnly.push(t1 - t0);
+          const followerApp = await buildServer({ store: followerStore, reconciler: follower, logger: false });
+          try {
+            const followerAddress = await followerApp.listen({ port: 0, host: '127.0.0.1' });
+            await follower.start();
+            await idle(follower, 600_000);
+            if (follower.isLeader) throw new Error('the second replica leads: the follower measurement needs the first to lead');
+            process.stderr.write(`bench:reconcile: ${engine}: ${options.edits} pushes + webhooks to a follower replica…\n`);
+            await pushes(followerAddress, 29, (pushToStore, _webhookToStore, _push, pass) => record(result.follower, pushToStore, pass));
+          } finally {
+            await followerApp.close();
+            await follower.stop();
+            await followerStore.close();
+          }
         }
       } finally {
         await app.close();
@@ -350,6 +385,7 @@ function formatReport(options: Options, repoInfo: { files: number; bytes: number
     '- **watch**: `serve --repo`: from `writeFile` of the table file to the store holding the new value (chokidar event, 200 ms debounce, one pass: incremental load, plan, apply).',
     '- **push + webhook**: `serve --git`: from the start of `git push` to a bare remote (file://) to the store holding it; the webhook (signed, real HTTP on loopback) is sent as soon as the push returns, and the pass fetches, reads the fetched tree (GitSource) and applies. **webhook** is the same edit from the webhook alone.',
     '- Passes are incremental: the loop keeps a ParseCache and re-parses only files whose version changed (size, mtime, ctime and inode for a folder; the blob id for git), and a pass of the folder watch stats only the paths the watch reported (any other pass lists the whole folder); every cross-file check, the plan against the whole store and the apply run in full every pass.',
+    "- **push + webhook to a follower replica** (PostgreSQL): the same, with the webhook sent to a second replica (its own store connection and clone, not leading): it fetches and reports, and hands the push to the leader through the store (NOTIFY), whose pass applies it; the pass columns are the leader's.",
     '- The ↳ columns split the pass (PassRecord.timings, medians): read = listing the folder or fetching and reading the git tree, load = parse/validate/cross-file checks, plan = reading the store and diffing (twice when it applied: the second, after the commit, gives the status), apply = the transaction.',
     '',
   );
@@ -383,6 +419,7 @@ function formatReport(options: Options, repoInfo: { files: number; bytes: number
     row(r.push);
     row(r.webhook);
     row({ ...emptySeries('(git push alone)'), latencies: r.pushOnly });
+    row(r.follower);
     lines.push('');
     if (r.watch.latencies.length > 0) {
       lines.push(

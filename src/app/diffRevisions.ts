@@ -16,7 +16,7 @@ import {
 } from '../policy/blastRadius.js';
 import type { PolicyObject } from '../policy/compilePolicies.js';
 import type { StoreReader } from '../store/store.js';
-import { ValidationFailed } from './planRepository.js';
+import { ValidationFailed } from './validationFailed.js';
 
 /**
  * The use case behind `dqctl diff --base --head`: what a pull request changes, object by object, and for

@@ -5,6 +5,7 @@ import type { RepositorySource } from '../manifest/repositorySource.js';
 import { DqError, keyId, type LiveObject, type LiveSummary } from '../model/index.js';
 import { buildPlan, type Plan, type PlanOptions } from '../plan/plan.js';
 import type { Store } from '../store/store.js';
+import { ValidationFailed } from './validationFailed.js';
 
 /** The use case behind `dqctl plan` (and the first half of `apply`): load, validate, inspect live, diff, plan. */
 export interface PlanRequest {
@@ -14,13 +15,6 @@ export interface PlanRequest {
   keepDrift?: boolean;
   allowMassDelete?: boolean;
   now?: Date;
-}
-
-export class ValidationFailed extends DqError {
-  constructor(readonly desired: DesiredState) {
-    const errors = errorCount(desired);
-    super('VALIDATION_FAILED', `the repository has ${errors} validation error${errors === 1 ? '' : 's'}; nothing was planned`);
-  }
 }
 
 /** Loads the repository and refuses it when it has errors: an invalid revision is never planned or applied. */

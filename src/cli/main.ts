@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { ValidationFailed } from '../app/planRepository.js';
+import { ValidationFailed } from '../app/validationFailed.js';
 import { isDqError } from '../model/index.js';
 import { processIo, type CliIo } from './io.js';
 import { buildProgram } from './program.js';

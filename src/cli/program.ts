@@ -1,28 +1,12 @@
 import { Command, Option } from 'commander';
-import { applyCommand } from './commands/apply.js';
-import { collectErrorSamplesCommand } from './commands/collectErrorSamples.js';
-import { collectStatisticsCommand } from './commands/collectStatistics.js';
-import { demoCommand } from './commands/demo.js';
-import { diffCommand } from './commands/diff.js';
-import { exportCommand } from './commands/export.js';
-import { importTablesCommand } from './commands/importTables.js';
-import { lockListCommand, lockReleaseCommand } from './commands/lock.js';
-import { planCommand } from './commands/plan.js';
-import { resultsCommand } from './commands/results.js';
-import { statisticsCommand } from './commands/statistics.js';
-import { runChecksCommand } from './commands/runChecks.js';
-import { serveCommand } from './commands/serve.js';
-import { statusCommand } from './commands/status.js';
-import { showCommand } from './commands/show.js';
-import { stateListCommand } from './commands/stateList.js';
-import { validateCommand } from './commands/validate.js';
 import type { CliIo } from './io.js';
 
 export const VERSION = '0.1.0';
 
 /**
  * The command table. Each action runs a handler that returns an exit code; `setResult` hands it to main.ts,
- * the only place that exits.
+ * the only place that exits. Handlers are imported when their command runs, so that `dqctl validate` or
+ * `--help` does not load the server, the store engines, git and the data source drivers (~0.4 s).
  */
 export function buildProgram(io: CliIo, setResult: (promise: Promise<number>) => void): Command {
   const program = new Command('dqctl')
@@ -50,7 +34,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
     .description('check every file of a repository: YAML, JSON Schema, check catalog and cross-file rules; reports all errors at once')
     .argument('[dir]', 'repository folder (a DQOps user home)', '.')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'github']).default('text'))
-    .action((dir: string, options) => setResult(validateCommand(dir, options, io)));
+    .action((dir: string, options) => setResult(import('./commands/validate.js').then((m) => m.validateCommand(dir, options, io))));
 
   storeOptions(
     program
@@ -65,7 +49,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--prune-unmanaged', 'also delete objects created through the API that are not in the repository')
       .option('--keep-drift', 'leave objects changed through the API as they are when the repository did not change them')
       .option('--allow-mass-delete', 'allow deleting more than half (or all) of the managed objects'),
-  ).action((dir: string, options) => setResult(planCommand(dir, options, io)));
+  ).action((dir: string, options) => setResult(import('./commands/plan.js').then((m) => m.planCommand(dir, options, io))));
 
   storeOptions(
     program
@@ -77,7 +61,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--path <dir>', 'the user home is this sub-folder of the repository')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
       .addOption(new Option('--no-store', 'never open a live store, even with DQCTL_DATABASE_URL or DQCTL_STATE_DIR set').conflicts(['database', 'stateDir'])),
-  ).action((dir: string, options) => setResult(diffCommand(dir, options, io)));
+  ).action((dir: string, options) => setResult(import('./commands/diff.js').then((m) => m.diffCommand(dir, options, io))));
 
   storeOptions(
     program
@@ -91,14 +75,14 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--lock-timeout <duration>', 'how long to wait for another apply to finish (e.g. 30s, 2m)', '30s')
       .option('--repository <dir>', 'with a saved plan: the repository folder, if not where the plan was made')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((target: string, options) => setResult(applyCommand(target, options, io)));
+  ).action((target: string, options) => setResult(import('./commands/apply.js').then((m) => m.applyCommand(target, options, io))));
 
   program
     .command('show')
     .description('render a plan saved with `plan --out`')
     .argument('<plan>', 'plan file')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-    .action((file: string, options) => setResult(showCommand(file, options, io)));
+    .action((file: string, options) => setResult(import('./commands/show.js').then((m) => m.showCommand(file, options, io))));
 
   const state = program.command('state').description('inspect the live store');
   storeOptions(
@@ -107,7 +91,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .description('list the objects of the live store with managed_by, owner and origin')
       .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(stateListCommand(options, io)));
+  ).action((options) => setResult(import('./commands/stateList.js').then((m) => m.stateListCommand(options, io))));
 
   storeOptions(
     program
@@ -121,7 +105,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--include-secrets', 'write literal secrets as they are (default: replaced by ${DQCTL_SECRET_…} references)')
       .option('--force', 'overwrite files whose content differs')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(exportCommand(options, io)));
+  ).action((options) => setResult(import('./commands/export.js').then((m) => m.exportCommand(options, io))));
 
   storeOptions(
     program
@@ -144,7 +128,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--webhook-secret <secret>', 'enable POST /api/gitops/webhook, authenticated by an HMAC-SHA256 signature of the body with this secret (default: $DQCTL_WEBHOOK_SECRET)')
       .option('--no-schedules', "do not run the connections' schedules (check runs by schedules.*, the auto import of tables)")
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
-  ).action((options) => setResult(serveCommand(options, io)));
+  ).action((options) => setResult(import('./commands/serve.js').then((m) => m.serveCommand(options, io))));
 
   storeOptions(
     program
@@ -174,7 +158,7 @@ Where the demo's data comes from:
 
 Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 when a check could not run.`,
       ),
-  ).action((dir: string | undefined, options) => setResult(demoCommand(dir, options, io)));
+  ).action((dir: string | undefined, options) => setResult(import('./commands/demo.js').then((m) => m.demoCommand(dir, options, io))));
 
   storeOptions(
     program
@@ -185,7 +169,7 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--repo <dir>', 'without --server: compare this folder with the store, object by object')
       .option('--all', 'list every object, the synced ones too')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(statusCommand(options, io)));
+  ).action((options) => setResult(import('./commands/status.js').then((m) => m.statusCommand(options, io))));
 
   const lock = program.command('lock').description('the locks of the live store: who holds them, and freeing one a killed process left');
   storeOptions(
@@ -193,20 +177,31 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .command('list')
       .description('list held locks with holder, operation, age, pid and host (opens no store)')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(lockListCommand(options, io)));
+  ).action((options) => setResult(import('./commands/lock.js').then((m) => m.lockListCommand(options, io))));
   storeOptions(
     lock
       .command('release')
       .description('release a lock whose holder is dead (or, for the store lock, older than the TTL); asks first')
       .argument('<id>', 'the lock: store (PostgreSQL) or state-dir (embedded store)')
       .option('--yes', 'do not ask (required when not on a terminal)'),
-  ).action((id: string, options) => setResult(lockReleaseCommand(id, options, io)));
+  ).action((id: string, options) => setResult(import('./commands/lock.js').then((m) => m.lockReleaseCommand(id, options, io))));
 
   const dataSourceOptions = (command: Command) =>
     storeOptions(command)
       .option('--repository <dir>', 'the DQOps user home whose .credentials folder holds ${credential://…} secrets (default: the current folder)')
       .option('--credentials-dir <dir>', 'folder of ${credential://name} files (default: <repository>/.credentials, or $DQCTL_CREDENTIALS_DIR)')
       .option('--statement-timeout <duration>', 'longest a query on the data source may run (e.g. 30s, 5m)', '5m');
+
+  /** The check-selecting flags of `run checks` and `collect error-samples` (checkFiltersOf maps them). */
+  const checkFilterOptions = (command: Command) =>
+    command
+      .option('--connection <name>', 'only this connection')
+      .option('--table <schema.table>', "only these tables (* wildcards, e.g. 'public.fact_*')")
+      .option('--column <name>', 'only the checks of this column (* wildcards)')
+      .addOption(new Option('--check-type <type>', 'only this check type').choices(['profiling', 'monitoring', 'partitioned']))
+      .addOption(new Option('--time-scale <scale>', 'only this time scale').choices(['daily', 'monthly']))
+      .option('--category <category>', 'only this check category (e.g. nulls)')
+      .option('--check <name>', 'only this check (e.g. daily_nulls_count)');
 
   const importGroup = program.command('import').description('import metadata from the data sources into the live store');
   dataSourceOptions(
@@ -217,7 +212,7 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--schema <schema>', 'only this schema (* wildcards)')
       .option('--table-contains <text>', 'only tables whose name contains this text')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(importTablesCommand(options, io)));
+  ).action((options) => setResult(import('./commands/importTables.js').then((m) => m.importTablesCommand(options, io))));
 
   const collect = program.command('collect').description('collect statistics and error samples from the data sources');
   dataSourceOptions(
@@ -233,39 +228,29 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--configure-table', 'set the event timestamp column and the id (primary key) columns of each table from what was found')
       .option('--samples-limit <n>', 'how many most common values per column', '5')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(collectStatisticsCommand(options, io)));
+  ).action((options) => setResult(import('./commands/collectStatistics.js').then((m) => m.collectStatisticsCommand(options, io))));
   dataSourceOptions(
-    collect
-      .command('error-samples')
-      .description('store the offending values (with up to five row ids) of the checks that count failing rows, for the results API and its CSV download')
-      .option('--connection <name>', 'only this connection')
-      .option('--table <schema.table>', "only these tables (* wildcards, e.g. 'public.fact_*')")
-      .option('--column <name>', 'only the checks of this column (* wildcards)')
-      .addOption(new Option('--check-type <type>', 'only this check type').choices(['profiling', 'monitoring', 'partitioned']))
-      .addOption(new Option('--time-scale <scale>', 'only this time scale').choices(['daily', 'monthly']))
-      .option('--category <category>', 'only this check category (e.g. nulls)')
-      .option('--check <name>', 'only this check (e.g. daily_nulls_count)')
+    checkFilterOptions(
+      collect
+        .command('error-samples')
+        .description('store the offending values (with up to five row ids) of the checks that count failing rows, for the results API and its CSV download'),
+    )
       .option('--limit <n>', 'samples per check (max_results_per_check)', '100')
       .option('--with-grouping', "name each sample by its data group of the table's default data grouping")
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(collectErrorSamplesCommand(options, io)));
+  ).action((options) => setResult(import('./commands/collectErrorSamples.js').then((m) => m.collectErrorSamplesCommand(options, io))));
 
   const run = program.command('run').description('run checks on the data sources');
   dataSourceOptions(
-    run
-      .command('checks')
-      .description('run the effective checks (table files plus matching policies) of the selected tables and store the results')
-      .option('--connection <name>', 'only this connection')
-      .option('--table <schema.table>', "only these tables (* wildcards, e.g. 'public.fact_*')")
-      .option('--column <name>', 'only the checks of this column (* wildcards)')
-      .addOption(new Option('--check-type <type>', 'only this check type').choices(['profiling', 'monitoring', 'partitioned']))
-      .addOption(new Option('--time-scale <scale>', 'only this time scale').choices(['daily', 'monthly']))
-      .option('--category <category>', 'only this check category (e.g. nulls)')
-      .option('--check <name>', 'only this check (e.g. daily_nulls_count)')
+    checkFilterOptions(
+      run.command('checks').description('run the effective checks (table files plus matching policies) of the selected tables and store the results'),
+    )
       .option('--comparison <name>', 'only the comparison checks of this table comparison (a name in table_comparisons)')
       .addOption(new Option('--fail-at <severity>', 'exit non-zero from this severity on (1 warning, 2 error, 3 fatal; 4 execution error)').choices(['warning', 'error', 'fatal']).default('error'))
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(runChecksCommand(options, io)));
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .option('--server <url>', "run as a job of a running `dqctl serve` at this URL, with its data sources, secrets and statement timeout (default: $DQCTL_SERVER_URL); Ctrl-C cancels the job")
+      .option('--token <token>', 'bearer token for --server, of an operator (default: $DQCTL_TOKEN)'),
+  ).action((options) => setResult(import('./commands/runChecks.js').then((m) => m.runChecksCommand(options, io))));
 
   storeOptions(
     program
@@ -275,7 +260,7 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--table <schema.table>', 'only these tables (* wildcards)')
       .option('--column <name>', 'only these columns (* wildcards)')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(statisticsCommand(options, io)));
+  ).action((options) => setResult(import('./commands/statistics.js').then((m) => m.statisticsCommand(options, io))));
 
   storeOptions(
     program
@@ -288,7 +273,7 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--check <name>', 'only this check')
       .option('--comparison <name>', 'only the comparison checks of this table comparison')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
-  ).action((options) => setResult(resultsCommand(options, io)));
+  ).action((options) => setResult(import('./commands/results.js').then((m) => m.resultsCommand(options, io))));
 
   // plan and apply run through a server when given one (remote.ts)
   for (const name of ['plan', 'apply']) {

@@ -8,8 +8,8 @@ import type { StoreFlags } from './storeOptions.js';
 const gzipAsync = promisify(gzip);
 
 /**
- * The client of a running `dqctl serve` for `plan|apply --server`: POSTs the desired state, gzipped, with the
- * bearer token, and turns the server's coded errors back into the same DqErrors (and so the same exit codes)
+ * The client of a running `dqctl serve` for `plan|apply --server` (POSTs the desired state, gzipped) and
+ * `run checks --server` (starts the job and follows it), with the bearer token, and turns the server's coded errors back into the same DqErrors (and so the same exit codes)
  * a local command would raise. A server that cannot be reached, or answers with something that is not a dqctl
  * error body, is SERVER_UNREACHABLE.
  */
@@ -50,21 +50,39 @@ export function remoteTargetOf(options: RemoteFlags & StoreFlags, io: CliIo): Re
 }
 
 export async function postGitops<T>(target: RemoteTarget, route: 'plan' | 'apply', body: GitopsRequest): Promise<T> {
-  const endpoint = `${target.url}/api/gitops/${route}`;
-  const payload = await gzipAsync(Buffer.from(JSON.stringify(body)));
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'content-encoding': 'gzip',
-    accept: 'application/json',
-  };
+  return (await callServer<T>(target, 'POST', `/api/gitops/${route}`, body, { gzip: true }))!;
+}
+
+/**
+ * One call to the server's API: a JSON body (gzipped when asked: desired states are large), the bearer token,
+ * the JSON answer (undefined for 204), or the server's coded error as the same DqError a local command raises.
+ */
+export async function callServer<T>(
+  target: RemoteTarget,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+  options: { gzip?: boolean } = {},
+): Promise<T | undefined> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  let payload: Buffer | undefined;
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = Buffer.from(JSON.stringify(body));
+    if (options.gzip) {
+      payload = await gzipAsync(payload);
+      headers['content-encoding'] = 'gzip';
+    }
+  }
   if (target.token) headers.authorization = `Bearer ${target.token}`;
   let response: Response;
   try {
-    response = await fetch(endpoint, { method: 'POST', headers, body: payload });
+    response = await fetch(`${target.url}${path}`, { method, headers, body: payload });
   } catch (error) {
     throw new DqError('SERVER_UNREACHABLE', `cannot reach the dqctl server at ${target.url}: ${reason(error)}`, { server: target.url });
   }
   const text = await response.text();
+  if (response.status === 204) return undefined;
   let answer: unknown;
   try {
     answer = JSON.parse(text);

@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import type { LiveObjects } from '../app/liveObjects.js';
 import { DqError, isJsonObject, type JsonObject } from '../model/index.js';
+import { checkScheduleOverrides } from './checkScheduleOverrides.js';
 import { IMPORT_TABLES } from './executors/importTables.js';
 import { RUN_CHECKS } from './executors/runChecks.js';
 import type { JobService } from './jobService.js';
@@ -11,8 +12,10 @@ import type { JobService } from './jobService.js';
  * - `schedules.{profiling, monitoring_daily, monitoring_monthly, partitioned_daily, partitioned_monthly}`: a
  *   run-checks job for the connection's checks of that type and time scale (`scheduled: true`: checks marked
  *   `do_not_schedule` are left out);
- * - `auto_import_tables.schedule`: an import-tables job that creates the tables missing from the store.
- * A job's business key is the connection, the schedule and the scheduled time, so several servers on one store
+ * - `auto_import_tables.schedule`: an import-tables job that creates the tables missing from the store;
+ * - the `schedule_override` of checks (checkScheduleOverrides.ts): per connection and cron expression, a
+ *   run-checks job for the checks with that schedule of their own (which the group runs leave out).
+ * A job's business key is the connection, the schedule (and its cron expression for a check's) and the scheduled time, so several servers on one store
  * submit it once between them (the key is unique in the store). The connections are re-read every `refreshMs`,
  * so a schedule written by apply or the API takes effect without a restart. A disabled schedule does not run; a
  * cron expression that does not parse is logged and skipped (`validate` reports it as invalid_cron).
@@ -32,7 +35,7 @@ export const SCHEDULING_GROUPS = {
   partitioned_monthly: { checkType: 'partitioned', timeScale: 'monthly' },
 } as const;
 
-export type ScheduleName = keyof typeof SCHEDULING_GROUPS | 'auto_import';
+export type ScheduleName = keyof typeof SCHEDULING_GROUPS | 'auto_import' | 'schedule_override';
 
 interface Scheduled {
   connection: string;
@@ -93,6 +96,13 @@ export class ConnectionSchedules {
       this.options.log?.('warn', `schedules: cannot read the connections: ${(error as Error).message}`);
       return;
     }
+    let overrides: Map<string, Set<string>>;
+    try {
+      overrides = await checkScheduleOverrides(this.objects);
+    } catch (error) {
+      this.options.log?.('warn', `schedules: cannot read the checks' own schedules: ${(error as Error).message}`);
+      overrides = new Map();
+    }
     if (this.stopped) return;
     const wanted = new Map<string, Omit<Scheduled, 'cron'>>();
     for (const source of sources) {
@@ -100,6 +110,9 @@ export class ConnectionSchedules {
         const expression = typeof spec.cron_expression === 'string' ? spec.cron_expression.trim() : '';
         if (spec.disabled === true || expression === '') continue;
         wanted.set(JSON.stringify([source.name, schedule]), { connection: source.name, schedule, expression });
+      }
+      for (const expression of overrides.get(source.name) ?? []) {
+        wanted.set(JSON.stringify([source.name, 'schedule_override', expression]), { connection: source.name, schedule: 'schedule_override', expression });
       }
     }
     for (const [key, entry] of this.scheduled) {
@@ -111,7 +124,7 @@ export class ConnectionSchedules {
       if (this.scheduled.has(key)) continue;
       let cron: Cron | undefined;
       try {
-        cron = new Cron(entry.expression, { protect: true }, (self: Cron) => void this.submit(entry.connection, entry.schedule, self.currentRun() ?? new Date()));
+        cron = new Cron(entry.expression, { protect: true }, (self: Cron) => void this.submit(entry, self.currentRun() ?? new Date()));
       } catch (error) {
         this.options.log?.(
           'warn',
@@ -122,13 +135,29 @@ export class ConnectionSchedules {
     }
   }
 
-  private async submit(connection: string, schedule: ScheduleName, scheduledAt: Date): Promise<void> {
+  private async submit({ connection, schedule, expression }: Omit<Scheduled, 'cron'>, scheduledAt: Date): Promise<void> {
     const at = new Date(Math.floor(scheduledAt.getTime() / 1000) * 1000).toISOString();
-    const businessKey = `schedule:${connection}:${schedule}:${at}`;
+    // names are encoded so that one schedule's keys never start with another's (a connection may hold ':')
+    const prefix = `schedule:${encodeURIComponent(connection)}:${schedule}:${schedule === 'schedule_override' ? `${encodeURIComponent(expression)}:` : ''}`;
+    const businessKey = `${prefix}${at}`;
+    // A run still queued or running when the next one is due: the next is skipped rather than piled up behind it.
+    try {
+      const previous = await this.jobs.unfinished(prefix);
+      if (previous?.businessKey === businessKey) return; // another server submitted this very run
+      if (previous) {
+        this.options.log?.('info', `schedule ${schedule} of connection ${JSON.stringify(connection)}: skipped the run at ${at}, job ${previous.id} of an earlier run has not finished`, { job: previous.id, connection, schedule });
+        return;
+      }
+    } catch (error) {
+      this.options.log?.('warn', `schedule ${schedule} of connection ${JSON.stringify(connection)}: ${(error as Error).message}`, { connection, schedule });
+      return;
+    }
     const [jobType, parameters]: [string, JsonObject] =
       schedule === 'auto_import'
         ? [IMPORT_TABLES, { connection, auto: true }]
-        : [RUN_CHECKS, { check_search_filters: { connection, ...SCHEDULING_GROUPS[schedule] }, scheduled: true }];
+        : schedule === 'schedule_override'
+          ? [RUN_CHECKS, { check_search_filters: { connection }, scheduled: true, schedule_override: expression }]
+          : [RUN_CHECKS, { check_search_filters: { connection, ...SCHEDULING_GROUPS[schedule] }, scheduled: true }];
     try {
       const job = await this.jobs.submit(jobType, parameters, { businessKey, createdBy: 'schedule' });
       this.options.log?.('info', `schedule ${schedule} of connection ${JSON.stringify(connection)} submitted job ${job.id}`, { job: job.id, connection, schedule });

@@ -56,6 +56,11 @@ export class JobService {
     return job;
   }
 
+  /** The oldest job not ended yet whose business key starts with this prefix, if any. */
+  unfinished(businessKeyPrefix: string): Promise<JobRecord | undefined> {
+    return this.store.jobs.findUnfinished(businessKeyPrefix);
+  }
+
   async get(idOrKey: string): Promise<JobRecord> {
     const job = await this.store.jobs.find(idOrKey);
     if (!job) throw new DqError('NOT_FOUND', `job ${JSON.stringify(idOrKey)} not found`);
@@ -147,8 +152,10 @@ export class JobService {
       await this.store.jobs.finish(job.id, controller.signal.aborted ? { status: 'cancelled', result } : { status: 'finished', result });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      // a coded failure's details (e.g. a check run's counts and failed tables) stay readable as the job's result
+      const details = error instanceof DqError && error.details ? (JSON.parse(JSON.stringify(error.details)) as JsonObject) : null;
       await this.store.jobs
-        .finish(job.id, controller.signal.aborted ? { status: 'cancelled', errorMessage: 'cancelled' } : { status: 'failed', errorMessage: message })
+        .finish(job.id, controller.signal.aborted ? { status: 'cancelled', errorMessage: 'cancelled' } : { status: 'failed', errorMessage: message, result: details })
         .catch(() => undefined);
     } finally {
       clearInterval(watch);

@@ -39,13 +39,13 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
       case 'table':
         checkTableConnection(o, context, out);
         checkLineage(o, context, out);
-        checkThresholds(o, out);
+        checkEachCheck(o, out);
         checkPartitioning(o, out);
         checkComparisons(o, context, out);
         break;
       case 'default_table_checks':
       case 'default_column_checks':
-        checkThresholds(o, out);
+        checkEachCheck(o, out);
         checkPolicyTarget(o, context, out);
         break;
       case 'rule':
@@ -133,60 +133,71 @@ function checkSecrets(o: LoadedObject, out: Diagnostic[]): void {
   }
 }
 
-/** The connection's schedules (and its auto import's) must be cron expressions the scheduler can run. */
+/** A connection's schedules (and its auto import's) must be cron expressions the scheduler can run. */
 function checkCronExpressions(o: LoadedObject, out: Diagnostic[]): void {
-  const found: Array<[JsonValue | undefined, Array<string | number>]> = [];
   const schedules = isJsonObject(o.rawSpec.schedules) ? o.rawSpec.schedules : {};
-  for (const [name, schedule] of Object.entries(schedules)) found.push([isJsonObject(schedule) ? schedule.cron_expression : undefined, ['spec', 'schedules', name, 'cron_expression']]);
+  for (const [name, schedule] of Object.entries(schedules)) {
+    checkCronExpression(o, isJsonObject(schedule) ? schedule.cron_expression : undefined, ['spec', 'schedules', name, 'cron_expression'], out);
+  }
   const autoImport = isJsonObject(o.rawSpec.auto_import_tables) ? o.rawSpec.auto_import_tables : {};
-  if (isJsonObject(autoImport.schedule)) found.push([autoImport.schedule.cron_expression, ['spec', 'auto_import_tables', 'schedule', 'cron_expression']]);
-  for (const [expression, path] of found) {
-    if (typeof expression !== 'string' || expression.trim() === '') continue;
-    try {
-      new Cron(expression.trim(), { paused: true });
-    } catch (error) {
-      out.push({
-        severity: 'error',
-        code: 'invalid_cron',
-        summary: `${JSON.stringify(expression)} is not a cron expression: ${(error as Error).message.replace(/^CronPattern: /, '')}`,
-        detail: 'Five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * *" for 06:00 every day.',
-        range: o.parsed.locate(path),
-      });
-    }
+  if (isJsonObject(autoImport.schedule)) checkCronExpression(o, autoImport.schedule.cron_expression, ['spec', 'auto_import_tables', 'schedule', 'cron_expression'], out);
+}
+
+function checkCronExpression(o: LoadedObject, expression: JsonValue | undefined, path: Array<string | number>, out: Diagnostic[]): void {
+  if (typeof expression !== 'string' || expression.trim() === '') return;
+  try {
+    new Cron(expression.trim(), { paused: true });
+  } catch (error) {
+    out.push({
+      severity: 'error',
+      code: 'invalid_cron',
+      summary: `${JSON.stringify(expression)} is not a cron expression: ${(error as Error).message.replace(/^CronPattern: /, '')}`,
+      detail: 'Five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * *" for 06:00 every day.',
+      range: o.parsed.locate(path),
+    });
   }
 }
 
-/** Severity thresholds must tighten from fatal to warning: a warning fires first, a fatal only on big problems. */
-function checkThresholds(o: LoadedObject, out: Diagnostic[]): void {
+/**
+ * What is checked on every check node of a table file or a policy, in ONE walk (it runs on every reconcile
+ * pass over every file): the order of the severity thresholds, and the cron of a `schedule_override`.
+ */
+function checkEachCheck(o: LoadedObject, out: Diagnostic[]): void {
   forEachCheck(o.rawSpec, ['spec'], (check, path) => {
-    const warning = isJsonObject(check.warning) ? check.warning : undefined;
-    const error = isJsonObject(check.error) ? check.error : undefined;
-    const fatal = isJsonObject(check.fatal) ? check.fatal : undefined;
-    const pairs: Array<[string, JsonObject | undefined, string, JsonObject | undefined]> = [
-      ['warning', warning, 'error', error],
-      ['error', error, 'fatal', fatal],
-      ['warning', warning, 'fatal', fatal],
-    ];
-    for (const [lowName, low, highName, high] of pairs) {
-      if (!low || !high) continue;
-      for (const parameter of Object.keys(low)) {
-        const a = low[parameter];
-        const b = high[parameter];
-        if (typeof a !== 'number' || typeof b !== 'number') continue;
-        // warning vs fatal only when the error does not stand between them (then the pairs above report it)
-        if (lowName === 'warning' && highName === 'fatal' && typeof error?.[parameter] === 'number') continue;
-        const looser = parameter.startsWith('max_') ? a > b : parameter.startsWith('min_') ? a < b : false;
-        if (!looser) continue;
-        out.push({
-          severity: 'warning',
-          code: 'threshold_order',
-          summary: `${path[path.length - 1]}: the ${lowName} threshold ${parameter}=${a} is looser than the ${highName} threshold ${parameter}=${b}`,
-          detail: `${lowName === "warning" ? "A warning" : "An error"} should fire before ${highName === 'error' ? 'an error' : 'a fatal'}: for ${parameter} use ${parameter.startsWith('max_') ? `${lowName} <= ${highName}` : `${lowName} >= ${highName}`}.`,
-          range: o.parsed.locate([...path, lowName, parameter]),
-        });
-      }
-    }
+    checkThresholdOrder(o, check, path, out);
+    if (isJsonObject(check.schedule_override)) checkCronExpression(o, check.schedule_override.cron_expression, [...path, 'schedule_override', 'cron_expression'], out);
   });
+}
+
+/** Severity thresholds must tighten from fatal to warning: a warning fires first, a fatal only on big problems. */
+function checkThresholdOrder(o: LoadedObject, check: JsonObject, path: Array<string | number>, out: Diagnostic[]): void {
+  const warning = isJsonObject(check.warning) ? check.warning : undefined;
+  const error = isJsonObject(check.error) ? check.error : undefined;
+  const fatal = isJsonObject(check.fatal) ? check.fatal : undefined;
+  const pairs: Array<[string, JsonObject | undefined, string, JsonObject | undefined]> = [
+    ['warning', warning, 'error', error],
+    ['error', error, 'fatal', fatal],
+    ['warning', warning, 'fatal', fatal],
+  ];
+  for (const [lowName, low, highName, high] of pairs) {
+    if (!low || !high) continue;
+    for (const parameter of Object.keys(low)) {
+      const a = low[parameter];
+      const b = high[parameter];
+      if (typeof a !== 'number' || typeof b !== 'number') continue;
+      // warning vs fatal only when the error does not stand between them (then the pairs above report it)
+      if (lowName === 'warning' && highName === 'fatal' && typeof error?.[parameter] === 'number') continue;
+      const looser = parameter.startsWith('max_') ? a > b : parameter.startsWith('min_') ? a < b : false;
+      if (!looser) continue;
+      out.push({
+        severity: 'warning',
+        code: 'threshold_order',
+        summary: `${path[path.length - 1]}: the ${lowName} threshold ${parameter}=${a} is looser than the ${highName} threshold ${parameter}=${b}`,
+        detail: `${lowName === "warning" ? "A warning" : "An error"} should fire before ${highName === 'error' ? 'an error' : 'a fatal'}: for ${parameter} use ${parameter.startsWith('max_') ? `${lowName} <= ${highName}` : `${lowName} >= ${highName}`}.`,
+        range: o.parsed.locate([...path, lowName, parameter]),
+      });
+    }
+  }
 }
 
 function checkPartitioning(o: LoadedObject, out: Diagnostic[]): void {

@@ -24,7 +24,7 @@ export const ERROR_CODES = {
   FORBIDDEN: { http: 403, exit: 1, description: "The caller's role does not allow this operation." },
   INSECURE_BIND: { http: 500, exit: 1, description: 'serve refuses to listen on a non-loopback address without tokens; pass --tokens or --insecure.' },
   NOT_IMPLEMENTED: { http: 501, exit: 1, description: 'The operation needs a job executor this server was built without.' },
-  STORE_IN_USE: { http: 423, exit: 1, description: 'The embedded store is open in a running `dqctl serve`; run plan and apply through it with --server URL, or stop it.' },
+  STORE_IN_USE: { http: 423, exit: 1, description: 'The embedded store is open in a running `dqctl serve`; run plan, apply and run checks through it with --server URL, or stop it.' },
   SERVER_UNREACHABLE: { http: 502, exit: 1, description: 'The dqctl server given with --server cannot be reached, or did not answer as a dqctl server.' },
   LOCK_HELD: { http: 409, exit: 1, description: 'lock release refused: the holder is alive and the lock is younger than its TTL.' },
   EXPORT_WOULD_OVERWRITE: { http: 409, exit: 1, description: 'export would overwrite files that differ from the live state; nothing was written (pass --force).' },
@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   DATASOURCE_CONNECTION_LOST: { http: 502, exit: 1, description: 'The connection to the data source dropped while a query ran.' },
   DATASOURCE_QUERY_FAILED: { http: 502, exit: 1, description: 'The data source answered a query with an error: a table, schema or column that does not exist, permission denied, …' },
   QUERY_CANCELLED: { http: 409, exit: 1, description: 'A query on the data source was cancelled (its job was cancelled).' },
+  JOB_FAILED: { http: 500, exit: 1, description: 'A job started on a dqctl server (`run checks --server`) failed for a reason other than its data sources failing tables; the message is the job\'s.' },
   INTERNAL: { http: 500, exit: 1, description: 'A bug in dqctl; please report it with the command that caused it.' },
 } as const satisfies Record<string, { http: number; exit: number; description: string }>;
 

@@ -14,6 +14,8 @@ export interface LeaderElectionOptions {
   probeMs?: number;
   /** Called when this replica becomes the leader (true) or stops being it (false). */
   onChange: (leader: boolean) => void;
+  /** While leading: a request another replica handed to the leader (Store.requestLeader), e.g. a webhook it got. */
+  onRequest?: (payload: string) => void;
   onError?: (error: unknown) => void;
 }
 
@@ -47,7 +49,10 @@ export class LeaderElection {
   private async attemptOnce(): Promise<void> {
     let leadership: Leadership | null;
     try {
-      leadership = await this.options.store.tryLeadership('reconcile', { probeMs: this.options.probeMs ?? Math.min(this.options.retryMs, 2_000) });
+      leadership = await this.options.store.tryLeadership('reconcile', {
+        probeMs: this.options.probeMs ?? Math.min(this.options.retryMs, 2_000),
+        ...(this.options.onRequest ? { onRequest: this.options.onRequest } : {}),
+      });
     } catch (error) {
       this.options.onError?.(error); // the store is unreachable: try again on the next interval
       return;

@@ -136,6 +136,8 @@ export class Reconciler {
         }
       },
       onError: (error) => this.log('warn', `cannot take the reconcile leadership: ${messageOf(error)}`),
+      // a follower that got the push webhook hands it on: the leader fetches and applies now, not on its next tick
+      onRequest: (from) => void this.trigger(`webhook via ${from.slice(0, 200) || 'another replica'}`),
     });
   }
 
@@ -194,6 +196,17 @@ export class Reconciler {
       this.log('error', `reconcile pass crashed: ${messageOf(error)}`);
       return undefined;
     });
+  }
+
+  /**
+   * The push webhook: a pass at once. On a follower (which only fetches and reports) the push is also handed to
+   * the leader through the store, so it applies now rather than on its next tick: the webhook may reach any replica.
+   */
+  webhook(): Promise<PassRecord | null | undefined> {
+    if (!this.isLeader) {
+      this.store.requestLeader('reconcile', this.replicaId).catch((error: unknown) => this.log('warn', `cannot hand the webhook to the leader: ${messageOf(error)}`));
+    }
+    return this.trigger('webhook');
   }
 
   suspend(by: string): { by: string; since: string } {

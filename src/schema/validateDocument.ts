@@ -10,9 +10,10 @@ import type { SchemaViolation } from './schemaViolation.js';
 import { translateAjvErrors } from './translateAjvErrors.js';
 
 export function validateDocument(kind: DocumentKind, document: unknown): SchemaViolation[] {
-  const validate = validatorFor(kind);
+  const validator = validatorFor(kind);
+  const { validate } = validator;
   if (validate(document)) return [];
-  const violations = translateAjvErrors(validate.errors ?? [], document, { kind, catalog: getCheckCatalog, rootSchema: validate.schema });
+  const violations = translateAjvErrors(validate.errors ?? [], document, { kind, catalog: getCheckCatalog, rootSchema: validator.schema });
   // A document of another kind fails on nearly every key of its spec: report only what is wrong with the envelope.
   const wrongKind = violations.some((v) => v.path.length === 1 && v.path[0] === 'kind' && v.code === 'invalid_value');
   return wrongKind ? violations.filter((v) => v.path.length <= 1) : violations;

@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { DqError } from '../model/index.js';
 import { ANONYMOUS } from './context.js';
 import { WEBHOOK_PATH } from './routes/gitopsStatus.js';
+import { HEALTHCHECK_PATH } from './routes/health.js';
 import { roleAtLeast, type TokenSet } from './tokens.js';
 
 /**
  * Bearer tokens: with a token set, every /api request needs `Authorization: Bearer <token>` (401 without or
  * with an unknown one) and a role at least the route's (403 otherwise). Without tokens every caller is an
- * anonymous admin; `serve` then binds to loopback only. The push webhook of the reconcile loop is the one route
+ * anonymous admin; `serve` then binds to loopback only. The API docs and the health check need no token. The push webhook of the reconcile loop is the one route
  * without a token, and only when a webhook secret is configured: the HMAC signature of its body authenticates it
  * (routes/gitopsStatus.ts checks it before anything happens).
  */
@@ -20,7 +21,7 @@ export function registerAuth(app: FastifyInstance, tokens: TokenSet | null, opti
   app.decorateRequest('caller', null as never);
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0];
-    if (path === '/api/openapi.json' || path.startsWith('/api/docs')) {
+    if (path === '/api/openapi.json' || path.startsWith('/api/docs') || path === HEALTHCHECK_PATH) {
       request.caller = { name: 'anonymous', role: 'viewer' };
       return;
     }

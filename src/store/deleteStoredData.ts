@@ -15,6 +15,8 @@ export interface DeleteStoredDataRequest {
   connection: string;
   /** `schema.table`, `*` wildcards; absent: every table of the connection. */
   fullTableName?: string;
+  /** One table by its exact names (a name may hold `*` or `.`); wins over fullTableName. */
+  table?: { schema: string; table: string };
   columnNames?: readonly string[];
   /** ISO dates (YYYY-MM-DD), both days included. */
   dateStart?: string;
@@ -73,8 +75,13 @@ export async function deleteStoredData(sql: SqlQueryable, request: DeleteStoredD
   const shared = (dated: string) => {
     const c = new Conditions();
     c.add((p) => `connection_name = ${p}`, request.connection);
-    c.add((p) => `schema_name like ${p} escape '\\'`, likePattern(schema));
-    c.add((p) => `table_name like ${p} escape '\\'`, likePattern(table));
+    if (request.table) {
+      c.add((p) => `schema_name = ${p}`, request.table.schema);
+      c.add((p) => `table_name = ${p}`, request.table.table);
+    } else {
+      c.add((p) => `schema_name like ${p} escape '\\'`, likePattern(schema));
+      c.add((p) => `table_name like ${p} escape '\\'`, likePattern(table));
+    }
     c.add((p) => `column_name in (select jsonb_array_elements_text(${p}::text::jsonb))`, columns);
     c.add((p) => `data_group = ${p}`, request.dataGroup);
     c.add((p) => `(${dated} at time zone 'UTC')::date >= ${p}::date`, request.dateStart);

@@ -86,6 +86,18 @@ export async function findJob(sql: SqlQueryable, idOrKey: string): Promise<JobRe
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
+/** The oldest job whose business key starts with `prefix` that has not ended (queued, running, being cancelled). */
+export async function findUnfinishedJob(sql: SqlQueryable, businessKeyPrefix: string): Promise<JobRecord | undefined> {
+  const pattern = `${businessKeyPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await sql.query<JobRow>(
+    `select ${COLUMNS} from dqctl.jobs
+      where business_key like $1 escape '\\' and status in ('queued', 'running', 'waiting', 'cancel_requested')
+      order by id limit 1`,
+    [pattern],
+  );
+  return rows[0] ? toRecord(rows[0]) : undefined;
+}
+
 export async function claimNextJob(sql: SqlQueryable, worker: string, jobTypes: readonly string[]): Promise<JobRecord | undefined> {
   const rows = await sql.query<JobRow>(
     `update dqctl.jobs set status = 'running', started_at = now(), status_changed_at = now(), claimed_by = $1

@@ -17,13 +17,28 @@ export interface Leadership {
 export interface LeadershipOptions {
   /** How often the held session is probed (`select 1`) to notice that it died (default 2 s). */
   probeMs?: number;
+  /**
+   * Requests addressed to the leader (Store.requestLeader: a NOTIFY on the role's channel), heard on the
+   * leadership's own session for as long as it leads.
+   */
+  onRequest?: (payload: string) => void;
 }
 
-export async function tryLeadership(client: SqlClient, key: AdvisoryKey, options: LeadershipOptions = {}): Promise<Leadership | null> {
+/** The NOTIFY channel of requests to the leader of a role. */
+export function leaderChannel(role: string): string {
+  return `dqctl_leader_${role}`;
+}
+
+export async function tryLeadership(
+  client: SqlClient,
+  key: AdvisoryKey,
+  options: LeadershipOptions & { /** Where onRequest listens (default: the reconcile role's). */ channel?: string } = {},
+): Promise<Leadership | null> {
   const session = await client.session({ dedicated: true });
   let locked: boolean;
   try {
     locked = await session.tryAdvisoryLock(key);
+    if (locked && options.onRequest) await session.listen(options.channel ?? leaderChannel('reconcile'), options.onRequest);
   } catch (error) {
     await session.release(true).catch(() => {});
     throw error;

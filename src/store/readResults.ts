@@ -1,6 +1,6 @@
 import { DqError } from '../model/index.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
-import { chunksOfJson } from './sql/jsonChunks.js';
+import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 
 /**
  * Check results and error samples (tables of migration 0002): rows written by check runs, read by the
@@ -323,9 +323,54 @@ export async function readErrorSamples(sql: SqlQueryable, filter: ErrorSampleFil
   }));
 }
 
+/** The columns of the bulk inserts (insertJsonRecords), first those naming the check; a row without a data group is 'all data'. */
+const CHECK_COLUMNS: readonly RecordColumn[] = [
+  ['connection_name', 'text'],
+  ['schema_name', 'text'],
+  ['table_name', 'text'],
+  ['column_name', 'text'],
+  ['check_type', 'text'],
+  ['time_gradient', 'text'],
+  ['check_category', 'text'],
+  ['check_name', 'text'],
+  ['check_hash', 'bigint'],
+  ['sensor_name', 'text'],
+  ['quality_dimension', 'text'],
+];
+
+const CHECK_RESULT_COLUMNS: readonly RecordColumn[] = [
+  ...CHECK_COLUMNS,
+  ['time_period', 'timestamptz'],
+  ['data_group', 'text', "'all data'"],
+  ['actual_value', 'double precision'],
+  ['expected_value', 'double precision'],
+  ['severity', 'integer'],
+  ['duration_ms', 'integer'],
+  ['executed_at', 'timestamptz', 'now()'],
+  ['table_comparison', 'text'],
+  ['error_message', 'text'],
+];
+
+const ERROR_SAMPLE_COLUMNS: readonly RecordColumn[] = [
+  ...CHECK_COLUMNS,
+  ['data_group', 'text', "'all data'"],
+  ['sample_index', 'integer'],
+  ['result', 'text'],
+  ['result_data_type', 'text'],
+  ['row_id_1', 'text'],
+  ['row_id_2', 'text'],
+  ['row_id_3', 'text'],
+  ['row_id_4', 'text'],
+  ['row_id_5', 'text'],
+  ['collected_at', 'timestamptz', 'now()'],
+  ['executed_at', 'timestamptz'],
+  ['duration_ms', 'integer'],
+  ['table_comparison', 'text'],
+];
+
 /** Bulk insert, in chunks of one jsonb parameter each (as writeObjects does); returns how many rows. */
 export async function insertCheckResults(sql: SqlQueryable, rows: readonly CheckResultInput[]): Promise<number> {
-  const json = rows.map((row, index) => {
+  const records = rows.map((row, index) => {
     checkHashOf(row.checkHash, index);
     if (row.severity !== undefined && row.severity !== null && !(Number.isInteger(row.severity) && row.severity >= 0 && row.severity <= 3)) {
       throw new DqError('INVALID_ARGUMENT', `check result ${index}: severity must be 0, 1, 2, 3 or null, not ${row.severity}`);
@@ -333,7 +378,7 @@ export async function insertCheckResults(sql: SqlQueryable, rows: readonly Check
     if ((row.severity ?? null) === null && !row.errorMessage) {
       throw new DqError('INVALID_ARGUMENT', `check result ${index}: a row without a severity is an execution error and needs an errorMessage`);
     }
-    return JSON.stringify({
+    return {
       connection_name: row.connectionName,
       schema_name: row.schemaName,
       table_name: row.tableName,
@@ -354,32 +399,15 @@ export async function insertCheckResults(sql: SqlQueryable, rows: readonly Check
       executed_at: row.executedAt ?? null,
       table_comparison: row.tableComparison ?? null,
       error_message: row.errorMessage ?? null,
-    });
+    };
   });
-  for (const chunk of chunksOfJson(json)) {
-    await sql.query(
-      `insert into dqctl.check_results (connection_name, schema_name, table_name, column_name, check_type, time_gradient,
-         check_category, check_name, check_hash, sensor_name, quality_dimension, time_period, data_group, actual_value,
-         expected_value, severity, duration_ms, executed_at, table_comparison, error_message)
-       select r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
-              r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension, r.time_period,
-              coalesce(r.data_group, 'all data'), r.actual_value, r.expected_value, r.severity, r.duration_ms,
-              coalesce(r.executed_at, now()), r.table_comparison, r.error_message
-         from jsonb_to_recordset($1::text::jsonb) as r(connection_name text, schema_name text, table_name text,
-              column_name text, check_type text, time_gradient text, check_category text, check_name text,
-              check_hash bigint, sensor_name text, quality_dimension text, time_period timestamptz, data_group text,
-              actual_value double precision, expected_value double precision, severity integer, duration_ms integer,
-              executed_at timestamptz, table_comparison text, error_message text)`,
-      [chunk],
-    );
-  }
-  return rows.length;
+  return insertJsonRecords(sql, 'dqctl.check_results', CHECK_RESULT_COLUMNS, records);
 }
 
 export async function insertErrorSamples(sql: SqlQueryable, rows: readonly ErrorSampleInput[]): Promise<number> {
-  const json = rows.map((row, index) => {
+  const records = rows.map((row, index) => {
     checkHashOf(row.checkHash, index);
-    return JSON.stringify({
+    return {
       connection_name: row.connectionName,
       schema_name: row.schemaName,
       table_name: row.tableName,
@@ -404,29 +432,9 @@ export async function insertErrorSamples(sql: SqlQueryable, rows: readonly Error
       executed_at: row.executedAt ?? null,
       duration_ms: row.durationMs ?? null,
       table_comparison: row.tableComparison ?? null,
-    });
+    };
   });
-  for (const chunk of chunksOfJson(json)) {
-    await sql.query(
-      `insert into dqctl.error_samples (connection_name, schema_name, table_name, column_name, check_type, time_gradient,
-         check_category, check_name, check_hash, sensor_name, quality_dimension, data_group, sample_index, result,
-         result_data_type, row_id_1, row_id_2, row_id_3, row_id_4, row_id_5, collected_at, executed_at, duration_ms,
-         table_comparison)
-       select r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
-              r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension,
-              coalesce(r.data_group, 'all data'), r.sample_index, r.result, r.result_data_type, r.row_id_1, r.row_id_2,
-              r.row_id_3, r.row_id_4, r.row_id_5, coalesce(r.collected_at, now()), r.executed_at, r.duration_ms,
-              r.table_comparison
-         from jsonb_to_recordset($1::text::jsonb) as r(connection_name text, schema_name text, table_name text,
-              column_name text, check_type text, time_gradient text, check_category text, check_name text,
-              check_hash bigint, sensor_name text, quality_dimension text, data_group text, sample_index integer,
-              result text, result_data_type text, row_id_1 text, row_id_2 text, row_id_3 text, row_id_4 text,
-              row_id_5 text, collected_at timestamptz, executed_at timestamptz, duration_ms integer,
-              table_comparison text)`,
-      [chunk],
-    );
-  }
-  return rows.length;
+  return insertJsonRecords(sql, 'dqctl.error_samples', ERROR_SAMPLE_COLUMNS, records);
 }
 
 function checkHashOf(hash: number, index: number): void {

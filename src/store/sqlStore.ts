@@ -13,7 +13,7 @@ import {
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { claimNextJob, enqueueJob, findJob, finishJob, requestCancel } from './jobRows.js';
+import { claimNextJob, enqueueJob, findJob, findUnfinishedJob, finishJob, requestCancel } from './jobRows.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -27,7 +27,7 @@ import {
   type ErrorSampleInput,
   type ErrorSampleRow,
 } from './readResults.js';
-import { tryLeadership, type Leadership, type LeadershipOptions } from './leadership.js';
+import { leaderChannel, tryLeadership, type Leadership, type LeadershipOptions } from './leadership.js';
 import { insertStatistics, readLatestStatistics, type StatisticsFilter, type StatisticsInput, type StatisticsRow } from './statistics.js';
 import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
 import type { JobQueueStore, LeadershipRole, LockRequest, Store, StoreTransaction } from './store.js';
@@ -73,6 +73,7 @@ class SqlStore implements Store {
     this.jobs = {
       enqueue: guarded('jobs.enqueue', (job) => enqueueJob(client, job)),
       find: guarded('jobs.find', (idOrKey) => findJob(client, idOrKey)),
+      findUnfinished: guarded('jobs.findUnfinished', (prefix) => findUnfinishedJob(client, prefix)),
       claimNext: guarded('jobs.claimNext', (worker, types) => claimNextJob(client, worker, types)),
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
       requestCancel: guarded('jobs.requestCancel', (id) => requestCancel(client, id)),
@@ -156,7 +157,7 @@ class SqlStore implements Store {
   async tryLeadership(role: LeadershipRole, options?: LeadershipOptions): Promise<Leadership | null> {
     this.refuseInsideWork('tryLeadership');
     const keys: Record<LeadershipRole, typeof RECONCILE_LEADER_KEY> = { reconcile: RECONCILE_LEADER_KEY };
-    const leadership = await tryLeadership(this.client, keys[role], options);
+    const leadership = await tryLeadership(this.client, keys[role], { ...options, channel: leaderChannel(role) });
     if (leadership) {
       // its connection is outside the pool: close() gives it up too
       this.#leaderships.add(leadership);
@@ -165,6 +166,10 @@ class SqlStore implements Store {
       return { lost: leadership.lost, release: () => leadership.release().finally(forget) };
     }
     return null;
+  }
+
+  async requestLeader(role: LeadershipRole, payload: string): Promise<void> {
+    await this.client.query('select pg_notify($1, $2)', [leaderChannel(role), payload]);
   }
 
   async currentLock(): Promise<LockInfo | null> {

@@ -1,6 +1,6 @@
 import { DqError, type JsonValue } from '../model/index.js';
 import { isoTimestamp, type SqlQueryable } from './sql/sqlClient.js';
-import { chunksOfJson } from './sql/jsonChunks.js';
+import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 
 /**
  * Statistics rows (migration 0004): written by the collect-statistics job, read back as "the latest
@@ -43,12 +43,29 @@ export interface StatisticsFilter {
   dataGroup?: string;
 }
 
+/** The columns of the bulk insert (insertJsonRecords). */
+const STATISTICS_COLUMNS: readonly RecordColumn[] = [
+  ['connection_name', 'text'],
+  ['schema_name', 'text'],
+  ['table_name', 'text'],
+  ['column_name', 'text'],
+  ['collector_category', 'text'],
+  ['collector_name', 'text'],
+  ['data_group', 'text', "'all data'"],
+  ['result_double', 'double precision'],
+  ['result_text', 'text'],
+  ['result_json', 'jsonb'],
+  ['collected_at', 'timestamptz', 'now()'],
+  ['duration_ms', 'integer'],
+  ['error_message', 'text'],
+];
+
 export async function insertStatistics(sql: SqlQueryable, rows: readonly StatisticsInput[]): Promise<number> {
-  const json = rows.map((row, index) => {
+  const records = rows.map((row, index) => {
     if (row.resultDouble !== undefined && row.resultDouble !== null && !Number.isFinite(row.resultDouble)) {
       throw new DqError('INVALID_ARGUMENT', `statistics row ${index}: resultDouble must be a finite number, not ${row.resultDouble}`);
     }
-    return JSON.stringify({
+    return {
       connection_name: row.connectionName,
       schema_name: row.schemaName,
       table_name: row.tableName,
@@ -62,23 +79,9 @@ export async function insertStatistics(sql: SqlQueryable, rows: readonly Statist
       collected_at: row.collectedAt ?? null,
       duration_ms: row.durationMs ?? null,
       error_message: row.errorMessage ?? null,
-    });
+    };
   });
-  for (const chunk of chunksOfJson(json)) {
-    await sql.query(
-      `insert into dqctl.statistics (connection_name, schema_name, table_name, column_name, collector_category,
-         collector_name, data_group, result_double, result_text, result_json, collected_at, duration_ms, error_message)
-       select r.connection_name, r.schema_name, r.table_name, r.column_name, r.collector_category, r.collector_name,
-              coalesce(r.data_group, 'all data'), r.result_double, r.result_text, r.result_json,
-              coalesce(r.collected_at, now()), r.duration_ms, r.error_message
-         from jsonb_to_recordset($1::text::jsonb) as r(connection_name text, schema_name text, table_name text,
-              column_name text, collector_category text, collector_name text, data_group text,
-              result_double double precision, result_text text, result_json jsonb, collected_at timestamptz,
-              duration_ms integer, error_message text)`,
-      [chunk],
-    );
-  }
-  return rows.length;
+  return insertJsonRecords(sql, 'dqctl.statistics', STATISTICS_COLUMNS, records);
 }
 
 interface StatisticsSqlRow {

@@ -61,6 +61,8 @@ export interface JobQueueStore {
   enqueue(job: { jobType: string; parameters: JsonObject; businessKey?: string | null; createdBy?: string | null }): Promise<JobRecord>;
   /** By numeric id or by business key. */
   find(idOrKey: string): Promise<JobRecord | undefined>;
+  /** The oldest job not ended yet whose business key starts with this prefix (e.g. one schedule's runs). */
+  findUnfinished(businessKeyPrefix: string): Promise<JobRecord | undefined>;
   /** The oldest queued job of these types, now `running` and claimed by `worker` (FOR UPDATE SKIP LOCKED). */
   claimNext(worker: string, jobTypes: readonly string[]): Promise<JobRecord | undefined>;
   finish(id: number, outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;
@@ -88,6 +90,11 @@ export interface Store extends StoreReader {
    * leads; `lost` resolves when the session dies. On PGlite the first caller of the process always leads.
    */
   tryLeadership(role: LeadershipRole, options?: LeadershipOptions): Promise<Leadership | null>;
+  /**
+   * Hands a request to whichever process leads `role` (its `onRequest`), e.g. a push webhook that reached a
+   * follower; nobody hears it when no process leads. A NOTIFY: delivered once the caller's statement commits.
+   */
+  requestLeader(role: LeadershipRole, payload: string): Promise<void>;
   /** The current lock holder, or null when free (a lock left by a dead process counts as free). */
   currentLock(): Promise<LockInfo | null>;
   /** Apply history, newest first (the last 50 unless `limit` says otherwise). */

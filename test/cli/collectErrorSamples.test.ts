@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/openStore.js';
 import { runCli } from '../helpers/cli.js';
+import { writeSourceConnection } from '../helpers/sourceRepo.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 /**
@@ -29,12 +30,7 @@ describe('collect error-samples (real bin)', () => {
       (103, 'US', 2, -8, 'x@y'), (104, 'US', 3, -1, 'c@example.com')`);
     await client.end();
     dir = await mkdtemp(join(tmpdir(), 'dqctl-samples-'));
-    const url = new URL(source.url);
-    await mkdir(join(dir, 'repo/sources/db'), { recursive: true });
-    await writeFile(
-      join(dir, 'repo/sources/db/connection.dqoconnection.yaml'),
-      `apiVersion: dqo/v1\nkind: source\nspec:\n  provider_type: postgresql\n  postgresql:\n    host: ${url.hostname}\n    port: "${url.port || 5432}"\n    database: ${url.pathname.slice(1)}\n    user: \${DQ_USER}\n`,
-    );
+    await writeSourceConnection(join(dir, 'repo'), 'db', source.url);
     await writeFile(
       join(dir, 'repo/sources/db/Shop.Order Lines.dqotable.yaml'),
       [

@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { writeSourceConnection } from '../helpers/sourceRepo.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 /** `dqctl run checks` and `dqctl results` through the real bin, on a real data source. */
@@ -19,12 +20,7 @@ describe('run checks and results (real bin)', () => {
     await client.query('insert into public."Orders" select g, case when g % 4 = 0 then null else g end from generate_series(1, 40) g');
     await client.end();
     dir = await mkdtemp(join(tmpdir(), 'dqctl-run-'));
-    const url = new URL(source.url);
-    await mkdir(join(dir, 'repo/sources/db'), { recursive: true });
-    await writeFile(
-      join(dir, 'repo/sources/db/connection.dqoconnection.yaml'),
-      `apiVersion: dqo/v1\nkind: source\nspec:\n  provider_type: postgresql\n  postgresql:\n    host: ${url.hostname}\n    port: "${url.port || 5432}"\n    database: ${url.pathname.slice(1)}\n    user: \${DQ_USER}\n`,
-    );
+    await writeSourceConnection(join(dir, 'repo'), 'db', source.url);
     await writeFile(
       join(dir, 'repo/sources/db/public.Orders.dqotable.yaml'),
       'apiVersion: dqo/v1\nkind: table\nspec:\n  monitoring_checks:\n    daily:\n      volume:\n        daily_row_count:\n          error:\n            min_count: 1\n  columns:\n    amount:\n      monitoring_checks:\n        daily:\n          nulls:\n            daily_nulls_count:\n              warning:\n                max_count: 5\n              error:\n                max_count: 50\n',

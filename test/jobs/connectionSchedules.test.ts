@@ -7,6 +7,7 @@ import { defaultExecutors } from '../../src/jobs/executors/index.js';
 import { JobService } from '../../src/jobs/jobService.js';
 import type { JsonObject } from '../../src/model/index.js';
 import type { JobRecord } from '../../src/store/jobRows.js';
+import { SLOW_VIEWS_SQL } from '../datasource/sourceFixture.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
@@ -30,6 +31,7 @@ describe('connection schedules: auto import of tables and scheduled check runs',
     await client.query(`create schema sales; create schema hr;
       create table sales."Orders ""EU""" (id int primary key, amount numeric); create table sales.refunds (id int);
       create table hr.people (id int)`);
+    await client.query(SLOW_VIEWS_SQL);
     await client.end();
     dataSources = new DataSources({ env: { DQCTL_TEST_UNUSED_PASSWORD: '' } });
   });
@@ -149,5 +151,114 @@ describe('connection schedules: auto import of tables and scheduled check runs',
     expect(finished[0].result).toMatchObject({ executed_checks: 1, warnings: 1 });
     const rows = await fx.store.checkResults({ connectionName: 'shop', schemaName: 'sales', tableName: 'Orders "EU"' });
     expect(new Set(rows.map((r) => r.checkName))).toEqual(new Set(['daily_row_count']));
+  });
+
+  it("a check's schedule_override runs it at its own times, and its scheduling group's runs leave it out", async () => {
+    await fx.reset();
+    const objects = new LiveObjects(fx.store, { revisionCheckMs: 0 });
+    const spec = connection({});
+    delete spec.auto_import_tables;
+    await objects.create('source', 'shop', { ...spec, schedules: { monitoring_daily: { cron_expression: '* * * * * *' } } }, ctx);
+    const everySecond = { cron_expression: '* * * * * *' };
+    await objects.create(
+      'table',
+      'shop/sales.Orders "EU"',
+      {
+        profiling_checks: { volume: { profile_row_count: { schedule_override: everySecond, error: { min_count: 1 } } } },
+        monitoring_checks: { daily: { volume: { daily_row_count: { warning: { min_count: 1 } } } } },
+        columns: {
+          id: { monitoring_checks: { daily: { nulls: { daily_nulls_count: { schedule_override: { ...everySecond, disabled: true }, error: { max_count: 0 } } } } } },
+          amount: { monitoring_checks: { daily: { nulls: { daily_nulls_count: { schedule_override: { cron_expression: ' * * * * * * ' }, error: { max_count: 0 } } } } } },
+        },
+      },
+      ctx,
+    );
+    // a policy's check with a schedule of its own, and one marked do_not_schedule as well (never scheduled)
+    await objects.create(
+      'default_table_checks',
+      'weekly schema',
+      {
+        target: { connection: 'shop' },
+        monitoring_checks: {
+          daily: {
+            schema: {
+              daily_column_count: { schedule_override: { cron_expression: '0 4 * * 1' }, warning: { expected_value: 2 } },
+              daily_column_types_changed: { schedule_override: { cron_expression: '0 5 * * 1' }, do_not_schedule: true, warning: {} },
+            },
+          },
+        },
+      },
+      ctx,
+    );
+    const jobs = new JobService(fx.store, defaultExecutors({ store: fx.store, objects, dataSources }), { pollMs: 50 });
+    const schedule = new ConnectionSchedules(jobs, objects);
+    jobs.start();
+    await schedule.start();
+    expect(schedule.status().map((s) => `${s.schedule} ${s.cron_expression}`).sort()).toEqual([
+      'monitoring_daily * * * * * *',
+      'schedule_override * * * * * *',
+      'schedule_override 0 4 * * 1',
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await schedule.stop();
+    for (const job of await allJobs()) await jobs.wait(String(job.id), 10_000);
+    await jobs.stop();
+    const finished = await allJobs();
+    expect(finished.every((j) => j.jobType === 'run_checks' && j.status === 'finished')).toBe(true);
+    const group = finished.filter((j) => j.businessKey?.startsWith('schedule:shop:monitoring_daily:'));
+    const own = finished.filter((j) => j.businessKey?.startsWith(`schedule:shop:schedule_override:${encodeURIComponent('* * * * * *')}:`));
+    expect(group.length).toBeGreaterThanOrEqual(1);
+    expect(own.length).toBeGreaterThanOrEqual(1);
+    expect(group.length + own.length).toBe(finished.length);
+    expect(own[0].parameters).toEqual({ check_search_filters: { connection: 'shop' }, scheduled: true, schedule_override: '* * * * * *' });
+    // group: the table's row count and id's null count (its own schedule is disabled); the policy's checks have their own
+    expect(group[0].result).toMatchObject({ executed_checks: 2 });
+    // own: the profiling row count and amount's null count
+    expect(own[0].result).toMatchObject({ executed_checks: 2 });
+    const rows = await fx.store.checkResults({ connectionName: 'shop', schemaName: 'sales', tableName: 'Orders "EU"' });
+    // between them they ran these four checks, and never the policy's (their schedules are on Mondays, or never)
+    expect(new Set(rows.map((r) => `${r.columnName ?? ''}:${r.checkName}`))).toEqual(new Set([':daily_row_count', 'id:daily_nulls_count', ':profile_row_count', 'amount:daily_nulls_count']));
+  });
+
+  it("without policies that hold one, the tables' own schedule_overrides are found (and a disabled table's are not)", async () => {
+    await fx.reset();
+    const objects = new LiveObjects(fx.store, { revisionCheckMs: 0 });
+    const spec = connection({});
+    delete spec.auto_import_tables;
+    await objects.create('source', 'shop', spec, ctx);
+    const withOverride = (cron: string) => ({ monitoring_checks: { daily: { volume: { daily_row_count: { schedule_override: { cron_expression: cron } } } } } });
+    await objects.create('table', 'shop/sales.refunds', withOverride('0 2 * * *'), ctx);
+    await objects.create('table', 'shop/hr.people', { ...withOverride('0 9 * * *'), disabled: true }, ctx);
+    await objects.create('table', 'shop/sales.Orders "EU"', { monitoring_checks: { daily: { volume: { daily_row_count: {} } } } }, ctx);
+    await objects.create('default_table_checks', 'no overrides here', { target: { connection: 'shop' }, monitoring_checks: { daily: { volume: { daily_row_count: {} } } } }, ctx);
+    const jobs = new JobService(fx.store, defaultExecutors({ store: fx.store, objects, dataSources }), { pollMs: 50 });
+    const schedule = new ConnectionSchedules(jobs, objects);
+    await schedule.start();
+    expect(schedule.status().map((s) => `${s.connection} ${s.schedule} ${s.cron_expression}`)).toEqual(['shop schedule_override 0 2 * * *']);
+    await schedule.stop();
+  });
+
+  it('a run still going when the next is due is not piled up behind: the next is skipped, and logged', async () => {
+    await fx.reset();
+    const objects = new LiveObjects(fx.store, { revisionCheckMs: 0 });
+    const spec = connection({});
+    delete spec.auto_import_tables;
+    // a connection name holding ':' does not share its key prefix with another connection's schedule
+    await objects.create('source', 'shop:a', { ...spec, schedules: { monitoring_daily: { cron_expression: '* * * * * *' } } }, ctx);
+    await objects.create('table', 'shop:a/slowpoke.very_slow', { monitoring_checks: { daily: { volume: { daily_row_count: {} } } } }, ctx);
+    const logged: string[] = [];
+    const jobs = new JobService(fx.store, defaultExecutors({ store: fx.store, objects, dataSources }), { pollMs: 50, cancelPollMs: 50 });
+    const schedule = new ConnectionSchedules(jobs, objects, { log: (_level, message) => logged.push(message) });
+    jobs.start();
+    await schedule.start();
+    await new Promise((resolve) => setTimeout(resolve, 3_300));
+    await schedule.stop();
+    const submitted = await allJobs();
+    expect(submitted).toHaveLength(1);
+    expect(submitted[0].businessKey).toMatch(/^schedule:shop%3Aa:monitoring_daily:\d{4}-/);
+    expect(logged.filter((line) => line.includes(`skipped the run at`) && line.includes(`job ${submitted[0].id} of an earlier run has not finished`)).length).toBeGreaterThanOrEqual(2);
+    await jobs.cancel(String(submitted[0].id));
+    expect((await jobs.wait(String(submitted[0].id), 10_000)).status).toBe('cancelled');
+    await jobs.stop();
   });
 });

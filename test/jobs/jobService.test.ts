@@ -44,6 +44,15 @@ describe.each(STORE_ENGINES)('job queue on $engine', ({ setup, engine }) => {
     await expect(jobs.get('no-such-job')).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
+  it('finds the unfinished job of a business key prefix, with % and _ in it taken literally', async () => {
+    const slow = await jobs.submit('slow', { ms: 1_000 }, { businessKey: `schedule:a%b_${engine}:x:1` });
+    await jobs.submit('echo', {}, { businessKey: `schedule:aXbY${engine}:x:1` });
+    expect((await jobs.unfinished(`schedule:a%b_${engine}:`))?.id).toBe(slow.id);
+    expect(await jobs.unfinished(`schedule:a_b%${engine}:`)).toBeUndefined();
+    await jobs.wait(String(slow.id), 10_000);
+    expect(await jobs.unfinished(`schedule:a%b_${engine}:`)).toBeUndefined();
+  });
+
   it('wait returns the job as it is when the timeout runs out first', async () => {
     const job = await jobs.submit('slow', { ms: 1500 });
     const early = await jobs.wait(String(job.id), 200);

@@ -64,6 +64,13 @@ describe('check runs on a failing data source', () => {
       const failed = await timed.wait(String(job.id), 30_000);
       expect(failed.status).toBe('failed');
       expect(failed.errorMessage).toMatch(/run checks failed for 1 of 1 table .*src\/slowpoke\.slow: .*statement timeout/);
+      // the counts and the failed tables stay readable as the failed job's result
+      expect(failed.result).toMatchObject({
+        result: { executed_checks: expect.any(Number), highest_severity: null },
+        tables: 1,
+        failed_tables: [{ table: 'src/slowpoke.slow', code: 'DATASOURCE_TIMEOUT', message: expect.stringMatching(/statement timeout/) }],
+      });
+      expect((failed.result as any).result.execution_errors).toBe((failed.result as any).result.executed_checks);
     } finally {
       await timed.stop();
       await impatient.close();

@@ -238,8 +238,11 @@ const CASES: Case[] = [
   {
     name: 'invalid_cron',
     expected: [
+      // a check's schedule_override, in a policy (disabled, still checked) and in a table file
+      ['error', 'invalid_cron', 'patterns/Detect empty tables daily.dqotablepattern.yaml:12:30', '"0 0 31 2 * * *"', 'Invalid value for hour: 31'],
       ['error', 'invalid_cron', `${CONNECTION}:17:24`, '"every monday"', '"every monday" is not a cron expression'],
       ['error', 'invalid_cron', `${CONNECTION}:21:24`, '"0 25 * * *"', '"0 25 * * *" is not a cron expression'],
+      ['error', 'invalid_cron', `${ORDERS}:20:34`, '"hourly"', '"hourly" is not a cron expression'],
     ],
     objects: [],
   },

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { GitRevisions } from '../../src/reconcile/gitRevisions.js';
 import { Reconciler, type ReconcilerOptions } from '../../src/reconcile/reconciler.js';
 import { signWebhookBody } from '../../src/reconcile/webhookSignature.js';
+import { openStore } from '../../src/store/openStore.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { git, gitRepo, type GitRepo } from '../helpers/gitRepo.js';
 import { call, serverOn } from '../helpers/server.js';
@@ -122,6 +123,47 @@ describe('serve --git (the reconcile loop over a git remote)', () => {
     expect((await call(app, { method: 'POST', url: '/api/gitops/suspend', headers: auth('viewer-token-123') })).status).toBe(403);
     expect((await call(app, { method: 'POST', url: '/api/gitops/suspend', headers: auth('operator-token-456') })).body).toMatchObject({ suspended: { by: 'ops' } });
     expect((await call(app, { method: 'POST', url: '/api/gitops/resume', headers: auth('operator-token-456') })).status).toBe(200);
+  });
+
+  it('a webhook that reaches a follower replica is handed to the leader, which applies the push at once', async () => {
+    const leader = await startLoop();
+    await waitFor(async () => (await livePriority(fx.store)) === 1, 20_000, 'the first apply');
+    await idle(leader);
+    // a second replica: its own store connection and clone, the same remote; it follows
+    const otherStore = await openStore(fx.options);
+    const follower = new Reconciler({
+      store: otherStore,
+      source: new GitRevisions({ url: `file://${remote}`, branch: 'main', cacheDir: join(cacheParent, 'follower-clone') }),
+      autoApply: true,
+      intervalMs: 60_000,
+      webhookSecret: SECRET,
+    });
+    await follower.start();
+    const followerApp = await serverOn(otherStore, { reconciler: follower });
+    try {
+      await idle(follower);
+      expect(follower.isLeader).toBe(false);
+      const commit = await push(4);
+      const body = JSON.stringify({ ref: 'refs/heads/main', after: commit });
+      const sent = Date.now();
+      const accepted = await call(followerApp, {
+        method: 'POST',
+        url: '/api/gitops/webhook',
+        payload: body,
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': signWebhookBody(SECRET, body), 'x-github-event': 'push' },
+      });
+      expect(accepted.status).toBe(202);
+      await waitFor(async () => (await livePriority(fx.store)) === 4, 10_000, "the leader's apply of the push");
+      expect(Date.now() - sent).toBeLessThan(10_000); // long before the leader's 60 s poll
+      await idle(leader);
+      const status = await leader.status();
+      expect(status).toMatchObject({ sync: 'Synced', repository: { revision: commit }, last_pass: { result: 'applied' } });
+      expect(status.last_pass!.triggers).toEqual([`webhook via ${follower.replicaId}`]);
+    } finally {
+      await followerApp.close();
+      await follower.stop();
+      await otherStore.close();
+    }
   });
 
   it('an unreachable remote: the status says so, nothing changes, and the loop recovers when it is back', async () => {

@@ -280,7 +280,7 @@ describe('connections API', () => {
     expect((await call(app, { method: 'GET', url: '/api/connections/nowhere/schemas' })).status).toBe(404);
   });
 
-  it('deletes a connection with its tables in one transaction (204, then 404)', async () => {
+  it('deletes a connection with its tables in one transaction (200 with the id of the job that deletes its data, then 404)', async () => {
     const objects = new LiveObjects(fx.store);
     const writer = { caller: 'test' };
     await objects.create('source', 'doomed', { provider_type: 'postgresql' }, writer);
@@ -288,8 +288,8 @@ describe('connections API', () => {
     for (const name of ['doomed/public.a', 'doomed/sales.b', 'doomed_not/public.a']) await objects.create('table', name, { columns: { id: {} } }, writer);
 
     const deleted = await call(app, { method: 'DELETE', url: '/api/connections/doomed' });
-    expect(deleted.status).toBe(204);
-    expect(deleted.raw).toBe('');
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ jobId: expect.any(Number), createdAt: expect.any(String) });
     const left = await fx.store.listObjects({ kind: 'table' });
     expect(left.filter((t) => t.name.startsWith('doomed'))).toEqual([expect.objectContaining({ name: 'doomed_not/public.a' })]);
     expect(await stored('doomed')).toBeUndefined();

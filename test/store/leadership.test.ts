@@ -43,6 +43,29 @@ describe.each(STORE_ENGINES)('$engine store: leadership of the reconcile loop', 
     await second!.release();
   });
 
+  it("a request from another replica reaches the leader's onRequest, and nobody once it released", async () => {
+    const heard: string[] = [];
+    const leader = await fx.store.tryLeadership('reconcile', { onRequest: (payload) => heard.push(payload) });
+    expect(leader).not.toBeNull();
+    await other().requestLeader('reconcile', 'replica-b:42 "quoted" ü');
+    await other().requestLeader('reconcile', '');
+    const deadline = Date.now() + 5_000;
+    while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(heard).toEqual(['replica-b:42 "quoted" ü', '']);
+    await leader!.release();
+    await other().requestLeader('reconcile', 'after release');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(heard).toHaveLength(2);
+    // the next leader hears its own requests only
+    const next: string[] = [];
+    const second = await other().tryLeadership('reconcile', { onRequest: (payload) => next.push(payload) });
+    await fx.store.requestLeader('reconcile', 'to the second');
+    while (next.length < 1 && Date.now() < deadline + 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(next).toEqual(['to the second']);
+    expect(heard).toHaveLength(2);
+    await second!.release();
+  });
+
   it('is apart from the store lock: the leader can apply, and others can lock the store while it leads', async () => {
     const leader = await fx.store.tryLeadership('reconcile');
     expect(leader).not.toBeNull();

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { diffRevisions, type DiffRevisionsRequest } from '../../app/diffRevisions.js';
-import { ValidationFailed } from '../../app/planRepository.js';
+import { ValidationFailed } from '../../app/validationFailed.js';
 import { GitSource } from '../../manifest/gitSource.js';
 import { toDiffDocument, type DiffDocument } from '../../plan/diffDocument.js';
 import { renderDiffMarkdown, renderInvalidHeadMarkdown } from '../../plan/renderDiffMarkdown.js';

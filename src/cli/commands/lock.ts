@@ -39,7 +39,7 @@ export async function lockListCommand(options: LockListOptions, io: CliIo): Prom
   io.stdout(renderColumns(header, rows) + '\n');
   for (const l of listing.locks) {
     io.stdout(`${l.id}: ${l.what}\n  ${l.releasable ? 'can be released' : 'not releasable'}: ${l.reason}\n`);
-    if (l.server) io.stdout(`  held by dqctl serve at ${l.server}: run plan and apply through it with --server ${l.server}\n`);
+    if (l.server) io.stdout(`  held by dqctl serve at ${l.server}: run plan, apply and run checks through it with --server ${l.server}\n`);
   }
   return 0;
 }

@@ -9,6 +9,8 @@ import type { JobExecutor } from '../jobService.js';
  * filters. A filter is never ignored, since an ignored filter would delete more than asked. Sensor readouts are
  * stored with the results (deleteSensorReadouts deletes the results), incidents are not stored by this version
  * (0 rows), and check configuration lives in the repository: deleteChecksConfiguration is refused.
+ * `schemaName` + `tableName` (not DQOps's; the jobs a DELETE of a table or column submits) name one table
+ * exactly, where fullTableName would read `*` in a name as a wildcard.
  */
 export const DELETE_STORED_DATA = 'delete_stored_data';
 
@@ -43,12 +45,16 @@ export function deleteStoredDataRequest(p: JsonObject): DeleteStoredDataRequest 
   }
   const target = text(p, 'collectorTarget');
   if (target !== undefined && target !== 'table' && target !== 'column') throw new DqError('INVALID_ARGUMENT', 'collectorTarget must be table or column');
+  const schemaName = text(p, 'schemaName');
+  const tableName = text(p, 'tableName');
+  if ((schemaName === undefined) !== (tableName === undefined)) throw new DqError('INVALID_ARGUMENT', 'schemaName and tableName go together');
   const dateStart = date(p, 'dateStart');
   const dateEnd = date(p, 'dateEnd');
   if (dateStart && dateEnd && dateStart > dateEnd) throw new DqError('INVALID_ARGUMENT', `dateStart ${dateStart} is after dateEnd ${dateEnd}`);
   return {
     connection,
     fullTableName: text(p, 'fullTableName'),
+    ...(schemaName !== undefined && tableName !== undefined ? { table: { schema: schemaName, table: tableName } } : {}),
     columnNames: Array.isArray(p.columnNames) ? p.columnNames.filter((c): c is string => typeof c === 'string') : undefined,
     dateStart,
     dateEnd,

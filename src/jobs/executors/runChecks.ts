@@ -2,6 +2,7 @@ import type { DataSource } from '../../datasource/index.js';
 import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
 import type { CheckResultInput } from '../../store/store.js';
 import { planCheckRun } from '../checkRun/planCheckRun.js';
+import { ownScheduleOf } from '../checkScheduleOverrides.js';
 import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks.js';
 import { periodOf, resultBase, runTableChecks } from '../checkRun/runTableChecks.js';
 import type { JobExecutor } from '../jobService.js';
@@ -17,7 +18,9 @@ import type { ExecutorDependencies } from './index.js';
  * execution errors for its checks; the run goes on with the other tables, and the job then ends failed with
  * the tables and reasons (the counts in the error's details).
  * `dummy_execution` plans without touching a data source (executed_checks = what would run). `scheduled: true`
- * (the runs the connection schedules submit, connectionSchedules.ts) leaves out checks marked `do_not_schedule`.
+ * (the runs the connection schedules submit, connectionSchedules.ts) leaves out checks marked `do_not_schedule`,
+ * and either the checks with a `schedule_override` of their own (a scheduling group's run) or all but those whose
+ * own schedule is the cron expression in `schedule_override` (the run of that schedule).
  * `collect_error_samples: true` also collects the error samples of the checks that raised a warning, error or
  * fatal (collectErrorSamples.ts, per data group); checks marked `always_collect_error_samples` always get them.
  */
@@ -80,9 +83,13 @@ export async function runChecks(
   const p = parameters;
   const filters = (isJsonObject(p.check_search_filters) ? p.check_search_filters : {}) as CheckSearchFilters;
   const now = options.now ?? new Date();
-  // a run a schedule submitted leaves out the checks marked do_not_schedule
+  // A run a schedule submitted leaves out the checks marked do_not_schedule. A scheduling group's run leaves out
+  // the checks with a schedule of their own; the run of such a schedule (schedule_override: its cron) runs only them.
   const scheduled = p.scheduled === true;
-  const { work, connections } = await planCheckRun(deps.objects, filters, (checks) => (scheduled ? checks.filter((c) => c.spec.do_not_schedule !== true) : checks));
+  const ownSchedule = typeof p.schedule_override === 'string' ? p.schedule_override : undefined;
+  const { work, connections } = await planCheckRun(deps.objects, filters, (checks) =>
+    scheduled ? checks.filter((c) => c.spec.do_not_schedule !== true && ownScheduleOf(c.spec) === ownSchedule) : checks,
+  );
   const executedChecks = work.reduce((n, w) => n + w.checks.length, 0);
   if (p.dummy_execution === true) return { result: countResults([], executedChecks), tables: [] };
 
@@ -162,7 +169,16 @@ export function runFailure(run: RunChecksRun, failed: readonly TableCheckOutcome
     failed[0].error?.code ?? 'DATASOURCE_QUERY_FAILED',
     `run checks failed for ${failed.length} of ${run.tables.length} table${run.tables.length === 1 ? '' : 's'} ` +
       `(${r.executed_checks} checks: ${r.valid_results} valid, ${r.warnings} warnings, ${r.errors} errors, ${r.fatals} fatal, ${r.execution_errors} execution errors): ${reasons.join('; ')}`,
-    { result: { ...r }, tables: failed.map((t) => ({ table: t.table, code: t.error?.code ?? null, reason: typeof t.error?.details?.reason === 'string' ? t.error.details.reason : null })) },
+    {
+      result: { ...r },
+      tables: run.tables.length,
+      failed_tables: failed.map((t) => ({
+        table: t.table,
+        code: t.error?.code ?? null,
+        reason: typeof t.error?.details?.reason === 'string' ? t.error.details.reason : null,
+        message: t.error?.message ?? null,
+      })),
+    },
   );
 }
 

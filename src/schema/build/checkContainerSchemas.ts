@@ -20,7 +20,7 @@ import {
 } from '../../catalog/index.js';
 import { ANNOTATION_KEYWORD, type SchemaAnnotation } from '../schemaAnnotation.js';
 import { parameterSchema } from './parameterSchema.js';
-import { bool, closedObject, freeObject, mapOf, ref, str, type Schema } from './schemaShapes.js';
+import { bool, closedObject, mapOf, ref, str, type Schema } from './schemaShapes.js';
 import { SEVERITY_LEVELS } from './sharedSpecs.js';
 
 export const COMPARISONS_CATEGORY = 'comparisons';
@@ -144,7 +144,13 @@ function commonCheckFields(): Record<string, Schema> {
     comments: ref('comments'),
     always_collect_error_samples: bool('Collects error samples even when the check passes.'),
     do_not_schedule: bool('Runs the check only when started by hand, never on a schedule.'),
-    schedule_override: freeObject('A schedule for this check only.'),
+    schedule_override: closedObject(
+      {
+        cron_expression: str('Unix cron expression (minute hour day-of-month month day-of-week).'),
+        disabled: bool('Stops this schedule without removing it (the check then runs with its scheduling group).'),
+      },
+      { description: "Runs this check on a schedule of its own instead of its connection's schedule for its type and time scale." },
+    ),
   };
 }
 

@@ -5,6 +5,7 @@ import { validateDocument, type SchemaViolation } from '../../schema/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
 import { checkName } from '../names.js';
+import { ALL_STORED_DATA, answerWithStoredDataCleanup } from '../storedDataCleanup.js';
 
 /**
  * Connections (objects of kind source, named after their folder under sources/). Responses never carry a
@@ -52,16 +53,7 @@ export function jobTemplates(connection: string, fullTableName?: string): JsonOb
     run_monitoring_checks_job_template: { ...scope, enabled: true, checkType: 'monitoring' },
     run_partition_checks_job_template: { ...scope, enabled: true, checkType: 'partitioned' },
     collect_statistics_job_template: { ...scope, enabled: true },
-    data_clean_job_template: {
-      ...scope,
-      deleteErrors: true,
-      deleteStatistics: true,
-      deleteCheckResults: true,
-      deleteSensorReadouts: true,
-      deleteErrorSamples: true,
-      deleteIncidents: true,
-      deleteChecksConfiguration: false,
-    },
+    data_clean_job_template: { ...scope, ...ALL_STORED_DATA, deleteChecksConfiguration: false },
   };
 }
 
@@ -250,8 +242,9 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
         tags,
         operationId: 'delete_connection', summary: 'delete_connection: the connection and all its tables, in one transaction',
         description:
-          'DQOps answers 200 with the id of a job that also deletes the stored results. dqctl deletes the configuration at once and keeps no results yet, so it answers 204.',
+          "Answers 200 with the id of the job that then deletes the connection's stored results, errors, error samples and statistics (as DQOps does).",
         params,
+        response: { 200: ref('DqoQueueJobId') },
       },
     },
     async (request, reply) => {
@@ -261,7 +254,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
         children: [{ kind: 'table', namePrefix: `${name}/` }],
       });
       if (deleted === 0) throw new DqError('NOT_FOUND', `connection ${JSON.stringify(name)} not found`);
-      return reply.status(204).send();
+      return answerWithStoredDataCleanup(context, request, reply, { connection: name });
     },
   );
 

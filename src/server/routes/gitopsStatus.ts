@@ -122,7 +122,7 @@ export async function gitopsStatusRoutes(api: FastifyInstance, context: ServerCo
         }
         const event = request.headers['x-github-event'];
         if (event === 'ping') return reply.status(200).send({ accepted: true, triggered: false, event: 'ping' });
-        void loop.trigger('webhook');
+        void loop.webhook();
         return reply.status(202).send({ accepted: true, triggered: true });
       },
     );

@@ -5,6 +5,7 @@ import { validateDocument } from '../../schema/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
 import { checkName } from '../names.js';
+import { answerWithStoredDataCleanup } from '../storedDataCleanup.js';
 
 /**
  * Tables and their columns: objects of kind table named `connection/schema.table`, whose spec is a
@@ -338,12 +339,20 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.delete(
     TABLE_URL,
-    { schema: { tags, operationId: 'delete_table', summary: 'delete_table: 204 (DQOps answers 200 with a job; dqctl deletes at once)', params: TABLE_PARAMS } },
+    {
+      schema: {
+        tags,
+        operationId: 'delete_table',
+        summary: "delete_table: 200 with the id of the job that deletes the table's stored results, errors, samples and statistics",
+        params: TABLE_PARAMS,
+        response: { 200: ref('DqoQueueJobId') },
+      },
+    },
     async (request, reply) => {
       const path = tablePathOf(request);
       await requireConnection(context, path.connection);
       await context.objects.delete('table', tableObjectName(path), writerOf(request));
-      return reply.status(204).send();
+      return answerWithStoredDataCleanup(context, request, reply, { connection: path.connection, table: path });
     },
   );
 
@@ -460,7 +469,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
   const writeColumn = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    status: 201 | 204,
+    status: 201 | 204 | 'cleanup',
     change: (columns: Record<string, JsonValue>, column: string, tableName: string) => void,
   ) => {
     const path = tablePathOf(request);
@@ -472,6 +481,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
       change(columns, column, current.name);
       return { spec: { ...current.spec, columns } };
     });
+    if (status === 'cleanup') return answerWithStoredDataCleanup(context, request, reply, { connection: path.connection, table: path, column });
     return reply.status(status).send();
   };
 
@@ -497,9 +507,17 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.delete(
     COLUMN_URL,
-    { schema: { tags: columnTags, operationId: 'delete_column', summary: 'delete_column: removes the column from the table spec; 204 (DQOps answers 200 with a job)', params: columnParams } },
+    {
+      schema: {
+        tags: columnTags,
+        operationId: 'delete_column',
+        summary: "delete_column: removes the column from the table spec; 200 with the id of the job that deletes the column's stored data",
+        params: columnParams,
+        response: { 200: ref('DqoQueueJobId') },
+      },
+    },
     async (request, reply) =>
-      writeColumn(request, reply, 204, (columns, column, tableName) => {
+      writeColumn(request, reply, 'cleanup', (columns, column, tableName) => {
         if (!(column in columns)) throw new DqError('NOT_FOUND', `column ${JSON.stringify(column)} not found in table ${JSON.stringify(tableName)}`);
         delete columns[column];
       }),

@@ -65,8 +65,12 @@ export async function openPgliteClient(options: PgliteClientOptions): Promise<Sq
     ...wrap(db),
     async session(): Promise<SqlSession> {
       const owner = {};
+      const unlisten: Array<() => Promise<void>> = [];
       return {
         ...wrap(db),
+        async listen(channel: string, onPayload: (payload: string) => void): Promise<void> {
+          unlisten.push(await db.listen(channel, onPayload));
+        },
         async tryAdvisoryLock(key: AdvisoryKey): Promise<boolean> {
           if (heldBy.has(keyId(key))) return false;
           heldBy.set(keyId(key), owner);
@@ -79,8 +83,9 @@ export async function openPgliteClient(options: PgliteClientOptions): Promise<Sq
           return db.transaction((tx) => work(wrap(tx)));
         },
         async release(): Promise<void> {
-          // Like a closed connection: the session's locks go with it.
+          // Like a closed connection: the session's locks and its LISTENs go with it.
           for (const [key, holder] of heldBy) if (holder === owner) heldBy.delete(key);
+          for (const stop of unlisten.splice(0)) await stop().catch(() => {});
         },
       };
     },

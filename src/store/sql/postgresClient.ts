@@ -143,8 +143,16 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
       }
     },
   };
+  let listening = false;
   return {
     ...queryable,
+    async listen(channel: string, onPayload: (payload: string) => void): Promise<void> {
+      listening = true;
+      connection.on('notification', (message) => {
+        if (message.channel === channel) onPayload(message.payload ?? '');
+      });
+      await queryable.exec(`listen "${channel.replaceAll('"', '""')}"`);
+    },
     async tryAdvisoryLock(key: AdvisoryKey): Promise<boolean> {
       const rows = await queryable.query<{ locked: boolean }>('select pg_try_advisory_lock($1, $2) as locked', [
         key.namespace,
@@ -169,7 +177,9 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
     },
     async release(broken = false): Promise<void> {
       connection.off('error', onError);
-      connection.release(broken ? true : undefined);
+      connection.removeAllListeners('notification');
+      // a connection that listened would go on receiving notifications in the pool: close it instead
+      connection.release(broken || listening ? true : undefined);
     },
   };
 }

@@ -32,6 +32,11 @@ export interface SqlSession extends SqlQueryable {
    * neither see nor join it (on PGlite they wait for it to end).
    */
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on this session: `onPayload` gets the payload of every NOTIFY on `channel`, from any session of any
+   * process on the database, until the session is released (a listening connection is closed, not pooled).
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<void>;
   /** Give the connection back; `broken` closes it instead (after an error that may have left it dirty). */
   release(broken?: boolean): Promise<void>;
 }

@@ -81,7 +81,7 @@ export async function acquireStateDirLock(stateDir: string, options: StateDirLoc
       await removeIfUnchanged(path, current);
       continue;
     } else if (isServe(current)) {
-      throw ownedByServe(stateDir, current);
+      throw ownedByServe(stateDir, current, options.operation);
     } else {
       lastHolder = current;
     }
@@ -202,12 +202,18 @@ export function serveUrlOf(operation: string): string | undefined {
   return SERVE_OPERATION.exec(operation)?.[1];
 }
 
-function ownedByServe(stateDir: string, holder: StateDirLockHolder): DqError {
+/** Commands that can run through a server (`--server`); the others read or write the store itself. */
+const THROUGH_SERVER = new Set(['plan', 'apply', 'run checks', 'status']);
+
+function ownedByServe(stateDir: string, holder: StateDirLockHolder, requested: string): DqError {
   const url = serveUrlOf(holder.operation);
   const who = `pid ${holder.pid} on ${holder.host}, since ${holder.since}`;
-  const advice = url
-    ? `run plan and apply through it with --server ${url}, or stop the server to use the store directly`
-    : 'it is still starting; run plan and apply through it with --server <its URL>, or stop the server to use the store directly';
+  const server = url ?? '<its URL>';
+  const command = requested.startsWith('apply by ') ? 'apply' : requested;
+  const through = THROUGH_SERVER.has(command)
+    ? `use \`dqctl ${command} --server ${server}\``
+    : `read it through the server's API (${server}/api/docs); plan, apply and run checks take --server ${server}`;
+  const advice = `${url ? '' : 'it is still starting; '}${through}, or stop the server to use the store directly`;
   return new DqError(
     'STORE_IN_USE',
     `the embedded store ${stateDir} is open in \`dqctl serve\`${url ? ` at ${url}` : ''} (${who}); ${advice}`,

@@ -1,0 +1,63 @@
+import type { RunChecksResult } from '../../jobs/executors/runChecks.js';
+import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
+import type { CliIo } from '../io.js';
+import { callServer, type RemoteTarget } from '../remoteClient.js';
+import type { RunChecksOutcome } from './runChecks.js';
+
+/**
+ * `run checks --server`: the run is a run_checks job of that server (POST /api/jobs/runchecks), on its data
+ * sources with its secrets; the CLI follows the job through the wait endpoint (30 s at a time, so no proxy
+ * times out) and reads the outcome from the job: the counts when it finished; when a data source failed
+ * tables, the counts and those tables from the failed job's result. Ctrl-C cancels the job on the server.
+ */
+interface JobIdModel {
+  jobId: number;
+}
+interface JobEntry {
+  jobId: JobIdModel;
+  status: string;
+  errorMessage?: string;
+  result?: JsonObject;
+}
+
+const WAIT_SECONDS = 30;
+const ENDED = new Set(['finished', 'failed', 'cancelled']);
+
+export async function remoteRunChecks(target: RemoteTarget, filters: JsonObject, options: { progress: boolean }, io: CliIo): Promise<RunChecksOutcome> {
+  const started = await callServer<{ jobId: JobIdModel }>(target, 'POST', '/api/jobs/runchecks?wait=false', { check_search_filters: filters });
+  const id = started!.jobId.jobId;
+  const since = Date.now();
+  let interrupted = false;
+  const cancel = () => {
+    interrupted = true;
+    void callServer(target, 'DELETE', `/api/jobs/jobs/${id}`).catch(() => undefined);
+  };
+  process.once('SIGINT', cancel);
+  let job: JobEntry;
+  try {
+    do {
+      if (options.progress) io.stderr(`\r\x1b[Kjob ${id} on ${target.url}: ${interrupted ? 'cancelling' : 'running'}, ${Math.round((Date.now() - since) / 1000)} s`);
+      // on a terminal, short waits keep the elapsed time moving
+      job = (await callServer<JobEntry>(target, 'GET', `/api/jobs/jobs/${id}/wait?waitTimeout=${options.progress ? 2 : WAIT_SECONDS}`))!;
+    } while (!ENDED.has(job.status));
+  } finally {
+    process.off('SIGINT', cancel);
+    if (options.progress) io.stderr('\r\x1b[K');
+  }
+  if (job.status === 'cancelled') throw new DqError('QUERY_CANCELLED', `the run was cancelled (job ${id} on ${target.url})`);
+  if (job.status === 'finished') return { result: job.result as RunChecksResult, tables: 0, failed: [] };
+  // failed: a run whose data source failed tables carries its counts and those tables; anything else is an error
+  const details = job.result;
+  if (details && isJsonObject(details.result) && Array.isArray(details.failed_tables)) {
+    return {
+      result: details.result as RunChecksResult,
+      tables: typeof details.tables === 'number' ? details.tables : details.failed_tables.length,
+      failed: details.failed_tables.filter(isJsonObject).map((t) => ({
+        table: String(t.table),
+        code: typeof t.code === 'string' ? t.code : null,
+        message: typeof t.message === 'string' ? t.message : null,
+      })),
+    };
+  }
+  throw new DqError('JOB_FAILED', `job ${id} on ${target.url} failed: ${job.errorMessage ?? 'no reason given'}`);
+}
