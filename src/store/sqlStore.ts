@@ -33,6 +33,7 @@ import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable
 import type { JobQueueStore, LeadershipRole, LockRequest, Store, StoreTransaction } from './store.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
+import { SummaryCache } from './summaryCache.js';
 
 /**
  * The Store over any SqlClient: the same code and SQL for PostgreSQL and PGlite. Writes happen only inside
@@ -59,6 +60,8 @@ class SqlStore implements Store {
   readonly #leaderships = new Set<Leadership>();
 
   readonly jobs: JobQueueStore;
+  /** Kept between reads: a reconcile pass lists every summary twice, and usually only a few rows changed. */
+  private readonly summaries = new SummaryCache();
 
   constructor(
     private readonly client: SqlClient,
@@ -92,7 +95,8 @@ class SqlStore implements Store {
 
   async listSummaries(filter?: { kind?: ObjectKind }): Promise<LiveSummary[]> {
     this.refuseInsideWork('listSummaries');
-    return listSummaries(this.client, filter);
+    const all = await this.summaries.read(this.client);
+    return filter?.kind ? all.filter((summary) => summary.kind === filter.kind) : all;
   }
 
   async listObjects(filter?: { kind?: ObjectKind; namePrefix?: string }): Promise<LiveObject[]> {
