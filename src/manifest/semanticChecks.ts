@@ -31,28 +31,55 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
   const out: Diagnostic[] = [];
   checkDuplicates(objects, out);
   for (const o of objects) {
+    out.push(...documentFindings(o));
     switch (o.kind) {
-      case 'source':
-        checkSecrets(o, out);
-        checkCronExpressions(o, out);
-        break;
       case 'table':
         checkTableConnection(o, context, out);
         checkLineage(o, context, out);
-        checkEachCheck(o, out);
-        checkPartitioning(o, out);
-        checkComparisons(o, context, out);
+        checkComparisonConnections(o, context, out);
         break;
       case 'default_table_checks':
       case 'default_column_checks':
-        checkEachCheck(o, out);
         checkPolicyTarget(o, context, out);
         break;
+      case 'source':
       case 'rule':
         break;
     }
   }
   return out;
+}
+
+/**
+ * What depends on one document alone, kept per parsed object: the reconcile loop reuses the LoadedObject of
+ * every unchanged file, so a pass walks the checks of the changed files only, not the 40,000 checks of all.
+ */
+const findingsOfDocument = new WeakMap<LoadedObject, readonly Diagnostic[]>();
+
+function documentFindings(o: LoadedObject): readonly Diagnostic[] {
+  let found = findingsOfDocument.get(o);
+  if (found) return found;
+  const out: Diagnostic[] = [];
+  switch (o.kind) {
+    case 'source':
+      checkSecrets(o, out);
+      checkCronExpressions(o, out);
+      break;
+    case 'table':
+      checkEachCheck(o, out);
+      checkPartitioning(o, out);
+      checkComparisonReferences(o, out);
+      break;
+    case 'default_table_checks':
+    case 'default_column_checks':
+      checkEachCheck(o, out);
+      break;
+    case 'rule':
+      break;
+  }
+  found = Object.freeze(out.map((d) => Object.freeze(d)));
+  findingsOfDocument.set(o, found);
+  return found;
 }
 
 function checkDuplicates(objects: readonly LoadedObject[], out: Diagnostic[]): void {
@@ -219,11 +246,8 @@ function checkPartitioning(o: LoadedObject, out: Diagnostic[]): void {
   }
 }
 
-/**
- * Table comparisons: the comparisons blocks of the checks must name a comparison of table_comparisons, and a
- * comparison's reference connection must exist (the run would only find out at the data source).
- */
-function checkComparisons(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
+/** A table comparison's reference connection must exist (the run would only find out at the data source). */
+function checkComparisonConnections(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
   const defined = isJsonObject(o.rawSpec.table_comparisons) ? o.rawSpec.table_comparisons : {};
   for (const [name, comparison] of Object.entries(defined)) {
     if (!isJsonObject(comparison)) continue;
@@ -237,6 +261,11 @@ function checkComparisons(o: LoadedObject, context: SemanticContext, out: Diagno
       });
     }
   }
+}
+
+/** The comparisons blocks of the checks must name a comparison of spec.table_comparisons. */
+function checkComparisonReferences(o: LoadedObject, out: Diagnostic[]): void {
+  const defined = isJsonObject(o.rawSpec.table_comparisons) ? o.rawSpec.table_comparisons : {};
   const reported = new Set<string>();
   forEachCheck(o.rawSpec, ['spec'], (_check, path) => {
     const at = path.lastIndexOf('comparisons');

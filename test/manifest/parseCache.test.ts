@@ -58,4 +58,28 @@ describe('loadRepository with a ParseCache (the reconcile loop re-reads only wha
     expect(cache.size).toBe(before - 1);
     expect(outcome(removed)).toEqual(outcome(await loadRepository(dir)));
   });
+
+  it('reports the findings of one file when it changes, and those that span files when another file changes', async () => {
+    const cache = new ParseCache();
+    const codes = (state: DesiredState) => state.diagnostics.map((d) => `${d.code} ${d.range?.filename.split('/').pop()}`);
+    await loadRepository(dir, { cache });
+
+    // within one file: the warning threshold looser than the error's
+    const orders = join(dir, 'sources/shop_oltp/public.orders.dqotable.yaml');
+    const text = await readFile(orders, 'utf8');
+    await writeFile(orders, text.replace('min_count: 50000', 'min_count: 50'));
+    const looser = await loadRepository(dir, { cache });
+    expect(cache.stats.parsed).toBe(1);
+    expect(codes(looser)).toContain('threshold_order public.orders.dqotable.yaml');
+    expect(outcome(looser)).toEqual(outcome(await loadRepository(dir)));
+    await writeFile(orders, text);
+    expect(codes(await loadRepository(dir, { cache }))).not.toContain('threshold_order public.orders.dqotable.yaml');
+
+    // across files: the connection file goes, its unchanged tables are now unknown
+    await unlink(join(dir, 'sources/shop_oltp/connection.dqoconnection.yaml'));
+    const orphaned = await loadRepository(dir, { cache });
+    expect(cache.stats.parsed).toBe(0);
+    expect(codes(orphaned)).toContain('unknown_connection public.orders.dqotable.yaml');
+    expect(outcome(orphaned)).toEqual(outcome(await loadRepository(dir)));
+  });
 });
