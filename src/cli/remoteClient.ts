@@ -9,8 +9,8 @@ const gzipAsync = promisify(gzip);
 
 /**
  * The client of a running `dqctl serve` for `plan|apply --server` (POSTs the desired state, gzipped) and
- * `run checks --server` (starts the job and follows it), with the bearer token, and turns the server's coded errors back into the same DqErrors (and so the same exit codes)
- * a local command would raise. A server that cannot be reached, or answers with something that is not a dqctl
+ * `run checks --server` (starts the job and follows it), with the bearer token. It turns the server's coded
+ * errors back into the same DqErrors (and so the same exit codes) a local command would raise. A server that cannot be reached, or answers with something that is not a dqctl
  * error body, is SERVER_UNREACHABLE.
  */
 export interface RemoteFlags {

@@ -39,13 +39,16 @@ interface Snapshot {
 
 const EMPTY: Snapshot = { revision: -1, filenode: '', list: [], positions: new Map() };
 
+/** The meta row's NULLs in place of the summary columns (derived, so the two halves of the union keep in step). */
+const NO_SUMMARY = SUMMARY_COLUMNS.split(',').map(() => 'null').join(', ');
+
 /** `base` brought to the store's current revision, or undefined when it cannot be (see SummaryCache). */
 async function readSince(sql: SqlQueryable, base: Snapshot): Promise<Snapshot | undefined> {
   const rows = await sql.query<SummaryRow & { store_revision: number | null; total: number | null; filenode: string | null }>(
     `select ${SUMMARY_COLUMNS}, null::bigint as store_revision, null::bigint as total, null::text as filenode
        from dqctl.objects o where o.revision > $1
      union all
-     select null, null, null, null, null, null, null, null, null,
+     select ${NO_SUMMARY},
             (select s.revision from dqctl.store_state s), (select count(*) from dqctl.objects),
             pg_relation_filenode('dqctl.objects'::regclass)::text`,
     [base.revision],
