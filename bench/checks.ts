@@ -22,7 +22,7 @@ import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { LiveObjects } from '../src/app/liveObjects.js';
+import { LiveObjects } from '../src/inspect/liveObjects.js';
 import { DataSources } from '../src/datasource/index.js';
 import { runChecks as runChecksOf, type RunChecksResult } from '../src/jobs/executors/runChecks.js';
 import type { JsonObject } from '../src/model/index.js';

@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import pg from 'pg';
-import { LiveObjects } from '../src/app/liveObjects.js';
+import { LiveObjects } from '../src/inspect/liveObjects.js';
 import { collectTableStatistics, columnProfileOf, DataSources, describeTable, type StatisticsValue } from '../src/datasource/index.js';
 import { aggregateStatement } from '../src/datasource/statisticsQuery.js';
 import { collectStatistics } from '../src/jobs/executors/collectStatistics.js';

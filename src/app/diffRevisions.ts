@@ -11,11 +11,11 @@ import {
   reachKey,
   tableUniverse,
   type PolicyKind,
-  type ReachComparison,
   type TableUniverse,
 } from '../policy/blastRadius.js';
 import type { PolicyObject } from '../policy/compilePolicies.js';
 import type { StoreReader } from '../store/store.js';
+import type { PolicyBlastRadius, RevisionDiff } from '../plan/revisionDiff.js';
 import { ValidationFailed } from './validationFailed.js';
 
 /**
@@ -29,37 +29,6 @@ export interface DiffRevisionsRequest {
   head: { source: RepositorySource; ref: string };
   /** The live store whose tables are counted too, and how to name it. */
   live?: { store: StoreReader; engine: string; description: string };
-}
-
-export interface PolicyBlastRadius {
-  kind: PolicyKind;
-  name: string;
-  action: 'added' | 'changed' | 'removed';
-  /** `disabled: true` before and after (null where the policy does not exist). */
-  disabled: { before: boolean | null; after: boolean | null };
-  /** The policy's `target` before and after (null where the policy does not exist). */
-  target: { before: JsonObject | null; after: JsonObject | null };
-  /** Base version over the base's tables → head version over the head's tables. */
-  repository: ReachComparison;
-  /** Base version → head version, both over the live store's tables. */
-  live: ReachComparison | null;
-}
-
-export interface RevisionSide {
-  ref: string;
-  commit: string | null;
-  errorCount: number;
-}
-
-export interface RevisionDiff {
-  /** The folder (and sub-path) both refs were read from. */
-  repository: string;
-  base: RevisionSide;
-  head: RevisionSide;
-  live: { engine: string; description: string; revision: number } | null;
-  diff: DesiredDiff;
-  blastRadius: PolicyBlastRadius[];
-  warnings: string[];
 }
 
 export async function diffRevisions(request: DiffRevisionsRequest): Promise<RevisionDiff> {

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { LiveObjects } from '../app/liveObjects.js';
+import { LiveObjects } from '../inspect/liveObjects.js';
 import { DataSources } from '../datasource/index.js';
 import type { CheckSearchFilters } from '../jobs/checkRun/plannedChecks.js';
 import type { Store } from '../store/store.js';

@@ -1,4 +1,4 @@
-import type { RepositorySettings } from '../manifest/settings.js';
+import type { RepositorySettings } from '../model/index.js';
 import { compareKeys, keyId, type DesiredObject, type JsonObject, type ObjectKey } from '../model/index.js';
 import type { FieldChange } from './change.js';
 import { fieldChanges } from './fieldChanges.js';

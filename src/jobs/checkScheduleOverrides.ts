@@ -1,4 +1,4 @@
-import type { LiveObjects } from '../app/liveObjects.js';
+import type { LiveObjects } from '../inspect/liveObjects.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../model/index.js';
 import { planCheckRun } from './checkRun/planCheckRun.js';
 

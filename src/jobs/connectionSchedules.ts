@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import type { LiveObjects } from '../app/liveObjects.js';
+import type { LiveObjects } from '../inspect/liveObjects.js';
 import { DqError, isJsonObject, type JsonObject } from '../model/index.js';
 import { checkScheduleOverrides } from './checkScheduleOverrides.js';
 import { IMPORT_TABLES } from './executors/importTables.js';

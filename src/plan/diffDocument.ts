@@ -1,4 +1,4 @@
-import type { RevisionDiff } from '../app/diffRevisions.js';
+import type { RevisionDiff } from './revisionDiff.js';
 import type { JsonObject, ObjectKind } from '../model/index.js';
 import type { ReachComparison } from '../policy/blastRadius.js';
 import { addressOf, bodyDocument, fieldDocument, type PlanFieldDocument } from './planDocument.js';

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { applyPlan } from '../apply/applyPlan.js';
-import { planDesiredState } from '../app/planRepository.js';
+import { planLive } from './planLive.js';
 import { errorCount, type DesiredState } from '../manifest/desiredState.js';
 import { loadRepository } from '../manifest/loadRepository.js';
 import { ParseCache } from '../manifest/parseCache.js';
@@ -440,7 +440,7 @@ export class Reconciler {
 
   private async plan(desired: DesiredState, signal: AbortSignal): Promise<Plan> {
     signal.throwIfAborted();
-    const plan = await this.timed('plan_ms', () => planDesiredState(desired, { store: this.store, keepDrift: !this.selfHeal }));
+    const plan = await this.timed('plan_ms', () => planLive(desired, this.store, { keepDrift: !this.selfHeal }));
     signal.throwIfAborted();
     return plan;
   }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { planDesiredState } from '../app/planRepository.js';
+import { planLive } from './planLive.js';
 import { errorCount } from '../manifest/desiredState.js';
 import { loadRepository } from '../manifest/loadRepository.js';
 import type { Store } from '../store/store.js';
@@ -70,7 +70,7 @@ export async function statusFromStore(store: Store, options: { repository?: stri
     base.message = `the repository has ${errorCount(desired)} validation error(s); it cannot be compared with the store (dqctl validate shows them)`;
     return finish([], 'Unknown');
   }
-  const plan = await planDesiredState(desired, { store, keepDrift: true });
+  const plan = await planLive(desired, store, { keepDrift: true });
   const objects = objectStatuses(plan, desired.objects);
   const blocking = plan.findings.find((f) => f.severity === 'error');
   if (blocking) {

@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { resolve } from 'node:path';
-import { LiveObjects } from '../app/liveObjects.js';
+import { LiveObjects } from '../inspect/liveObjects.js';
 import { DataSources } from '../datasource/index.js';
 import { defaultExecutors } from '../jobs/executors/index.js';
 import { ConnectionSchedules, type ConnectionSchedulesOptions } from '../jobs/connectionSchedules.js';

@@ -1,4 +1,4 @@
-import type { LiveObjects } from '../app/liveObjects.js';
+import type { LiveObjects } from '../inspect/liveObjects.js';
 import type { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { autoImportTables, importTables } from '../../src/app/importTables.js';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { autoImportTables, importTables } from '../../src/jobs/importTables.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { effectiveTableAndColumnChecks, tableRefOf } from '../../src/policy/index.js';
 import { createSourceFixture, SEED_SQL, type SourceFixture } from '../datasource/sourceFixture.js';

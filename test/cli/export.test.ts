@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { loadRepository } from '../../src/manifest/loadRepository.js';
 import { openStore } from '../../src/store/index.js';
 import { engines, runCli, workspace } from '../helpers/cli.js';

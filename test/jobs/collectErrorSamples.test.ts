@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import type { SourceColumn } from '../../src/datasource/index.js';
 import { collectErrorSamples, idColumnsOf } from '../../src/jobs/executors/collectErrorSamples.js';

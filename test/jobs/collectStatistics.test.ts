@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { importTables } from '../../src/app/importTables.js';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { importTables } from '../../src/jobs/importTables.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { defaultExecutors } from '../../src/jobs/executors/index.js';
 import { collectStatistics, type CollectStatisticsDependencies } from '../../src/jobs/executors/collectStatistics.js';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { ConnectionSchedules } from '../../src/jobs/connectionSchedules.js';
 import { defaultExecutors } from '../../src/jobs/executors/index.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { defaultExecutors, type ExecutorDependencies } from '../../src/jobs/executors/index.js';
 import { runChecks } from '../../src/jobs/executors/runChecks.js';

@@ -1,7 +1,7 @@
 import { rm, writeFile, cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { Reconciler, type ReconcilerOptions } from '../../src/reconcile/reconciler.js';
 import { FolderRevisions } from '../../src/reconcile/revisionSource.js';
 import { EXAMPLE } from '../helpers/cli.js';

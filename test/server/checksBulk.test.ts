@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { planRepository } from '../../src/app/planRepository.js';
 import { normalizeSpec } from '../../src/diff/normalizeSpec.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../src/model/index.js';

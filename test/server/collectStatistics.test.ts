@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importTables } from '../../src/app/importTables.js';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { importTables } from '../../src/jobs/importTables.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { createSourceFixture, SEED_SQL, type SourceFixture } from '../datasource/sourceFixture.js';
 import { call, serverOn } from '../helpers/server.js';

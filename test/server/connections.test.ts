@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { planRepository } from '../../src/app/planRepository.js';
 import { API_SCHEMAS_DIR } from '../../src/server/apiSchemas.js';
 import { EXAMPLE } from '../helpers/cli.js';

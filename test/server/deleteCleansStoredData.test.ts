@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import type { CheckResultInput, ErrorSampleInput, StatisticsInput } from '../../src/store/store.js';
 import { call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { importTables } from '../../src/app/importTables.js';
-import { LiveObjects } from '../../src/app/liveObjects.js';
+import { importTables } from '../../src/jobs/importTables.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { collectStatistics } from '../../src/jobs/executors/collectStatistics.js';
 import { parseTokens } from '../../src/server/tokens.js';

@@ -3,7 +3,7 @@ import { DqError } from '../../model/index.js';
 import { withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import type { StoreFlags } from '../storeOptions.js';
-import { whoAmI } from './apply.js';
+import { whoAmI } from '../actor.js';
 
 export interface CollectStatisticsOptions extends StoreFlags, DataSourceFlags {
   connection?: string;

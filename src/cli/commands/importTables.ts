@@ -1,9 +1,9 @@
-import { importTables, type ImportTablesResult } from '../../app/importTables.js';
-import { LiveObjects } from '../../app/liveObjects.js';
+import { importTables, type ImportTablesResult } from '../../jobs/importTables.js';
+import { LiveObjects } from '../../inspect/liveObjects.js';
 import { dataSourcesFromFlags, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
-import { whoAmI } from './apply.js';
+import { whoAmI } from '../actor.js';
 
 export interface ImportTablesOptions extends StoreFlags, DataSourceFlags {
   connection: string;

@@ -3,39 +3,15 @@ import { resolve } from 'node:path';
 import { planRepository } from '../../app/planRepository.js';
 import { GitSource } from '../../manifest/gitSource.js';
 import { blockingFindings } from '../../plan/plan.js';
-import { toPlanDocument, type PlanDocument } from '../../plan/planDocument.js';
-import { renderPlanMarkdown } from '../../plan/renderMarkdown.js';
-import { renderPlanText } from '../../plan/renderText.js';
+import { toPlanDocument } from '../../plan/planDocument.js';
 import type { CliIo } from '../io.js';
-import { remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
-import { withStore, type StoreFlags } from '../storeOptions.js';
+import { renderPlan } from '../render/planOutput.js';
+import { remoteTargetOf } from '../remoteClient.js';
+import { withStore } from '../storeOptions.js';
+import type { PlanCommandOptions, PlanFormat } from './planApplyOptions.js';
 import { remotePlanCommand } from './remote.js';
 
-export type PlanFormat = 'text' | 'json' | 'markdown';
-
-export interface PlanCommandOptions extends StoreFlags, RemoteFlags {
-  out?: string;
-  format: PlanFormat;
-  detailedExitcode?: boolean;
-  pruneUnmanaged?: boolean;
-  keepDrift?: boolean;
-  allowMassDelete?: boolean;
-  /** Plan the files of this git ref of the repository in DIR, not the folder's files. */
-  gitRef?: string;
-  /** The user home is this sub-folder of DIR (of the ref's tree with --git-ref). */
-  path?: string;
-}
-
-export function renderPlan(doc: PlanDocument, format: PlanFormat, io: CliIo): string {
-  switch (format) {
-    case 'json':
-      return JSON.stringify(doc, null, 2) + '\n';
-    case 'markdown':
-      return renderPlanMarkdown(doc);
-    case 'text':
-      return renderPlanText(doc, { color: io.color });
-  }
-}
+export type { PlanCommandOptions, PlanFormat };
 
 /**
  * `dqctl plan [DIR]`: exit 0 (no changes, or changes without --detailed-exitcode), 2 (changes, with

@@ -1,18 +1,19 @@
-import { stat, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { readSavedPlan } from '../../app/applyRepository.js';
 import { toGitopsRequest, type GitopsRequest } from '../../app/gitopsRequest.js';
 import { loadValidRepository } from '../../app/planRepository.js';
 import type { RemoteApplyResult } from '../../app/remoteGitops.js';
 import type { RepositorySource } from '../../manifest/repositorySource.js';
-import { DqError } from '../../model/index.js';
 import type { PlanDocument } from '../../plan/planDocument.js';
 import { renderPlanText } from '../../plan/renderText.js';
+import { whoAmI } from '../actor.js';
+import { confirmApply } from '../applyGate.js';
 import { parseDuration } from '../duration.js';
 import type { CliIo } from '../io.js';
 import { postGitops, type RemoteTarget } from '../remoteClient.js';
-import { whoAmI, type ApplyCommandOptions } from './apply.js';
-import { renderPlan, type PlanCommandOptions } from './plan.js';
+import { renderApplyComplete, renderPlan } from '../render/planOutput.js';
+import type { ApplyCommandOptions, PlanCommandOptions } from './planApplyOptions.js';
 
 /**
  * `plan --server` and `apply --server`: the repository is loaded and validated here (an invalid one exits 3
@@ -40,11 +41,17 @@ export async function remotePlanCommand(
   return 0;
 }
 
-export async function remoteApplyCommand(target: RemoteTarget, path: string, options: ApplyCommandOptions, io: CliIo): Promise<number> {
+export async function remoteApplyCommand(
+  target: RemoteTarget,
+  path: string,
+  savedPlan: boolean,
+  options: ApplyCommandOptions,
+  io: CliIo,
+): Promise<number> {
   const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
   const extra: Partial<GitopsRequest> = { actor: whoAmI(io.env), lock_timeout_ms: Math.min(lockTimeoutMs, 600_000) };
 
-  if (await isFile(path)) {
+  if (savedPlan) {
     // A saved plan was reviewed when it was made: applied without asking, if neither side moved since.
     const saved = await readSavedPlan(path);
     if (options.allowMassDelete) saved.options.allow_mass_delete = true;
@@ -69,14 +76,10 @@ export async function remoteApplyCommand(target: RemoteTarget, path: string, opt
   // Show the plan, ask, then apply exactly that plan: if the store moved in between, the server says STALE_PLAN.
   const doc = await postGitops<PlanDocument>(target, 'plan', request);
   if (options.format === 'text') io.stdout(renderPlanText(doc, { color: io.color }));
-  const blocked = doc.findings.some((f) => f.severity === 'error');
-  if (!blocked && !options.autoApprove && doc.changes.length > 0) {
-    if (!io.interactive) {
-      throw new DqError('CONFIRMATION_REQUIRED', 'apply needs confirmation: run it in a terminal, or pass --auto-approve (or apply a saved plan)');
-    }
-    const answer = await io.prompt("\nDo you want to perform these actions?\n  Only 'yes' will be accepted to approve.\n\n  Enter a value: ");
-    if (answer.trim() !== 'yes') throw new DqError('APPLY_CANCELLED', 'Apply cancelled.');
-  }
+  await confirmApply(
+    { changeCount: doc.changes.length, blocked: doc.findings.some((f) => f.severity === 'error'), savedPlan: false, autoApprove: options.autoApprove ?? false },
+    io,
+  );
   const result = await postGitops<RemoteApplyResult>(target, 'apply', { ...request, expected_fingerprint: doc.fingerprint });
   return printApplied(result, options, io, false);
 }
@@ -87,17 +90,6 @@ function printApplied(result: RemoteApplyResult, options: ApplyCommandOptions, i
     return 0;
   }
   if (printPlan) io.stdout(renderPlanText(result.plan, { color: io.color }));
-  if (result.applied) {
-    const { add, change, destroy } = result.applied.applied;
-    io.stdout(`\nApply complete! Objects: ${add} added, ${change} changed, ${destroy} destroyed. Store revision ${result.applied.storeRevision}.\n`);
-  }
+  if (result.applied) io.stdout(renderApplyComplete(result.applied));
   return 0;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
 }

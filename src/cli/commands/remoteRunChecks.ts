@@ -2,7 +2,7 @@ import type { RunChecksResult } from '../../jobs/executors/runChecks.js';
 import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
 import type { CliIo } from '../io.js';
 import { callServer, type RemoteTarget } from '../remoteClient.js';
-import type { RunChecksOutcome } from './runChecks.js';
+import type { RunChecksOutcome } from '../render/runChecksReport.js';
 
 /**
  * `run checks --server`: the run is a run_checks job of that server (POST /api/jobs/runchecks), on its data

@@ -9,7 +9,7 @@ import { FolderRevisions, type RevisionSource } from '../../reconcile/revisionSo
 import type { Store } from '../../store/store.js';
 import { parseDuration } from '../duration.js';
 import type { CliIo } from '../io.js';
-import { whoAmI } from './apply.js';
+import { whoAmI } from '../actor.js';
 
 /**
  * The reconcile options of `dqctl serve`: `--repo DIR` (a watched folder) or `--git URL [--branch] [--path]` (a

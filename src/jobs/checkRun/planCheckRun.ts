@@ -1,4 +1,4 @@
-import type { LiveObjects } from '../../app/liveObjects.js';
+import type { LiveObjects } from '../../inspect/liveObjects.js';
 import type { JsonObject, LiveObject } from '../../model/index.js';
 import { compilePolicies } from '../../policy/index.js';
 import { plannedChecksOfTable, selectTables, type CheckSearchFilters, type PlannedCheck } from './plannedChecks.js';

@@ -13,7 +13,7 @@ import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks
 import { checkIdentity, periodOf } from '../checkRun/runTableChecks.js';
 import { tableQueryRequestOf, type TimeWindowOverride } from '../checkRun/tableQueryRequest.js';
 import type { JobExecutor } from '../jobService.js';
-import type { ExecutorDependencies } from './index.js';
+import type { ExecutorDependencies } from './executorDependencies.js';
 
 /**
  * The collect-error-samples job (CollectErrorSamplesParameters): for every effective check of the selected

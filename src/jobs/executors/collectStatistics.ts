@@ -1,4 +1,4 @@
-import type { LiveObjects } from '../../app/liveObjects.js';
+import type { LiveObjects } from '../../inspect/liveObjects.js';
 import {
   ALL_DATA,
   DEFAULT_TOP_VALUES,

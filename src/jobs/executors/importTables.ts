@@ -1,7 +1,7 @@
-import { autoImportTables, importTables } from '../../app/importTables.js';
+import { autoImportTables, importTables } from '../importTables.js';
 import { DqError, type JsonObject } from '../../model/index.js';
 import type { JobExecutor } from '../jobService.js';
-import type { ExecutorDependencies } from './index.js';
+import type { ExecutorDependencies } from './executorDependencies.js';
 
 /**
  * The import-tables job: the tables of a connection's data source into the live store (src/app/importTables.ts).

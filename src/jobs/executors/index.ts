@@ -1,12 +1,12 @@
-import type { LiveObjects } from '../../app/liveObjects.js';
-import type { DataSources } from '../../datasource/index.js';
-import type { Store } from '../../store/store.js';
 import type { JobExecutor } from '../jobService.js';
 import { COLLECT_ERROR_SAMPLES, collectErrorSamplesExecutor } from './collectErrorSamples.js';
 import { COLLECT_STATISTICS, collectStatisticsExecutor } from './collectStatistics.js';
 import { DELETE_STORED_DATA, deleteStoredDataExecutor } from './deleteStoredData.js';
 import { IMPORT_TABLES, importTablesExecutor } from './importTables.js';
+import type { ExecutorDependencies } from './executorDependencies.js';
 import { RUN_CHECKS, runChecksExecutor } from './runChecks.js';
+
+export type { ExecutorDependencies };
 
 /** The job types this version runs. A job type without an executor here would answer 501 in the jobs API. */
 export const JOB_TYPES = {
@@ -16,13 +16,6 @@ export const JOB_TYPES = {
   deleteStoredData: DELETE_STORED_DATA,
   importTables: IMPORT_TABLES,
 } as const;
-
-/** What the executors need: the store, the live objects (tables written by configure_table) and the data sources. */
-export interface ExecutorDependencies {
-  store: Store;
-  objects: LiveObjects;
-  dataSources: DataSources;
-}
 
 export function defaultExecutors(deps: ExecutorDependencies): Record<string, JobExecutor> {
   return {

@@ -7,7 +7,7 @@ import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks
 import { periodOf, resultBase, runTableChecks } from '../checkRun/runTableChecks.js';
 import type { JobExecutor } from '../jobService.js';
 import { collectTableErrorSamples, samplingChecks } from './collectErrorSamples.js';
-import type { ExecutorDependencies } from './index.js';
+import type { ExecutorDependencies } from './executorDependencies.js';
 
 /**
  * The run-checks job (RunChecksParameters): the effective checks of the tables the check_search_filters select

@@ -1,6 +1,6 @@
 import { describeTables, listTables, tableKey, type DataSources, type SourceColumn, type TableFilter } from '../datasource/index.js';
 import { isJsonObject, type JsonObject } from '../model/index.js';
-import type { LiveObjects } from './liveObjects.js';
+import type { LiveObjects } from '../inspect/liveObjects.js';
 
 /**
  * `import tables`: the tables of a connection's data source, written into the live store as tables with their

@@ -1,0 +1,45 @@
+import type { RunChecksResult } from '../../jobs/executors/runChecks.js';
+import type { CliIo } from '../io.js';
+
+/** The report of `dqctl run checks`, local or `--server`: the same counts, the same text, the same exit code. */
+export type FailAt = 'warning' | 'error' | 'fatal';
+
+export const FAIL_AT_LEVEL = { warning: 1, error: 2, fatal: 3 } as const;
+const SEVERITY_LEVEL = { valid: 0, warning: 1, error: 2, fatal: 3 } as const;
+
+/**
+ * Exit code of `run checks`: 4 when a check could not run (execution error); otherwise the highest severity
+ * (1 warning, 2 error, 3 fatal) when it reaches --fail-at, else 0.
+ */
+export function exitCodeOf(result: RunChecksResult, failAt: FailAt): number {
+  if (result.execution_errors > 0) return 4;
+  const highest = result.highest_severity ? SEVERITY_LEVEL[result.highest_severity] : 0;
+  return highest >= FAIL_AT_LEVEL[failAt] ? highest : 0;
+}
+
+/** What a run comes to, for the report: the counts and the tables whose data source failed them. */
+export interface RunChecksOutcome {
+  result: RunChecksResult;
+  tables: number;
+  failed: Array<{ table: string; code: string | null; message: string | null }>;
+}
+
+/** Prints the outcome (text or JSON) and returns the exit code. */
+export function reportRunChecks({ result, tables, failed }: RunChecksOutcome, options: { format: 'text' | 'json'; failAt: FailAt }, io: CliIo, elapsedMs: number, whereToSee: string): number {
+  if (options.format === 'json') {
+    const failedTables = failed.map((t) => ({ table: t.table, code: t.code, error: t.message }));
+    io.stdout(JSON.stringify(failed.length > 0 ? { ...result, failed_tables: failedTables } : result, null, 2) + '\n');
+  } else {
+    for (const t of failed) io.stdout(`  FAILED  ${t.table}  ${t.message ?? ''}\n`);
+    io.stdout(
+      `Ran ${result.executed_checks} check${result.executed_checks === 1 ? '' : 's'} in ${(elapsedMs / 1000).toFixed(1)} s: ` +
+        `${result.valid_results} valid, ${result.warnings} warning${result.warnings === 1 ? '' : 's'}, ${result.errors} error${result.errors === 1 ? '' : 's'}, ` +
+        `${result.fatals} fatal, ${result.execution_errors} execution error${result.execution_errors === 1 ? '' : 's'}` +
+        `${result.highest_severity ? `; highest severity: ${result.highest_severity}` : ''}.\n` +
+        (failed.length > 0 ? `The data source failed ${failed.length} of ${tables} tables; their checks are stored as execution errors.\n` : '') +
+        (result.executed_checks > 0 ? `${whereToSee}\n` : 'No check matched the filters.\n'),
+    );
+  }
+  return exitCodeOf(result, options.failAt);
+}
+

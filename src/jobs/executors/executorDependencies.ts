@@ -1,0 +1,10 @@
+import type { DataSources } from '../../datasource/index.js';
+import type { LiveObjects } from '../../inspect/liveObjects.js';
+import type { Store } from '../../store/store.js';
+
+/** What the executors need: the store, the live objects (tables written by configure_table) and the data sources. */
+export interface ExecutorDependencies {
+  store: Store;
+  objects: LiveObjects;
+  dataSources: DataSources;
+}
