@@ -1,12 +1,13 @@
 import type { CheckResultRow, Store } from '../store/store.js';
 import type { TableRef } from './lineageGraph.js';
+import { SEVERITY_NAMES, type SeverityName } from '../model/index.js';
 
 /**
  * A table's current data quality status, from its latest results: the highest severity of each check's newest
  * run, the counts of valid / warning / error / fatal results and execution errors, and when it last ran.
  * `combine` folds several statuses into the worst of them (the upstream status of a lineage flow).
  */
-export type SeverityName = 'valid' | 'warning' | 'error' | 'fatal';
+export type { SeverityName };
 
 export interface TableQualityStatus {
   connection_name: string;
@@ -22,7 +23,6 @@ export interface TableQualityStatus {
   execution_errors: number;
 }
 
-const NAMES: readonly SeverityName[] = ['valid', 'warning', 'error', 'fatal'];
 
 export function statusOfRows(table: TableRef, rows: readonly CheckResultRow[]): TableQualityStatus {
   const status: TableQualityStatus = {
@@ -51,7 +51,7 @@ export function statusOfRows(table: TableRef, rows: readonly CheckResultRow[]): 
     else if (row.severity === 2) status.errors++;
     else status.fatals++;
   }
-  status.current_severity = highest >= 0 ? NAMES[Math.min(highest, 3)] : null;
+  status.current_severity = highest >= 0 ? SEVERITY_NAMES[Math.min(highest, 3)] : null;
   return status;
 }
 
@@ -69,7 +69,7 @@ export async function tableQualityStatus(store: Store, table: TableRef): Promise
 export function combineStatuses(statuses: readonly TableQualityStatus[]): Omit<TableQualityStatus, 'connection_name' | 'schema_name' | 'table_name'> | null {
   const withResults = statuses.filter((s) => s.last_check_executed_at !== null);
   if (withResults.length === 0) return null;
-  const rank = (s: SeverityName | null) => (s === null ? -1 : NAMES.indexOf(s));
+  const rank = (s: SeverityName | null) => (s === null ? -1 : SEVERITY_NAMES.indexOf(s));
   const worst = withResults.reduce((a, b) => (rank(b.current_severity) > rank(a.current_severity) ? b : a));
   return {
     current_severity: worst.current_severity,

@@ -2,11 +2,10 @@
  * Typed view of catalog/check-catalog.json: the built-in checks, sensors and rules that dqctl knows.
  * Field names are camelCase here; the JSON file keeps the snake_case of its source.
  */
-import type { JsonValue } from '../model/index.js';
+import type { CheckType, JsonValue, TimeScale } from '../model/index.js';
 
 export type CheckTarget = 'table' | 'column';
-export type CheckType = 'profiling' | 'monitoring' | 'partitioned';
-export type TimeScale = 'daily' | 'monthly';
+export type { CheckType, TimeScale } from '../model/index.js';
 
 /** Data types of sensor and rule parameters, as the catalog names them. */
 export type ParameterType =

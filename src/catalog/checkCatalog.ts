@@ -5,7 +5,7 @@
  * which checks may be written in this container.
  */
 import { readFileSync } from 'node:fs';
-import { isJsonObject, type JsonObject, type JsonValue } from '../model/index.js';
+import { CHECK_TYPES, isJsonObject, TIME_SCALES, type JsonObject, type JsonValue } from '../model/index.js';
 import type {
   CatalogCheck,
   CatalogParameter,
@@ -115,8 +115,8 @@ function parseCheck(raw: JsonObject): CatalogCheck {
   return {
     checkName: stringAt(raw, 'check_name', where),
     target: oneOf(raw, 'target', ['table', 'column'] as const, where),
-    checkType: oneOf(raw, 'check_type', ['profiling', 'monitoring', 'partitioned'] as const, where),
-    timeScale: raw.time_scale === null ? null : oneOf(raw, 'time_scale', ['daily', 'monthly'] as const, where),
+    checkType: oneOf(raw, 'check_type', CHECK_TYPES, where),
+    timeScale: raw.time_scale === null ? null : oneOf(raw, 'time_scale', TIME_SCALES, where),
     category: stringAt(raw, 'category', where),
     sensor: stringAt(raw, 'sensor', where),
     rule: stringAt(raw, 'rule', where),

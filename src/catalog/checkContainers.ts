@@ -4,6 +4,7 @@
  * (under the table spec or under a column). Every check of the catalog belongs to exactly one container.
  */
 import type { CheckTarget, CheckType, TimeScale } from './catalogTypes.js';
+import { CHECK_TYPES, TIME_SCALES } from '../model/index.js';
 
 export interface CheckContainer {
   target: CheckTarget;
@@ -13,8 +14,7 @@ export interface CheckContainer {
 }
 
 export const CHECK_TARGETS: readonly CheckTarget[] = ['table', 'column'];
-export const CHECK_TYPES: readonly CheckType[] = ['profiling', 'monitoring', 'partitioned'];
-export const TIME_SCALES: readonly TimeScale[] = ['daily', 'monthly'];
+export { CHECK_TYPES, TIME_SCALES } from '../model/index.js';
 
 /** The YAML key of each check type's container. */
 export const CONTAINER_KEYS: Readonly<Record<CheckType, string>> = {

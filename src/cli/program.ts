@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { CliIo } from './io.js';
+import { CHECK_TYPES, RULE_SEVERITIES, TIME_SCALES } from '../model/index.js';
 
 export const VERSION = '0.1.0';
 
@@ -198,8 +199,8 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--connection <name>', 'only this connection')
       .option('--table <schema.table>', "only these tables (* wildcards, e.g. 'public.fact_*')")
       .option('--column <name>', 'only the checks of this column (* wildcards)')
-      .addOption(new Option('--check-type <type>', 'only this check type').choices(['profiling', 'monitoring', 'partitioned']))
-      .addOption(new Option('--time-scale <scale>', 'only this time scale').choices(['daily', 'monthly']))
+      .addOption(new Option('--check-type <type>', 'only this check type').choices(CHECK_TYPES))
+      .addOption(new Option('--time-scale <scale>', 'only this time scale').choices(TIME_SCALES))
       .option('--category <category>', 'only this check category (e.g. nulls)')
       .option('--check <name>', 'only this check (e.g. daily_nulls_count)');
 
@@ -246,7 +247,7 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       run.command('checks').description('run the effective checks (table files plus matching policies) of the selected tables and store the results'),
     )
       .option('--comparison <name>', 'only the comparison checks of this table comparison (a name in table_comparisons)')
-      .addOption(new Option('--fail-at <severity>', 'exit non-zero from this severity on (1 warning, 2 error, 3 fatal; 4 execution error)').choices(['warning', 'error', 'fatal']).default('error'))
+      .addOption(new Option('--fail-at <severity>', 'exit non-zero from this severity on (1 warning, 2 error, 3 fatal; 4 execution error)').choices(RULE_SEVERITIES).default('error'))
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
       .option('--server <url>', "run as a job of a running `dqctl serve` at this URL, with its data sources, secrets and statement timeout (default: $DQCTL_SERVER_URL); Ctrl-C cancels the job")
       .option('--token <token>', 'bearer token for --server, of an operator (default: $DQCTL_TOKEN)'),
@@ -269,7 +270,7 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--connection <name>', 'only this connection (* wildcards)')
       .option('--table <schema.table>', 'only these tables (* wildcards)')
       .option('--column <name>', 'only this column')
-      .addOption(new Option('--check-type <type>', 'only this check type').choices(['profiling', 'monitoring', 'partitioned']))
+      .addOption(new Option('--check-type <type>', 'only this check type').choices(CHECK_TYPES))
       .option('--check <name>', 'only this check')
       .option('--comparison <name>', 'only the comparison checks of this table comparison')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),

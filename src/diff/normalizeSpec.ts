@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
+import { isJsonObject, RULE_SEVERITIES, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
 
 /**
  * One canonical form per meaning, applied to desired AND live specs before they are compared or hashed, so
@@ -60,7 +60,7 @@ function normalizeValue(value: JsonValue, path: string[], keepEmpty: KeepEmpty):
 }
 
 const CONTAINERS = new Set(['profiling_checks', 'monitoring_checks', 'partitioned_checks']);
-const SEVERITIES = new Set(['warning', 'error', 'fatal']);
+const SEVERITIES: ReadonlySet<string> = new Set(RULE_SEVERITIES);
 
 /** True for paths of check nodes and severity nodes below a checks container. */
 function isCheckPath(path: readonly string[]): boolean {

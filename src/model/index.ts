@@ -4,3 +4,4 @@ export * from './diagnostic.js';
 export * from './objects.js';
 export * from './errors.js';
 export * from './repositorySettings.js';
+export * from './checkVocabulary.js';

@@ -20,10 +20,10 @@
  */
 import { getCheckCatalog, type CatalogCheck, type CatalogParameter, type CheckCatalog } from '../catalog/index.js';
 import { deepEqual } from '../diff/fieldChanges.js';
-import { isJsonObject, type JsonObject } from '../model/index.js';
+import { isJsonObject, RULE_SEVERITIES, type JsonObject } from '../model/index.js';
 import type { CheckContainerModel } from './checkContainerModel.js';
 import { COMPARISONS_CATEGORY, type EffectiveCheck } from './checkSlots.js';
-import { checkModel, SEVERITIES, type CheckModel } from './checkModel.js';
+import { checkModel, type CheckModel } from './checkModel.js';
 import { lookupCheck, type EffectiveContainer } from './effectiveChecks.js';
 import { fieldValue, type FieldModel } from './fieldModel.js';
 
@@ -88,7 +88,7 @@ export function checkSpecFromModel(
 
   if (isJsonObject(model.rule as unknown)) {
     const rules = check ? catalog.ruleOf(check).parameters : [];
-    for (const severity of SEVERITIES) {
+    for (const severity of RULE_SEVERITIES) {
       const rule = model.rule[severity];
       if (!isJsonObject(rule as unknown)) continue;
       if (rule.configured !== true || rule.disabled === true) {

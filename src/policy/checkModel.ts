@@ -10,8 +10,6 @@ import type { EffectiveCheck } from './checkSlots.js';
 import { fieldModel, type FieldModel } from './fieldModel.js';
 import { sensorSupportsErrorSampling, sensorSupportsGrouping } from './sensorCapabilities.js';
 
-export const SEVERITIES = ['warning', 'error', 'fatal'] as const;
-export type Severity = (typeof SEVERITIES)[number];
 
 /** What the caller may do, as the API's capability flags. */
 export interface Capabilities {

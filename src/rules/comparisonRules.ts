@@ -2,9 +2,9 @@
  * comparison/*: the readout against fixed thresholds. Bounds are inclusive (`min_count: 5` passes 5). A rule
  * whose bounds are all optional and unset passes (the severity is enabled but only records the value).
  */
-import { DqError } from '../model/index.js';
+import { DqError, SEVERITY_NUMBERS } from '../model/index.js';
 import type { RuleContext, RuleTable } from './ruleImplementation.js';
-import { SEVERITY_LEVELS, verdict, withinBounds, type RuleOutcome } from './ruleTypes.js';
+import { verdict, withinBounds, type RuleOutcome } from './ruleTypes.js';
 
 /**
  * Codes of the data types that the column/datatype/string_datatype_detect sensor reports, in the order of the
@@ -105,7 +105,7 @@ export const COMPARISON_RULES: RuleTable = {
    */
   'comparison/import_severity': {
     evaluate: (c) => {
-      const level = c.severity ? SEVERITY_LEVELS[c.severity] : 1;
+      const level = c.severity ? SEVERITY_NUMBERS[c.severity] : 1;
       return verdict(c.actualValue < level, { expectedValue: 0, upperBound: level - 1 });
     },
   },

@@ -9,7 +9,8 @@
  * the first judged one in the order error, warning, fatal (error is the severity a check usually sets).
  */
 import { evaluateRule, type EvaluateRuleOptions } from './evaluateRule.js';
-import { SEVERITY_LEVELS, type Readout, type RuleOutcome, type RuleParameters, type Severity } from './ruleTypes.js';
+import { RULE_SEVERITIES, SEVERITY_NUMBERS } from '../model/index.js';
+import { type Readout, type RuleOutcome, type RuleParameters, type Severity } from './ruleTypes.js';
 
 export interface CheckEvaluationInput {
   ruleName: string;
@@ -34,12 +35,11 @@ export interface CheckEvaluation {
   perSeverity: Partial<Record<Severity, RuleOutcome>>;
 }
 
-const ORDER: readonly Severity[] = ['warning', 'error', 'fatal'];
 const REPORT_ORDER: readonly Severity[] = ['error', 'warning', 'fatal'];
 
 export function evaluateCheck(input: CheckEvaluationInput, options: EvaluateRuleOptions = {}): CheckEvaluation {
   const perSeverity: Partial<Record<Severity, RuleOutcome>> = {};
-  for (const severity of ORDER) {
+  for (const severity of RULE_SEVERITIES) {
     if (!(severity in input.severities)) continue;
     const parameters = input.severities[severity];
     if (parameters === undefined || (parameters !== null && parameters.disabled === true)) continue;
@@ -60,13 +60,13 @@ export function evaluateCheck(input: CheckEvaluationInput, options: EvaluateRule
 
   let severity: CheckSeverity | null = null;
   let reported: Severity | undefined;
-  for (const name of ORDER) {
+  for (const name of RULE_SEVERITIES) {
     const outcome = perSeverity[name];
     if (!outcome || (outcome.verdict !== 'passed' && outcome.verdict !== 'failed')) continue;
     if (outcome.passed) {
       severity ??= 0;
     } else {
-      severity = SEVERITY_LEVELS[name];
+      severity = SEVERITY_NUMBERS[name];
       reported = name;
     }
   }

@@ -9,7 +9,6 @@ export { DETECTED_DATATYPES } from './comparisonRules.js';
 export { fitStudentT, type StudentTFit } from './fitStudentT.js';
 export { normalCdf, normalQuantile, studentTCdf, studentTQuantile } from './distributions.js';
 export {
-  SEVERITY_LEVELS,
   type NoActualValue,
   type NotEnoughHistory,
   type Readout,

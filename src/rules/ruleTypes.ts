@@ -4,7 +4,7 @@
  * either gives a verdict or says it cannot give one yet (too little history, or no value to judge): a missing
  * verdict is never reported as a failure.
  */
-import type { JsonValue } from '../model/index.js';
+import type { JsonValue, RuleSeverity as Severity } from '../model/index.js';
 
 /** One earlier readout of the same check and data group. */
 export interface Readout {
@@ -13,9 +13,7 @@ export interface Readout {
   value: number;
 }
 
-export type Severity = 'warning' | 'error' | 'fatal';
-
-export const SEVERITY_LEVELS: Readonly<Record<Severity, 1 | 2 | 3>> = { warning: 1, error: 2, fatal: 3 };
+export type { RuleSeverity as Severity } from '../model/index.js';
 
 /** Thresholds of one severity as written in a check (`error: {min_count: 5}`); `{}` or null: catalog defaults. */
 export type RuleParameters = Readonly<Record<string, JsonValue | undefined>> | null;

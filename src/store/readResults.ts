@@ -1,4 +1,4 @@
-import { DqError } from '../model/index.js';
+import { DqError, type CheckType } from '../model/index.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 
@@ -12,9 +12,7 @@ import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
  * Contract for writers (tests, the check runner): check hashes are integers within ±2^53 (they are returned as
  * JS numbers); all rows of one run of one check share its `executedAt`; timestamps are ISO-8601 strings.
  */
-export type CheckType = 'profiling' | 'monitoring' | 'partitioned';
-
-export const CHECK_TYPES: readonly CheckType[] = ['profiling', 'monitoring', 'partitioned'];
+export { CHECK_TYPES, type CheckType } from '../model/index.js';
 
 export interface CheckResultInput {
   connectionName: string;

@@ -5,7 +5,7 @@ import {
   type CollectErrorSamplesRun,
   type TableSamplesOutcome,
 } from '../../jobs/executors/collectErrorSamples.js';
-import { DqError } from '../../model/index.js';
+import { DqError, type CheckType, type TimeScale } from '../../model/index.js';
 import { checkFiltersOf, withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import type { StoreFlags } from '../storeOptions.js';
@@ -14,8 +14,8 @@ export interface CollectErrorSamplesOptions extends StoreFlags, DataSourceFlags 
   connection?: string;
   table?: string;
   column?: string;
-  checkType?: 'profiling' | 'monitoring' | 'partitioned';
-  timeScale?: 'daily' | 'monthly';
+  checkType?: CheckType;
+  timeScale?: TimeScale;
   category?: string;
   check?: string;
   limit?: string;

@@ -3,18 +3,18 @@ import type { CliIo } from '../io.js';
 import { renderColumns } from '../render/columns.js';
 import { selectedTables } from '../selectedTables.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
+import { SEVERITY_NAMES, type CheckType } from '../../model/index.js';
 
 export interface ResultsOptions extends StoreFlags {
   connection?: string;
   table?: string;
   column?: string;
-  checkType?: 'profiling' | 'monitoring' | 'partitioned';
+  checkType?: CheckType;
   check?: string;
   comparison?: string;
   format: 'text' | 'json';
 }
 
-const SEVERITY = ['valid', 'warning', 'error', 'fatal'];
 
 /** `dqctl results [filters]`: the latest result of every check of the selected tables. */
 export async function resultsCommand(options: ResultsOptions, io: CliIo): Promise<number> {
@@ -46,7 +46,7 @@ export async function resultsCommand(options: ResultsOptions, io: CliIo): Promis
       `${r.connectionName}/${r.schemaName}.${r.tableName}${r.columnName ? `.${r.columnName}` : ''}`,
       r.tableComparison ? `${r.checkName} (${r.tableComparison})` : r.checkName,
       r.dataGroup,
-      r.severity === null ? 'EXECUTION ERROR' : SEVERITY[r.severity] ?? String(r.severity),
+      r.severity === null ? 'EXECUTION ERROR' : (SEVERITY_NAMES[r.severity] ?? String(r.severity)),
       r.severity === null ? (r.errorMessage ?? '') : String(r.actualValue),
       r.executedAt,
     ]);

@@ -1,21 +1,21 @@
 import { runChecks } from '../../jobs/executors/runChecks.js';
-import { DqError, type JsonObject } from '../../model/index.js';
+import { DqError, RULE_SEVERITIES, type CheckType, type JsonObject, type RuleSeverity, type TimeScale } from '../../model/index.js';
 import { checkFiltersOf, withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import { remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
 import type { StoreFlags } from '../storeOptions.js';
-import { FAIL_AT_LEVEL, reportRunChecks } from '../render/runChecksReport.js';
+import { reportRunChecks } from '../render/runChecksReport.js';
 
 export interface RunChecksOptions extends StoreFlags, DataSourceFlags, RemoteFlags {
   connection?: string;
   table?: string;
   column?: string;
-  checkType?: 'profiling' | 'monitoring' | 'partitioned';
-  timeScale?: 'daily' | 'monthly';
+  checkType?: CheckType;
+  timeScale?: TimeScale;
   category?: string;
   check?: string;
   comparison?: string;
-  failAt: 'warning' | 'error' | 'fatal';
+  failAt: RuleSeverity;
   format: 'text' | 'json';
 }
 
@@ -26,7 +26,7 @@ export interface RunChecksOptions extends StoreFlags, DataSourceFlags, RemoteFla
  * (remoteRunChecks.ts); the report and the exit code are the same.
  */
 export async function runChecksCommand(options: RunChecksOptions, io: CliIo): Promise<number> {
-  if (!(options.failAt in FAIL_AT_LEVEL)) throw new DqError('INVALID_ARGUMENT', '--fail-at must be warning, error or fatal');
+  if (!(RULE_SEVERITIES as readonly string[]).includes(options.failAt)) throw new DqError('INVALID_ARGUMENT', '--fail-at must be warning, error or fatal');
   const filters: JsonObject = { ...checkFiltersOf(options) };
   if (options.comparison) filters.tableComparisonName = options.comparison;
   const started = Date.now();

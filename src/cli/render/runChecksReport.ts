@@ -1,11 +1,10 @@
 import type { RunChecksResult } from '../../jobs/executors/runChecks.js';
 import type { CliIo } from '../io.js';
+import { SEVERITY_NUMBERS, type RuleSeverity } from '../../model/index.js';
 
 /** The report of `dqctl run checks`, local or `--server`: the same counts, the same text, the same exit code. */
-export type FailAt = 'warning' | 'error' | 'fatal';
+export type FailAt = RuleSeverity;
 
-export const FAIL_AT_LEVEL = { warning: 1, error: 2, fatal: 3 } as const;
-const SEVERITY_LEVEL = { valid: 0, warning: 1, error: 2, fatal: 3 } as const;
 
 /**
  * Exit code of `run checks`: 4 when a check could not run (execution error); otherwise the highest severity
@@ -13,8 +12,8 @@ const SEVERITY_LEVEL = { valid: 0, warning: 1, error: 2, fatal: 3 } as const;
  */
 export function exitCodeOf(result: RunChecksResult, failAt: FailAt): number {
   if (result.execution_errors > 0) return 4;
-  const highest = result.highest_severity ? SEVERITY_LEVEL[result.highest_severity] : 0;
-  return highest >= FAIL_AT_LEVEL[failAt] ? highest : 0;
+  const highest = result.highest_severity ? SEVERITY_NUMBERS[result.highest_severity] : 0;
+  return highest >= SEVERITY_NUMBERS[failAt] ? highest : 0;
 }
 
 /** What a run comes to, for the report: the counts and the tables whose data source failed them. */

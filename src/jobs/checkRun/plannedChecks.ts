@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
-import { DqError, isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
+import { DqError, isJsonObject, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
 import {
   compileNamePattern,
   effectiveTableAndColumnChecks,
@@ -22,8 +22,8 @@ export interface CheckSearchFilters {
   enabled?: boolean;
   column?: string;
   columnDataType?: string;
-  checkType?: 'profiling' | 'monitoring' | 'partitioned';
-  timeScale?: 'daily' | 'monthly';
+  checkType?: CheckType;
+  timeScale?: TimeScale;
   checkCategory?: string;
   checkName?: string;
   sensorName?: string;
@@ -50,8 +50,7 @@ export function refuseUnsupportedCheckFilters(parameters: JsonObject): void {
   }
 }
 
-export type CheckType = 'profiling' | 'monitoring' | 'partitioned';
-export type TimeScale = 'daily' | 'monthly';
+export type { CheckType, TimeScale } from '../../model/index.js';
 
 export interface PlannedCheck {
   table: TableRef;

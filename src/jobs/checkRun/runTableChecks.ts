@@ -1,7 +1,7 @@
 import { getCheckCatalog } from '../../catalog/index.js';
 import type { DataSource } from '../../datasource/index.js';
 import { planSensorQueries, splitScan, type DataGroupingLevel, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
-import { isJsonObject, type DqError, type JsonObject } from '../../model/index.js';
+import { isJsonObject, RULE_SEVERITIES, type DqError, type JsonObject } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import type { PlannedCheck } from './plannedChecks.js';
@@ -209,7 +209,7 @@ export async function runTableChecks(
                   .map((r) => ({ timePeriod: r.timePeriod, value: r.actualValue as number }))
               : undefined;
           const severities: Record<string, JsonObject | null> = {};
-          for (const severity of ['warning', 'error', 'fatal'] as const) {
+          for (const severity of RULE_SEVERITIES) {
             if (severity in check.spec) severities[severity] = isJsonObject(check.spec[severity]) ? check.spec[severity] : null;
           }
           const evaluation = evaluateCheck({

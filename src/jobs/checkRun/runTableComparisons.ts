@@ -1,6 +1,6 @@
 import type { DataSource } from '../../datasource/index.js';
 import { planSensorQueries, type SensorReadout, type TableQueryRequest } from '../../datasource/sensors/index.js';
-import { isJsonObject, type DqError, type JsonObject } from '../../model/index.js';
+import { isJsonObject, RULE_SEVERITIES, type DqError, type JsonObject } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
@@ -218,7 +218,7 @@ function judge(
   for (const readout of referenceReadouts) if (!keys.has(keyOf(readout))) keys.set(keyOf(readout), readout);
   const comparedByKey = new Map(comparedReadouts.map((r) => [keyOf(r), r]));
   const severities: Record<string, JsonObject | null> = {};
-  for (const severity of ['warning', 'error', 'fatal'] as const) {
+  for (const severity of RULE_SEVERITIES) {
     if (severity in check.spec) severities[severity] = isJsonObject(check.spec[severity]) ? check.spec[severity] : null;
   }
 

@@ -1,5 +1,5 @@
 import type { DataSource } from '../../datasource/index.js';
-import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
+import { DqError, isJsonObject, SEVERITY_NAMES, type JsonObject } from '../../model/index.js';
 import type { CheckResultInput } from '../../store/store.js';
 import { planCheckRun } from '../checkRun/planCheckRun.js';
 import { ownScheduleOf } from '../checkScheduleOverrides.js';
@@ -36,7 +36,6 @@ export interface RunChecksResult extends JsonObject {
   execution_errors: number;
 }
 
-const SEVERITY_NAMES = ['valid', 'warning', 'error', 'fatal'] as const;
 const TABLES_AT_ONCE = 4;
 
 export function countResults(rows: readonly CheckResultInput[], executedChecks: number): RunChecksResult {

@@ -21,7 +21,7 @@ import {
 import { ANNOTATION_KEYWORD, type SchemaAnnotation } from '../schemaAnnotation.js';
 import { parameterSchema } from './parameterSchema.js';
 import { bool, closedObject, mapOf, ref, str, type Schema } from './schemaShapes.js';
-import { SEVERITY_LEVELS } from './sharedSpecs.js';
+import { RULE_SEVERITIES } from '../../model/index.js';
 
 export const COMPARISONS_CATEGORY = 'comparisons';
 
@@ -125,7 +125,7 @@ function addCheckShape(defs: Record<string, Schema>, catalog: CheckCatalog, chec
     };
   }
   const properties: Record<string, Schema> = { parameters: ref(sensorDef) };
-  for (const severity of SEVERITY_LEVELS) properties[severity] = ref(ruleDef);
+  for (const severity of RULE_SEVERITIES) properties[severity] = ref(ruleDef);
   // The common settings are typed once in check_settings; here they are only allowed (`true`), which keeps
   // the shape closed without repeating them 170 times.
   for (const field of Object.keys(commonCheckFields())) properties[field] = true as unknown as Schema;

@@ -4,8 +4,8 @@
  * file per YAML file and must not need to fetch another.
  */
 import { arrayOf, bool, closedObject, enumOf, int, ref, str, type Schema } from './schemaShapes.js';
+import { RULE_SEVERITIES } from '../../model/index.js';
 
-export const SEVERITY_LEVELS = ['warning', 'error', 'fatal'] as const;
 
 export const INCIDENT_GROUPING_LEVELS = [
   'table',
@@ -68,7 +68,7 @@ export function dataGroupingDefs(): Record<string, Schema> {
 export function incidentGroupingFields(): Record<string, Schema> {
   return {
     grouping_level: enumOf(INCIDENT_GROUPING_LEVELS, 'Which failed checks are grouped into one incident.'),
-    minimum_severity: enumOf(SEVERITY_LEVELS, 'Lowest severity of issues that open incidents.'),
+    minimum_severity: enumOf(RULE_SEVERITIES, 'Lowest severity of issues that open incidents.'),
     divide_by_data_groups: bool('Open separate incidents for each data group.'),
     max_incident_length_days: int('Days after which an open incident is closed and a new one opened.', { minimum: 0 }),
     mute_for_days: int('Days a muted incident stays muted.', { minimum: 0 }),

@@ -7,6 +7,7 @@ import { checkContainerSchemas, checkOwnerMarker } from './checkContainerSchemas
 import { documentSchema } from './documentSchema.js';
 import { arrayOf, bool, closedObject, enumOf, int, mapOf, ref, str, stringMap, type Schema } from './schemaShapes.js';
 import { commentDefs, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
+import { CHECK_TYPES, TIME_SCALES } from '../../model/index.js';
 
 export function tableSchema(file: string, catalog: CheckCatalog): Schema {
   const tableChecks = checkContainerSchemas(catalog, 'table');
@@ -81,8 +82,8 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
           reference_table_name: str('Name of the reference table.'),
           compared_table_filter: str('SQL condition on the rows of this table that are compared.'),
           reference_table_filter: str('SQL condition on the rows of the reference table that are compared.'),
-          check_type: enumOf(['profiling', 'monitoring', 'partitioned'], 'The check type the comparison is configured for (informational).'),
-          time_scale: enumOf(['daily', 'monthly'], 'The time scale the comparison is configured for (informational).'),
+          check_type: enumOf(CHECK_TYPES, 'The check type the comparison is configured for (informational).'),
+          time_scale: enumOf(TIME_SCALES, 'The time scale the comparison is configured for (informational).'),
           grouping_columns: arrayOf(
             closedObject(
               {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONTAINER_KEYS, didYouMean, getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
-import { DqError, isJsonObject, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
+import { DqError, isJsonObject, RULE_SEVERITIES, type CheckType, type JsonObject, type JsonValue, type LiveObject, type TimeScale } from '../../model/index.js';
 import { checkSpecFromModel, type CheckModel } from '../../policy/index.js';
 import { validateDocument } from '../../schema/index.js';
 import { ref } from '../apiSchemas.js';
@@ -32,8 +32,8 @@ interface CheckSearchFilters {
   columnDataType?: string;
   columnNullable?: boolean;
   checkTarget?: 'table' | 'column';
-  checkType?: 'profiling' | 'monitoring' | 'partitioned';
-  timeScale?: 'daily' | 'monthly';
+  checkType?: CheckType;
+  timeScale?: TimeScale;
   checkCategory?: string;
   qualityDimension?: string;
   tableComparisonName?: string;
@@ -180,7 +180,6 @@ function splitTableName(connection: string, objectName: string): [string, string
   return dot < 0 ? ['', rest] : [rest.slice(0, dot), rest.slice(dot + 1)];
 }
 
-const SEVERITIES: readonly string[] = ['warning', 'error', 'fatal'];
 
 /** Refuses (400, located in the body) a check spec that a table file could not hold. */
 function validateCheckSpec(check: CatalogCheck, checkSpec: JsonObject): void {
@@ -196,7 +195,7 @@ function validateCheckSpec(check: CatalogCheck, checkSpec: JsonObject): void {
     const where =
       part === 'parameters'
         ? '/check_model_patch/sensor_parameters'
-        : SEVERITIES.includes(part)
+        : (RULE_SEVERITIES as readonly string[]).includes(part)
           ? `/check_model_patch/rule/${part}/rule_parameters`
           : '/check_model_patch';
     return { path: where, message: v.summary, code: v.code, ...(rest.length > 0 ? { field: rest.join('.') } : {}), ...(v.suggestions ? { suggestions: v.suggestions } : {}) };

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { lineageFlows, sourceTablesOf, tableRefKey, walkLineage, type TableRef, type TableRef as LineageTableRef } from '../../app/lineageGraph.js';
 import { combineStatuses, tableQualityStatus, type TableQualityStatus } from '../../app/tableQualityStatus.js';
-import { DqError, isJsonObject, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
+import { CHECK_TYPES, DqError, isJsonObject, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import {
@@ -118,7 +118,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     },
     required: [...TABLE_PARAMS.required, 'sourceConnection', 'sourceSchema', 'sourceTable'],
   };
-  const checkTypeEnum = { type: 'string', enum: ['profiling', 'monitoring', 'partitioned'], description: 'accepted and ignored until check results exist' };
+  const checkTypeEnum = { type: 'string', enum: [...CHECK_TYPES], description: 'accepted and ignored until check results exist' };
   const listQuery = { type: 'object', properties: { check_type: checkTypeEnum, checkType: checkTypeEnum } };
   const treeQuery = {
     type: 'object',

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DqError, isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
+import { DqError, isJsonObject, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
 import {
   applyCheckContainerModel,
   checkContainerModel,
@@ -53,8 +53,8 @@ export const TARGET_FIELDS: Readonly<Record<PolicyTarget, readonly string[]>> = 
 /** A check container of a policy spec, as its path segment after the name. */
 export interface PolicyContainer {
   segment: 'profiling' | 'monitoring/daily' | 'monitoring/monthly' | 'partitioned/daily' | 'partitioned/monthly';
-  checkType: 'profiling' | 'monitoring' | 'partitioned';
-  timeScale: 'daily' | 'monthly' | null;
+  checkType: CheckType;
+  timeScale: TimeScale | null;
 }
 
 export const POLICY_CONTAINERS: readonly PolicyContainer[] = [

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DqError, isJsonObject, type JsonObject, type JsonValue } from '../../model/index.js';
+import { DqError, isJsonObject, SEVERITY_NAMES, SEVERITY_NUMBERS, TIME_SCALES, type JsonObject, type JsonValue, type SeverityName } from '../../model/index.js';
 import type { CheckResultRow, CheckType, ErrorSampleRow, Store } from '../../store/store.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
@@ -34,8 +34,7 @@ type TimeScale = 'daily' | 'monthly';
 
 const GRADIENT_OF: Record<TimeScale, string> = { daily: 'day', monthly: 'month' };
 
-const STATUS_OF_SEVERITY = ['valid', 'warning', 'error', 'fatal'] as const;
-type Status = (typeof STATUS_OF_SEVERITY)[number] | 'execution_error';
+type Status = SeverityName | 'execution_error';
 
 /** Where the results are: a table, or one of its columns; with the objects that were looked up. */
 export interface Target {
@@ -65,7 +64,7 @@ const TABLE_PARAMS = {
   tableName: nameParam('table name; a "/" in it travels as %2F'),
 };
 const COLUMN_PARAMS = { ...TABLE_PARAMS, columnName: nameParam('column name') };
-const TIME_SCALE_PARAM = { timeScale: { type: 'string', enum: ['daily', 'monthly'], description: 'CheckTimeScale' } };
+const TIME_SCALE_PARAM = { timeScale: { type: 'string', enum: [...TIME_SCALES], description: 'CheckTimeScale' } };
 
 export function paramsSchema(column: boolean, timeScale: boolean, extra: Record<string, unknown> = {}) {
   const properties = { ...(column ? COLUMN_PARAMS : TABLE_PARAMS), ...(timeScale ? TIME_SCALE_PARAM : {}), ...extra };
@@ -211,11 +210,11 @@ function displayText(timePeriod: string, timeGradient: string): string {
 }
 
 function statusOf(row: CheckResultRow): Status {
-  return row.severity === null ? 'execution_error' : STATUS_OF_SEVERITY[row.severity];
+  return row.severity === null ? 'execution_error' : SEVERITY_NAMES[row.severity];
 }
 
 /** How bad a status is; an execution error ranks below every result, so a real result always shows. */
-const STATUS_RANK: Record<Status, number> = { execution_error: -1, valid: 0, warning: 1, error: 2, fatal: 3 };
+const STATUS_RANK: Record<Status, number> = { execution_error: -1, ...SEVERITY_NUMBERS };
 
 /** The object without its null and undefined fields (DQOps leaves nulls out of its JSON). */
 function withoutNulls(object: Record<string, unknown>): JsonObject {

@@ -1,5 +1,5 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DqError, type JsonObject, type LiveObject } from '../../model/index.js';
+import { DqError, TIME_SCALES, type JsonObject, type LiveObject } from '../../model/index.js';
 import { arrayOf } from '../apiSchemas.js';
 import type { Capabilities, ServerContext } from '../context.js';
 import { checkName } from '../names.js';
@@ -118,7 +118,7 @@ function schemaCheckRoutes(): SchemaRoute[] {
   ];
   const scaledParams = {
     type: 'object',
-    properties: { ...schemaParams.properties, timeScale: { type: 'string', enum: ['daily', 'monthly'], description: 'CheckTimeScale' } },
+    properties: { ...schemaParams.properties, timeScale: { type: 'string', enum: [...TIME_SCALES], description: 'CheckTimeScale' } },
     required: [...schemaParams.required, 'timeScale'],
   };
   const text = { type: 'string' };

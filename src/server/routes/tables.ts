@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DqError, isJsonObject, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
+import { DqError, isJsonObject, TIME_SCALES, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
 import { validateDocument } from '../../schema/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
@@ -128,7 +128,6 @@ export function nameHash(text: string): number {
   return Number.parseInt(createHash('sha256').update(text).digest('hex').slice(0, 13), 16);
 }
 
-const TIME_SCALES = ['daily', 'monthly'];
 
 /** A category map `{category: {check: {...}}}` holds at least one check. */
 function categoriesHoldCheck(value: JsonValue | undefined): boolean {
