@@ -11,6 +11,7 @@ import {
   type StatisticsCategory,
 } from './statisticsCollectors.js';
 import { aggregateStatement, columnTopValuesStatement, topValuesStatement, uniqueValuesStatement, type StatisticsColumn } from './statisticsQuery.js';
+import type { DataGroupingLevel } from './sensors/sensorTypes.js';
 
 /**
  * Statistics of one table, in one read-only session on one snapshot: describe the table (a table that is gone
@@ -25,7 +26,8 @@ export const MAX_DATA_GROUPS = 1000;
 export const GROUPING_SETS_MAX_DISTINCT = 10_000;
 
 /** One level of a data grouping: a column's value, or a fixed tag. */
-export type GroupingLevel = { column: string } | { tag: string };
+/** A data grouping level, as the sensors take it. */
+export type GroupingLevel = DataGroupingLevel;
 
 export interface TableStatisticsRequest {
   schema: string;

@@ -16,3 +16,4 @@ export * from './checkContainerModel.js';
 export * from './applyCheckContainerModel.js';
 export * from './checkConfigurationModels.js';
 export * from './checkTemplates.js';
+export * from './dataGrouping.js';

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
+import type { DataGroupingLevel } from '../../datasource/sensors/index.js';
 import { DqError, isJsonObject, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
 import {
   compileNamePattern,
+  dataGroupingLevelsOf,
   effectiveTableAndColumnChecks,
   tableRefOf,
   type CompiledPolicies,
@@ -65,6 +67,8 @@ export interface PlannedCheck {
   spec: JsonObject;
   /** A stable integer (< 2^53) naming this check on this table/column, DQOps's check hash. */
   checkHash: number;
+  /** The table's data grouping levels (policy/dataGrouping): the same for every check of the table. */
+  grouping: readonly DataGroupingLevel[];
   /** Set for the checks of the `comparisons` category: which table comparison, and the reference column. */
   comparison?: PlannedComparison;
 }
@@ -128,6 +132,7 @@ export function plannedChecksOfTable(
   }
   const planned: PlannedCheck[] = [];
   const tableName = `${table.connection}/${table.schema}.${table.table}`;
+  const grouping = dataGroupingLevelsOf(table.spec, connectionSpec);
   for (const [column, checks] of targets) {
     for (const [checkType, timeScale, container] of containersOf(checks)) {
       if (filters.checkType && filters.checkType !== checkType) continue;
@@ -151,12 +156,13 @@ export function plannedChecksOfTable(
             catalog: known,
             spec: check.spec,
             checkHash: checkHashOf(tableName, column, checkType, timeScale, checkName),
+            grouping,
           });
         }
       }
     }
   }
-  planned.push(...comparisonChecksOfTable(table, filters, columnSelected));
+  planned.push(...comparisonChecksOfTable(table, filters, columnSelected, grouping));
   return planned;
 }
 
@@ -195,7 +201,12 @@ export function columnSelector(table: TableRef, filters: CheckSearchFilters, con
  * its columns, as written in the table file (policies do not carry comparisons: a comparison belongs to one
  * table and its reference). The `comparisons` category and check filters apply as to any check.
  */
-function comparisonChecksOfTable(table: TableRef, filters: CheckSearchFilters, columnSelected: (column: string | null) => boolean): PlannedCheck[] {
+function comparisonChecksOfTable(
+  table: TableRef,
+  filters: CheckSearchFilters,
+  columnSelected: (column: string | null) => boolean,
+  grouping: readonly DataGroupingLevel[],
+): PlannedCheck[] {
   const catalog = getCheckCatalog();
   const enabled = filters.enabled ?? true;
   const category = compileNamePattern(filters.checkCategory);
@@ -236,6 +247,7 @@ function comparisonChecksOfTable(table: TableRef, filters: CheckSearchFilters, c
             catalog: known,
             spec,
             checkHash: checkHashOf(tableName, column, checkType, timeScale, `${COMPARISONS}/${comparisonName}/${checkName}`),
+            grouping,
             comparison: { name: comparisonName, referenceColumn },
           });
         }

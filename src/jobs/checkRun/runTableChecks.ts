@@ -1,11 +1,12 @@
 import { getCheckCatalog } from '../../catalog/index.js';
 import type { DataSource } from '../../datasource/index.js';
-import { planSensorQueries, splitScan, type DataGroupingLevel, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
+import { planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
 import { isJsonObject, RULE_SEVERITIES, type DqError, type JsonObject } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import type { PlannedCheck } from './plannedChecks.js';
 import { runTableComparisons, type ComparisonRunContext } from './runTableComparisons.js';
+import { periodOf, resultBase } from './resultRows.js';
 import { asTableFailure } from './tableFailure.js';
 import { tableQueryRequestOf } from './tableQueryRequest.js';
 
@@ -34,58 +35,6 @@ function groupsOf(checks: readonly PlannedCheck[]): Group[] {
     groups.set(key, group);
   }
   return [...groups.values()];
-}
-
-/** The levels of the table's default data grouping: column values (GROUP BY) and static tags (names). */
-export function groupingLevelsOf(spec: JsonObject): DataGroupingLevel[] {
-  const groupings = isJsonObject(spec.groupings) ? spec.groupings : {};
-  const name = typeof spec.default_grouping_name === 'string' ? spec.default_grouping_name : 'default';
-  const grouping = isJsonObject(groupings[name]) ? groupings[name] : undefined;
-  if (!grouping) return [];
-  const levels: DataGroupingLevel[] = [];
-  for (let level = 1; level <= 9; level++) {
-    const spec = grouping[`level_${level}`];
-    if (!isJsonObject(spec)) continue;
-    if (spec.source === 'column_value' && typeof spec.column === 'string') levels.push({ column: spec.column });
-    else if (spec.source === 'tag' && typeof spec.tag === 'string') levels.push({ tag: spec.tag });
-  }
-  return levels.some((l) => 'column' in l) ? levels : [];
-}
-
-/** What names a check in a stored row (a result or an error sample): where it is and which check it is. */
-export function checkIdentity(check: PlannedCheck, timeGradient: string) {
-  return {
-    connectionName: check.table.connection,
-    schemaName: check.table.schema,
-    tableName: check.table.table,
-    columnName: check.column,
-    checkType: check.checkType,
-    timeGradient,
-    checkCategory: check.category,
-    checkName: check.checkName,
-    checkHash: check.checkHash,
-    sensorName: check.catalog.sensor,
-    qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
-  };
-}
-
-/** The fields every result row of a check shares, whatever its readout (or execution error). */
-export function resultBase(check: PlannedCheck, timeGradient: string, durationMs: number | null, executedAt: string) {
-  return {
-    ...checkIdentity(check, timeGradient),
-    tableComparison: check.comparison?.name ?? null,
-    durationMs,
-    executedAt,
-  } satisfies Partial<CheckResultInput>;
-}
-
-/** The start of the period a (non-partitioned) readout stands for: the day, or the month for monthly and profiling. */
-export function periodOf(checkType: PlannedCheck['checkType'], timeScale: PlannedCheck['timeScale'], now: Date): { timePeriod: string; timeGradient: string } {
-  const day = timeScale === 'daily' && checkType !== 'profiling';
-  const start = day
-    ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
-    : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  return { timePeriod: start.toISOString(), timeGradient: day ? 'day' : 'month' };
 }
 
 export async function runTableChecks(

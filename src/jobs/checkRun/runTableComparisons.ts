@@ -4,7 +4,7 @@ import { isJsonObject, RULE_SEVERITIES, type DqError, type JsonObject } from '..
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
-import { periodOf, resultBase } from './runTableChecks.js';
+import { periodOf, resultBase } from './resultRows.js';
 import { asTableFailure } from './tableFailure.js';
 import { columnTypesOf, tableQueryRequestOf } from './tableQueryRequest.js';
 

@@ -1,7 +1,6 @@
 import type { TableQueryRequest } from '../../datasource/sensors/index.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../model/index.js';
 import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
-import { groupingLevelsOf } from './runTableChecks.js';
 
 /**
  * The sensor request of some checks of ONE table and ONE check type and time scale: the rows a check run
@@ -41,7 +40,7 @@ export function tableQueryRequestOf(
   const window = isJsonObject(spec.incremental_time_window) ? spec.incremental_time_window : {};
   const override = options.timeWindow ?? {};
   const partitionColumn = partitionColumnOf(spec);
-  const levels = options.grouping ? groupingLevelsOf(spec) : [];
+  const levels = options.grouping ? first.grouping : [];
   return {
     schema: table.schema,
     table: table.table,

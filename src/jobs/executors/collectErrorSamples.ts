@@ -10,7 +10,7 @@ import type { TableRef } from '../../policy/index.js';
 import type { ErrorSampleInput, Store } from '../../store/store.js';
 import { planCheckRun } from '../checkRun/planCheckRun.js';
 import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks.js';
-import { checkIdentity, periodOf } from '../checkRun/runTableChecks.js';
+import { checkIdentity, periodOf } from '../checkRun/resultRows.js';
 import { tableQueryRequestOf, type TimeWindowOverride } from '../checkRun/tableQueryRequest.js';
 import type { JobExecutor } from '../jobService.js';
 import type { ExecutorDependencies } from './executorDependencies.js';

@@ -9,10 +9,10 @@ import {
   selectedCollectors,
   type CollectorSelection,
   type DataSources,
-  type GroupingLevel,
   type SourceColumn,
 } from '../../datasource/index.js';
 import { DqError, isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
+import { dataGroupingLevelsOf } from '../../policy/dataGrouping.js';
 import { dataTypeCategoryOf } from '../../policy/dataTypeCategory.js';
 import { tableRefOf } from '../../policy/subjects.js';
 import type { StatisticsInput } from '../../store/statistics.js';
@@ -221,7 +221,7 @@ async function collectOne(
   const collectedAt = new Date(started).toISOString();
   const base = { connection: ref.connection, schema: ref.schema, table: ref.table, name: table.name, configured: [] as string[] };
   const wantedColumn = columnFilter(table.spec, parameters.columnNames);
-  const levels = parameters.dataScope === 'data_group' ? groupingLevels(table.spec, connectionSpec) : [];
+  const levels = parameters.dataScope === 'data_group' ? dataGroupingLevelsOf(table.spec, connectionSpec) : [];
   let described: SourceColumn[] | undefined;
   try {
     if (sourceError) throw sourceError;
@@ -390,27 +390,6 @@ function specColumns(spec: JsonObject): SourceColumn[] {
     const [baseType, typeCategory] = category?.startsWith('numeric') ? ['numeric', 'N'] : category === 'text' ? ['text', 'S'] : category?.startsWith('datetime') ? ['timestamp', 'D'] : category === 'bool' ? ['bool', 'B'] : [type, 'X'];
     return { name, ordinal: i + 1, columnType: type, baseType, typeCategory, nullable: true, length: null, precision: null, scale: null, primaryKeyPosition: null };
   });
-}
-
-/** The levels of the table's default grouping (`default_grouping_name` in `groupings`), else the connection's default grouping. */
-export function groupingLevels(tableSpec: JsonObject, connectionSpec: JsonObject | undefined): GroupingLevel[] {
-  let configuration: JsonObject | undefined;
-  const groupings = isJsonObject(tableSpec.groupings) ? tableSpec.groupings : undefined;
-  if (typeof tableSpec.default_grouping_name === 'string' && groupings && isJsonObject(groupings[tableSpec.default_grouping_name])) {
-    configuration = groupings[tableSpec.default_grouping_name] as JsonObject;
-  } else if (connectionSpec && isJsonObject(connectionSpec.default_grouping_configuration)) {
-    configuration = connectionSpec.default_grouping_configuration;
-  }
-  if (!configuration) return [];
-  const levels: GroupingLevel[] = [];
-  for (let i = 1; i <= 9; i++) {
-    const level = configuration[`level_${i}`];
-    if (!isJsonObject(level)) continue;
-    const source = level.source ?? (typeof level.column === 'string' ? 'column_value' : 'tag');
-    if (source === 'column_value' && typeof level.column === 'string' && level.column !== '') levels.push({ column: level.column });
-    else if (source === 'tag' && typeof level.tag === 'string') levels.push({ tag: level.tag });
-  }
-  return levels;
 }
 
 const EVENT_TIMESTAMP_NAME = /created|updated|event|timestamp/i;

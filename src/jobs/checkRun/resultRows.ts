@@ -1,0 +1,38 @@
+import type { CheckResultInput } from '../../store/store.js';
+import type { PlannedCheck } from './plannedChecks.js';
+
+/** What names a check in a stored row (a result or an error sample): where it is and which check it is. */
+export function checkIdentity(check: PlannedCheck, timeGradient: string) {
+  return {
+    connectionName: check.table.connection,
+    schemaName: check.table.schema,
+    tableName: check.table.table,
+    columnName: check.column,
+    checkType: check.checkType,
+    timeGradient,
+    checkCategory: check.category,
+    checkName: check.checkName,
+    checkHash: check.checkHash,
+    sensorName: check.catalog.sensor,
+    qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
+  };
+}
+
+/** The fields every result row of a check shares, whatever its readout (or execution error). */
+export function resultBase(check: PlannedCheck, timeGradient: string, durationMs: number | null, executedAt: string) {
+  return {
+    ...checkIdentity(check, timeGradient),
+    tableComparison: check.comparison?.name ?? null,
+    durationMs,
+    executedAt,
+  } satisfies Partial<CheckResultInput>;
+}
+
+/** The start of the period a (non-partitioned) readout stands for: the day, or the month for monthly and profiling. */
+export function periodOf(checkType: PlannedCheck['checkType'], timeScale: PlannedCheck['timeScale'], now: Date): { timePeriod: string; timeGradient: string } {
+  const day = timeScale === 'daily' && checkType !== 'profiling';
+  const start = day
+    ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
+    : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  return { timePeriod: start.toISOString(), timeGradient: day ? 'day' : 'month' };
+}
