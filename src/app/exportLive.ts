@@ -2,15 +2,7 @@ import { isSecretKey, isSecretReference } from '../diff/secrets.js';
 import { classifyPath, encodeNamePart, suffixOfKind } from '../manifest/objectPaths.js';
 import { SETTINGS_FILE } from '../manifest/repositorySource.js';
 import { DEFAULT_SETTINGS } from '../manifest/settings.js';
-import {
-  compareKeys,
-  isJsonObject,
-  type JsonObject,
-  type JsonValue,
-  type LiveObject,
-  type ObjectKey,
-  type ObjectKind,
-} from '../model/index.js';
+import { compareKeys, isJsonObject, parseTableKey, type JsonObject, type JsonValue, type LiveObject, type ObjectKey, type ObjectKind } from '../model/index.js';
 import { readSchemaFile, SCHEMA_FILES, validateDocument, type DocumentKind } from '../schema/index.js';
 import { emitYaml } from './emitYaml.js';
 import { compareCodePoints, SchemaKeyOrder } from './orderBySchema.js';
@@ -69,7 +61,6 @@ export interface ExportResult {
 const API_VERSION = 'dqo/v1';
 
 export function exportLive(objects: readonly LiveObject[], options: ExportOptions = {}): ExportResult {
-  const sources = objects.filter((o) => o.kind === 'source').map((o) => o.name);
   const selected = objects
     .filter((o) => (options.kind ? o.kind === options.kind : true))
     .filter((o) => (options.namespace !== undefined ? o.managedBy === 'git' && o.owner === options.namespace : true))
@@ -85,7 +76,7 @@ export function exportLive(objects: readonly LiveObject[], options: ExportOption
 
   for (const object of selected) {
     const label = `${object.kind} ${JSON.stringify(object.name)}`;
-    const path = originPath(object) ?? objectPath(object.kind, object.name, sources);
+    const path = originPath(object) ?? objectPath(object.kind, object.name);
     if (!path) {
       warnings.push(`${label} is not exported: its name cannot be written as a DQOps file name`);
       continue;
@@ -126,7 +117,7 @@ export function exportLive(objects: readonly LiveObject[], options: ExportOption
  * The file of an object, as DQOps derives names from paths in reverse; undefined when no file name can hold the
  * name (an empty part, a table name without a schema). Every path is checked by classifying it back.
  */
-export function objectPath(kind: ObjectKind, name: string, sources: readonly string[] = []): string | undefined {
+export function objectPath(kind: ObjectKind, name: string): string | undefined {
   let path: string | undefined;
   switch (kind) {
     case 'source': {
@@ -135,7 +126,7 @@ export function objectPath(kind: ObjectKind, name: string, sources: readonly str
       break;
     }
     case 'table': {
-      const parts = splitTableName(name, sources);
+      const parts = parseTableKey(name);
       const folder = parts && segment(parts.connection);
       const schema = parts && segment(parts.schema);
       path = parts && folder && schema && parts.table !== '' ? `sources/${folder}/${schema}.${encodeNamePart(parts.table)}.dqotable.yaml` : undefined;
@@ -173,21 +164,6 @@ function segment(part: string): string | undefined {
   if (part === '') return undefined;
   const encoded = encodeNamePart(part);
   return encoded === '.' || encoded === '..' ? encoded.replace(/\./g, '%2E') : encoded;
-}
-
-/**
- * `connection/schema.table` → its parts: the connection is the longest known source name the name starts with
- * (connection names from folders may hold a `/`), else everything before the first `/`; the schema ends at the
- * first dot after it, as DQOps splits table file names.
- */
-function splitTableName(name: string, sources: readonly string[]): { connection: string; schema: string; table: string } | undefined {
-  const known = sources.filter((s) => name.startsWith(`${s}/`)).sort((a, b) => b.length - a.length)[0];
-  const slash = known !== undefined ? known.length : name.indexOf('/');
-  if (slash <= 0) return undefined;
-  const rest = name.slice(slash + 1);
-  const dot = rest.indexOf('.');
-  if (dot <= 0) return undefined;
-  return { connection: name.slice(0, slash), schema: rest.slice(0, dot), table: rest.slice(dot + 1) };
 }
 
 /** Literal secrets → `${DQCTL_SECRET_<OBJECT>_<KEY>}`, unique across the export. */

@@ -127,7 +127,7 @@ export async function describeTables(source: DataSource | DataSourceSession, fil
   );
   const byTable = new Map<string, SourceColumn[]>();
   for (const row of rows) {
-    const key = tableKey(row.schema, row.table);
+    const key = schemaTableKey(row.schema, row.table);
     let columns = byTable.get(key);
     if (!columns) byTable.set(key, (columns = []));
     columns.push(toColumn(row));
@@ -135,7 +135,7 @@ export async function describeTables(source: DataSource | DataSourceSession, fil
   return byTable;
 }
 
-export function tableKey(schema: string, table: string): string {
+export function schemaTableKey(schema: string, table: string): string {
   return `${schema}\0${table}`;
 }
 

@@ -1,5 +1,5 @@
-import { describeTables, listTables, tableKey, type DataSources, type SourceColumn, type TableFilter } from '../datasource/index.js';
-import { isJsonObject, type JsonObject } from '../model/index.js';
+import { describeTables, listTables, schemaTableKey, type DataSources, type SourceColumn, type TableFilter } from '../datasource/index.js';
+import { isJsonObject, tableKey, tableKeyPrefix, type JsonObject } from '../model/index.js';
 import type { LiveObjects } from '../inspect/liveObjects.js';
 
 /**
@@ -50,16 +50,16 @@ export async function importTables(deps: ImportDependencies, request: ImportTabl
     { signal: request.signal, snapshot: true },
   );
   const result: ImportTablesResult = { connection: request.connection, created: [], updated: [], unchanged: [], skipped: [] };
-  const existing = new Set((await deps.objects.list('table', `${request.connection}/`)).map((t) => t.name));
+  const existing = new Set((await deps.objects.list('table', tableKeyPrefix(request.connection))).map((t) => t.name));
   for (const table of tables) {
     request.signal?.throwIfAborted();
-    const name = `${request.connection}/${table.schema}.${table.table}`;
+    const name = tableKey({ connection: request.connection, schema: table.schema, table: table.table });
     if (table.schema.includes('.')) {
       result.skipped.push({ table: `${table.schema}.${table.table}`, reason: 'the schema name holds a dot, which a table name cannot carry' });
       continue;
     }
     if (request.onlyNew && existing.has(name)) continue;
-    const sourceColumns = columns.get(tableKey(table.schema, table.table)) ?? [];
+    const sourceColumns = columns.get(schemaTableKey(table.schema, table.table)) ?? [];
     let before: string | undefined;
     const written = await deps.objects.upsert('table', name, { caller: request.caller }, (current) => {
       before = current?.contentHash;

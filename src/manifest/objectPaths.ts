@@ -1,4 +1,4 @@
-import type { ObjectKind } from '../model/index.js';
+import { tableKey, type ObjectKind } from '../model/index.js';
 
 /**
  * Object names come from file paths, exactly as DQOps derives them:
@@ -48,10 +48,6 @@ const ENCODED_CHARACTERS = /[/\\<>:"'|?*&%]/g;
 /** The inverse of decodeNamePart, with upper-case hex as DQOps writes it. */
 export function encodeNamePart(part: string): string {
   return part.replace(ENCODED_CHARACTERS, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
-}
-
-export function tableObjectName(connection: string, schema: string, table: string): string {
-  return `${connection}/${schema}.${table}`;
 }
 
 export function classifyPath(path: string): PathClassification {
@@ -115,7 +111,7 @@ export function classifyPath(path: string): PathClassification {
       const schema = decodeNamePart(stem.slice(0, dot));
       const table = decodeNamePart(stem.slice(dot + 1));
       if (schema === undefined || table === undefined) return undecodable(path, stem);
-      return { type: 'object', kind, name: tableObjectName(connection, schema, table), connection, schema, table };
+      return { type: 'object', kind, name: tableKey({ connection, schema, table }), connection, schema, table };
     }
     case 'rule': {
       if (top !== 'rules' || segments.length < 2) return misplaced('rules/');

@@ -5,3 +5,4 @@ export * from './objects.js';
 export * from './errors.js';
 export * from './repositorySettings.js';
 export * from './checkVocabulary.js';
+export * from './tableIdentity.js';

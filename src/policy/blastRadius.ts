@@ -4,7 +4,7 @@
  * before merging, not after the checks start failing. Only the target decides, as in policiesMatchingTable;
  * a disabled policy reaches nothing (it applies no checks). Pure: tables and policies in, counts out.
  */
-import { isJsonObject, type JsonObject, type ObjectKind } from '../model/index.js';
+import { isJsonObject, tableKey, type JsonObject, type ObjectKind } from '../model/index.js';
 import { compilePolicies, type PolicyObject } from './compilePolicies.js';
 import { policiesMatchingColumn, policiesMatchingTable } from './effectiveChecks.js';
 import { columnNamesOf, tableRefOf, type TableRef } from './subjects.js';
@@ -54,7 +54,7 @@ export function policyReach(policies: readonly PolicyObject[], universe: TableUn
   const compiled = compilePolicies(policies);
   const hasColumnPolicies = compiled.column.some((p) => !p.disabled);
   for (const table of universe.tables) {
-    const tableName = `${table.connection}/${table.schema}.${table.table}`;
+    const tableName = tableKey(table);
     const connectionSpec = universe.connections.get(table.connection);
     for (const name of policiesMatchingTable(table, connectionSpec, compiled)) {
       reach.get(reachKey('default_table_checks', name))!.tables.add(tableName);

@@ -4,7 +4,7 @@
  * policies costs a few comparisons each. Tables are named by their parts; `tableRefOf` splits the object name
  * `connection/schema.table` (first `/`, then first `.`, as table file names are split).
  */
-import { isJsonObject, type JsonObject, type JsonValue } from '../model/index.js';
+import { isJsonObject, parseTableKey, type JsonObject, type JsonValue } from '../model/index.js';
 import { dataTypeCategoryOf, type DataTypeCategory } from './dataTypeCategory.js';
 
 /** A table as the policy functions take it: its name parts and its spec (snake_case, as in the YAML file). */
@@ -44,11 +44,8 @@ export interface ColumnSubject {
 
 /** Splits `connection/schema.table`; undefined when the name has no `/` or no `.` after it. */
 export function tableRefOf(name: string, spec: JsonObject): TableRef | undefined {
-  const slash = name.indexOf('/');
-  if (slash <= 0) return undefined;
-  const dot = name.indexOf('.', slash + 1);
-  if (dot < 0) return undefined;
-  return { connection: name.slice(0, slash), schema: name.slice(slash + 1, dot), table: name.slice(dot + 1), spec };
+  const identity = parseTableKey(name);
+  return identity && { ...identity, spec };
 }
 
 export function tableSubject(table: TableRef, connectionSpec: JsonObject | undefined): TableSubject {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataSources, describeTable, describeTables, listSchemas, listTables, tableKey } from '../../src/datasource/index.js';
+import { DataSources, describeTable, describeTables, listSchemas, listTables, schemaTableKey } from '../../src/datasource/index.js';
 import { createSourceFixture, SEED_SQL, type SourceFixture } from './sourceFixture.js';
 
 const EXTRA = `
@@ -72,7 +72,7 @@ describe('introspection of a PostgreSQL source', () => {
 
   it('describes every selected table in one query', async () => {
     const all = await describeTables(registry.get('src', source.spec()), { schema: 'other' });
-    expect([...all.keys()].sort()).toEqual([tableKey('other', 'events'), tableKey('other', 'measures'), tableKey('other', 'orders'), tableKey('other', 'orders_view')].sort());
-    expect(all.get(tableKey('other', 'orders_view'))!.map((c) => c.name)).toEqual(['id', 'code']);
+    expect([...all.keys()].sort()).toEqual([schemaTableKey('other', 'events'), schemaTableKey('other', 'measures'), schemaTableKey('other', 'orders'), schemaTableKey('other', 'orders_view')].sort());
+    expect(all.get(schemaTableKey('other', 'orders_view'))!.map((c) => c.name)).toEqual(['id', 'code']);
   });
 });

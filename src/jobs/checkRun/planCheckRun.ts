@@ -1,5 +1,5 @@
 import type { LiveObjects } from '../../inspect/liveObjects.js';
-import type { JsonObject, LiveObject } from '../../model/index.js';
+import { tableKeyPrefix, type JsonObject, type LiveObject } from '../../model/index.js';
 import { compilePolicies } from '../../policy/index.js';
 import { plannedChecksOfTable, selectTables, type CheckSearchFilters, type PlannedCheck } from './plannedChecks.js';
 
@@ -22,7 +22,7 @@ export async function planCheckRun(
 ): Promise<CheckRunPlan> {
   const single = filters.connection && !filters.connection.includes('*') && !filters.connection.includes(',');
   const [tableObjects, sources, tablePolicies, columnPolicies] = await Promise.all([
-    tables ?? (single ? objects.list('table', `${filters.connection}/`) : objects.list('table')),
+    tables ?? (single ? objects.list('table', tableKeyPrefix(filters.connection!)) : objects.list('table')),
     objects.list('source'),
     objects.list('default_table_checks'),
     objects.list('default_column_checks'),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
 import type { DataGroupingLevel } from '../../datasource/sensors/index.js';
-import { DqError, isJsonObject, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
+import { DqError, isJsonObject, tableKey, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
 import {
   compileNamePattern,
   dataGroupingLevelsOf,
@@ -131,7 +131,7 @@ export function plannedChecksOfTable(
     if (columnSelected(column)) targets.push([column, checks]);
   }
   const planned: PlannedCheck[] = [];
-  const tableName = `${table.connection}/${table.schema}.${table.table}`;
+  const tableName = tableKey(table);
   const grouping = dataGroupingLevelsOf(table.spec, connectionSpec);
   for (const [column, checks] of targets) {
     for (const [checkType, timeScale, container] of containersOf(checks)) {
@@ -214,7 +214,7 @@ function comparisonChecksOfTable(
   const sensor = compileNamePattern(filters.sensorName);
   const comparisonFilter = compileNamePattern(filters.tableComparisonName);
   if (category && !category.matches(COMPARISONS)) return [];
-  const tableName = `${table.connection}/${table.schema}.${table.table}`;
+  const tableName = tableKey(table);
   const owners: Array<[string | null, JsonObject]> = [[null, table.spec]];
   const columns = isJsonObject(table.spec.columns) ? table.spec.columns : {};
   for (const [column, spec] of Object.entries(columns)) if (isJsonObject(spec)) owners.push([column, spec]);

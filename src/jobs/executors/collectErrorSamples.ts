@@ -5,7 +5,7 @@ import {
   MAX_ID_COLUMNS,
   type ErrorSamplesQuery,
 } from '../../datasource/sensors/index.js';
-import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
+import { DqError, isJsonObject, tableKey, type JsonObject } from '../../model/index.js';
 import type { TableRef } from '../../policy/index.js';
 import type { ErrorSampleInput, Store } from '../../store/store.js';
 import { planCheckRun } from '../checkRun/planCheckRun.js';
@@ -205,7 +205,7 @@ export async function collectErrorSamples(
   const now = new Date();
   const outcomes: TableSamplesOutcome[] = [];
   if (parameters.dummy_sensor_execution === true) {
-    for (const { table, checks } of work) outcomes.push({ table, name: nameOf(table), samplers: checks.map((check) => ({ check, samples: 0 })), durationMs: 0 });
+    for (const { table, checks } of work) outcomes.push({ table, name: tableKey(table), samplers: checks.map((check) => ({ check, samples: 0 })), durationMs: 0 });
     return { result: sumUp(outcomes), tables: outcomes };
   }
 
@@ -217,7 +217,7 @@ export async function collectErrorSamples(
       let outcome: TableSamplesOutcome;
       if (!spec) {
         const error = new DqError('NOT_FOUND', `connection ${JSON.stringify(table.connection)} does not exist`);
-        outcome = { table, name: nameOf(table), samplers: checks.map((check) => ({ check, samples: 0, error })), durationMs: 0 };
+        outcome = { table, name: tableKey(table), samplers: checks.map((check) => ({ check, samples: 0, error })), durationMs: 0 };
       } else {
         let dataSource: DataSource | undefined;
         let sourceError: DqError | undefined;
@@ -228,7 +228,7 @@ export async function collectErrorSamples(
         }
         outcome = dataSource
           ? await collectTableErrorSamples(checks, { store: deps.store, dataSource, signal, now, dataScope: parameters.data_scope ?? 'table', limit, timeWindow: parameters.time_window_filter })
-          : { table, name: nameOf(table), samplers: checks.map((check) => ({ check, samples: 0, error: sourceError })), durationMs: 0 };
+          : { table, name: tableKey(table), samplers: checks.map((check) => ({ check, samples: 0, error: sourceError })), durationMs: 0 };
       }
       outcomes.push(outcome);
       options.onTable?.(outcome, outcomes.length, work.length);
@@ -262,9 +262,6 @@ function sumUp(outcomes: readonly TableSamplesOutcome[]): CollectErrorSamplesRes
   return result;
 }
 
-function nameOf(table: TableRef): string {
-  return `${table.connection}/${table.schema}.${table.table}`;
-}
 
 function asDqError(error: unknown): DqError {
   return error instanceof DqError ? error : new DqError('INTERNAL', error instanceof Error ? error.message : String(error));
@@ -279,14 +276,14 @@ export async function collectTableErrorSamples(checks: readonly PlannedCheck[], 
   const started = performance.now();
   const sampled = samplingChecks(checks);
   const table = sampled[0]?.table ?? checks[0]?.table;
-  if (table === undefined || sampled.length === 0) return { table: table ?? { connection: '', schema: '', table: '', spec: {} }, name: table ? nameOf(table) : '', samplers: [], durationMs: 0 };
+  if (table === undefined || sampled.length === 0) return { table: table ?? { connection: '', schema: '', table: '', spec: {} }, name: table ? tableKey(table) : '', samplers: [], durationMs: 0 };
   const { dataSource, signal } = context;
   const limit = context.limit ?? DEFAULT_MAX_RESULTS_PER_CHECK;
   const collectedAt = context.now.toISOString();
   const executedAt = context.executedAt ?? collectedAt;
   const fail = (error: unknown): TableSamplesOutcome => ({
     table,
-    name: nameOf(table),
+    name: tableKey(table),
     samplers: sampled.map((check) => ({ check, samples: 0, error: asDqError(error) })),
     durationMs: Math.round(performance.now() - started),
   });
@@ -340,7 +337,7 @@ export async function collectTableErrorSamples(checks: readonly PlannedCheck[], 
     }
   }
   if (rows.length > 0) await context.store.insertErrorSamples(rows);
-  return { table, name: nameOf(table), samplers, durationMs: Math.round(performance.now() - started) };
+  return { table, name: tableKey(table), samplers, durationMs: Math.round(performance.now() - started) };
 }
 
 /** Row id columns: the spec's `id: true` columns, else the primary key, else a column named `id`; at most five, existing ones only. */

@@ -11,7 +11,7 @@ import {
   type DataSources,
   type SourceColumn,
 } from '../../datasource/index.js';
-import { DqError, isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
+import { DqError, isJsonObject, parseTableKey, type JsonObject, type LiveObject } from '../../model/index.js';
 import { dataGroupingLevelsOf } from '../../policy/dataGrouping.js';
 import { dataTypeCategoryOf } from '../../policy/dataTypeCategory.js';
 import { tableRefOf } from '../../policy/subjects.js';
@@ -176,7 +176,7 @@ export async function collectStatistics(deps: CollectStatisticsDependencies, par
 
   const byConnection = new Map<string, LiveObject[]>();
   for (const table of tables) {
-    const connection = table.name.slice(0, table.name.indexOf('/'));
+    const connection = parseTableKey(table.name)?.connection ?? '';
     byConnection.set(connection, [...(byConnection.get(connection) ?? []), table]);
   }
   await Promise.all(

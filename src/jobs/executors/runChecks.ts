@@ -1,5 +1,5 @@
 import type { DataSource } from '../../datasource/index.js';
-import { DqError, isJsonObject, SEVERITY_NAMES, type JsonObject } from '../../model/index.js';
+import { DqError, isJsonObject, SEVERITY_NAMES, tableKey, type JsonObject } from '../../model/index.js';
 import type { CheckResultInput } from '../../store/store.js';
 import { planCheckRun } from '../checkRun/planCheckRun.js';
 import { ownScheduleOf } from '../checkScheduleOverrides.js';
@@ -97,7 +97,7 @@ export async function runChecks(
   const resolveReference = async (connection: string, schema: string, table: string) => {
     const spec = connections.get(connection);
     if (!spec) throw new DqError('NOT_FOUND', `the reference connection ${JSON.stringify(connection)} does not exist`);
-    const referenceTable = await deps.objects.get('table', `${connection}/${schema}.${table}`);
+    const referenceTable = await deps.objects.get('table', tableKey({ connection, schema, table }));
     return { dataSource: deps.dataSources.get(connection, spec), ...(referenceTable ? { tableSpec: referenceTable.spec } : {}) };
   };
   const rows: CheckResultInput[] = [];
@@ -108,7 +108,7 @@ export async function runChecks(
     while (next < work.length) {
       signal.throwIfAborted();
       const { table, checks } = work[next++];
-      const name = `${table.connection}/${table.schema}.${table.table}`;
+      const name = tableKey(table);
       const spec = connections.get(table.connection);
       let tableRows: CheckResultInput[];
       let failure: DqError | undefined;

@@ -1,6 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CONTAINER_KEYS, didYouMean, getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
-import { DqError, isJsonObject, RULE_SEVERITIES, type CheckType, type JsonObject, type JsonValue, type LiveObject, type TimeScale } from '../../model/index.js';
+import {
+  DqError,
+  isJsonObject,
+  RULE_SEVERITIES,
+  tableKeyPrefix,
+  type CheckType,
+  type JsonObject,
+  type JsonValue,
+  type LiveObject,
+  type TimeScale,
+} from '../../model/index.js';
 import { checkSpecFromModel, type CheckModel } from '../../policy/index.js';
 import { validateDocument } from '../../schema/index.js';
 import { ref } from '../apiSchemas.js';
@@ -233,7 +243,7 @@ async function bulkEdit(context: ServerContext, request: FastifyRequest, selecti
   if (!checkPasses(selection.check, selection.filters)) return 0;
   const full: Selection = { check: selection.check, filters: selection.filters, connection };
   const nameFilter = tableNameFilter(selection.filters.fullTableName);
-  const keys = (await context.objects.list('table', `${connection.name}/`))
+  const keys = (await context.objects.list('table', tableKeyPrefix(connection.name)))
     .filter((table) => nameFilter(...splitTableName(connection.name, table.name)))
     .map((table) => ({ kind: table.kind, name: table.name }));
   return context.objects.updateMany(keys, writerOf(request), (current) => {

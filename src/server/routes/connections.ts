@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isSecretKey, redactValue, SENSITIVE } from '../../diff/secrets.js';
-import { DqError, isJsonObject, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
+import { DqError, isJsonObject, tableKeyPrefix, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
 import { validateDocument, type SchemaViolation } from '../../schema/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
@@ -251,7 +251,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
       const name = connectionNameOf(request);
       await requireConnection(context, name);
       const deleted = await context.objects.deleteMany([{ kind: 'source', name }], writerOf(request), {
-        children: [{ kind: 'table', namePrefix: `${name}/` }],
+        children: [{ kind: 'table', namePrefix: tableKeyPrefix(name) }],
       });
       if (deleted === 0) throw new DqError('NOT_FOUND', `connection ${JSON.stringify(name)} not found`);
       return answerWithStoredDataCleanup(context, request, reply, { connection: name });
@@ -376,7 +376,7 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
       const name = connectionNameOf(request);
       await requireConnection(context, name);
       const counts = new Map<string, number>();
-      for (const table of await context.objects.list('table', `${name}/`)) {
+      for (const table of await context.objects.list('table', tableKeyPrefix(name))) {
         const columns = table.spec.columns;
         if (!isJsonObject(columns)) continue;
         for (const column of Object.keys(columns)) counts.set(column, (counts.get(column) ?? 0) + 1);

@@ -1,7 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { lineageFlows, sourceTablesOf, tableRefKey, walkLineage, type TableRef, type TableRef as LineageTableRef } from '../../app/lineageGraph.js';
 import { combineStatuses, tableQualityStatus, type TableQualityStatus } from '../../app/tableQualityStatus.js';
-import { CHECK_TYPES, DqError, isJsonObject, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
+import {
+  CHECK_TYPES,
+  DqError,
+  isJsonObject,
+  parseTableKey,
+  tableKey,
+  type JsonObject,
+  type JsonValue,
+  type LiveObject,
+} from '../../model/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import {
@@ -14,9 +23,7 @@ import {
   requireConnection,
   requireTable,
   refuseInvalidTableSpec,
-  tableObjectName,
   tablePathOf,
-  tablePathOfName,
   writerOf,
   type TablePath,
 } from './tables.js';
@@ -71,7 +78,7 @@ function listModel(target: TableRef, source: TableRef, canEdit: boolean, tool?: 
   return model;
 }
 
-function tableKey(ref: TableRef): JsonObject {
+function tableKeyModel(ref: TableRef): JsonObject {
   return {
     connection_name: ref.connection,
     physical_table_name: { schema_name: ref.schema, table_name: ref.table },
@@ -95,7 +102,7 @@ async function lineageIndex(context: ServerContext): Promise<LineageIndex> {
     const tables = await context.objects.store.listObjects({ kind: 'table' });
     const withSources: Array<{ live: LiveObject; ref: TableRef; spec: JsonObject }> = [];
     for (const live of tables) {
-      const path = tablePathOfName(live.name);
+      const path = parseTableKey(live.name);
       if (path && entriesOf(live.spec).length > 0) withSources.push({ live, ref: toRef(path), spec: live.spec });
     }
     return {
@@ -143,7 +150,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
   };
 
   const describe = (target: TablePath, source: TablePath) =>
-    `lineage source ${JSON.stringify(tableObjectName(source))} of table ${JSON.stringify(tableObjectName(target))}`;
+    `lineage source ${JSON.stringify(tableKey(source))} of table ${JSON.stringify(tableKey(target))}`;
 
   api.get(
     `${TABLE_URL}/lineage/sources`,
@@ -225,12 +232,12 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
         return combineStatuses(await Promise.all([...tables.values()].map(statusOf)));
       };
       return {
-        relative_table: tableKey(start),
+        relative_table: tableKeyModel(start),
         relative_table_cumulative_quality_status: await upstreamOf(start),
         flows: await Promise.all(
           flows.map(async (flow) => ({
-            source_table: tableKey(flow.source),
-            target_table: tableKey(flow.target),
+            source_table: tableKeyModel(flow.source),
+            target_table: tableKeyModel(flow.target),
             source_table_quality_status: visible(await statusOf(flow.source)),
             target_table_quality_status: visible(await statusOf(flow.target)),
             upstream_combined_quality_status: await upstreamOf(flow.source),
@@ -269,7 +276,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     await requireTable(context, target);
     await requireConnection(context, source.connection);
     const entry = entryOf(request, source);
-    await context.objects.update('table', tableObjectName(target), writerOf(request), (current) => {
+    await context.objects.update('table', tableKey(target), writerOf(request), (current) => {
       const entries = entriesOf(current.spec);
       const at = entries.findIndex((e) => entryNames(e, toRef(source)));
       return { spec: { ...current.spec, source_tables: place(entries, entry, at, describe(target, source)) } };
@@ -318,7 +325,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       const target = tablePathOf(request);
       const source = sourcePathOf(request);
       await requireTable(context, target);
-      await context.objects.update('table', tableObjectName(target), writerOf(request), (current) => {
+      await context.objects.update('table', tableKey(target), writerOf(request), (current) => {
         const entries = entriesOf(current.spec);
         const kept = entries.filter((e) => !entryNames(e, toRef(source)));
         if (kept.length === entries.length) throw new DqError('NOT_FOUND', `${describe(target, source)} not found`);

@@ -1,5 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DqError, isJsonObject, SEVERITY_NAMES, SEVERITY_NUMBERS, TIME_SCALES, type JsonObject, type JsonValue, type SeverityName } from '../../model/index.js';
+import {
+  DqError,
+  isJsonObject,
+  SEVERITY_NAMES,
+  SEVERITY_NUMBERS,
+  tableKey,
+  TIME_SCALES,
+  type JsonObject,
+  type JsonValue,
+  type SeverityName,
+} from '../../model/index.js';
 import type { CheckResultRow, CheckType, ErrorSampleRow, Store } from '../../store/store.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
@@ -138,7 +148,7 @@ export async function targetOf(context: ServerContext, request: FastifyRequest, 
   const columnName = column ? checkName('column name', params.columnName, { slashes: true }) : undefined;
   const source = await context.objects.get('source', connection);
   if (!source) throw notFound('connection', connection);
-  const tableObject = await context.objects.get('table', `${connection}/${schema}.${table}`);
+  const tableObject = await context.objects.get('table', tableKey({ connection, schema, table }));
   if (!tableObject) throw notFound('table', `${schema}.${table}`);
   if (columnName !== undefined) {
     const columns = tableObject.spec.columns;

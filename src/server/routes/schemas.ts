@@ -1,5 +1,5 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DqError, TIME_SCALES, type JsonObject, type LiveObject } from '../../model/index.js';
+import { DqError, parseTableKey, tableKeyPrefix, TIME_SCALES, type JsonObject, type LiveObject } from '../../model/index.js';
 import { arrayOf } from '../apiSchemas.js';
 import type { Capabilities, ServerContext } from '../context.js';
 import { checkName } from '../names.js';
@@ -17,12 +17,6 @@ import { bothSpellingsQuery, queryParam } from './results.js';
  * tablesOfSchema, schemaModel) are what a schema-level route needs, so adding one is adding an entry.
  */
 
-/** The schema part of a table object name `conn/schema.table`. */
-export function schemaOfTableName(connection: string, tableObjectName: string): string {
-  const rest = tableObjectName.slice(connection.length + 1);
-  const dot = rest.indexOf('.');
-  return dot < 0 ? rest : rest.slice(0, dot);
-}
 
 /** The schema name of a route's `:schemaName`, refused (400) when hostile. */
 export function schemaNameOf(request: FastifyRequest): string {
@@ -31,7 +25,7 @@ export function schemaNameOf(request: FastifyRequest): string {
 
 /** The tables of one schema of a connection (live objects, sorted by name). */
 export function tablesOfSchema(context: ServerContext, connection: string, schema: string): Promise<LiveObject[]> {
-  return context.objects.list('table', `${connection}/${schema}.`);
+  return context.objects.list('table', tableKeyPrefix(connection, schema));
 }
 
 /** The connection (404 when unknown) and the tables of the schema (404 when it has none). */
@@ -96,7 +90,10 @@ export const SCHEMA_ROUTES: SchemaRoute[] = [
       const connection = await requireConnection(context, name);
       const caps = capabilitiesOn(context, request, connection);
       const schemas = new Set<string>();
-      for (const table of await context.objects.list('table', `${name}/`)) schemas.add(schemaOfTableName(name, table.name));
+      for (const table of await context.objects.list('table', tableKeyPrefix(name))) {
+        const schema = parseTableKey(table.name)?.schema;
+        if (schema !== undefined) schemas.add(schema);
+      }
       return [...schemas].sort().map((schema) => schemaModel(name, schema, caps));
     },
   },

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DqError, isJsonObject, type JsonObject, type LiveObject } from '../../model/index.js';
+import { DqError, isJsonObject, tableKey, type JsonObject, type LiveObject } from '../../model/index.js';
 import {
   applyCheckContainerModel,
   checkContainerModel,
@@ -95,7 +95,7 @@ export async function tableChecksRoutes(api: FastifyInstance, context: ServerCon
       await requireConnection(context, path.connection);
       await requireTable(context, path);
       const column = target === 'column' ? columnNameOf(request) : undefined;
-      await context.objects.update('table', `${path.connection}/${path.schema}.${path.table}`, writerOf(request), (current) => {
+      await context.objects.update('table', tableKey(path), writerOf(request), (current) => {
         let spec: JsonObject;
         if (column === undefined) {
           spec = withContainer(current.spec, container, make(containerOf(current.spec, container), current));

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DqError, isJsonObject, TIME_SCALES, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
+import {
+  DqError,
+  isJsonObject,
+  tableKey,
+  tableKeyPrefix,
+  TIME_SCALES,
+  type JsonObject,
+  type JsonValue,
+  type LiveObject,
+} from '../../model/index.js';
 import { validateDocument } from '../../schema/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
@@ -41,18 +50,6 @@ export const TABLE_PARAMS = {
   required: ['connectionName', 'schemaName', 'tableName'],
 };
 
-export function tableObjectName(path: TablePath): string {
-  return `${path.connection}/${path.schema}.${path.table}`;
-}
-
-/** `connection/schema.table` → its parts (schema names hold no dot, connection names no slash). */
-export function tablePathOfName(name: string): TablePath | undefined {
-  const slash = name.indexOf('/');
-  const dot = name.indexOf('.', slash + 1);
-  if (slash <= 0 || dot < 0) return undefined;
-  return { connection: name.slice(0, slash), schema: name.slice(slash + 1, dot), table: name.slice(dot + 1) };
-}
-
 export function checkConnectionName(name: string, what = 'connection name'): string {
   return checkName(what, name);
 }
@@ -85,7 +82,7 @@ export async function requireConnection(context: ServerContext, connection: stri
 /** The table of a path: 404 naming the connection when it is missing, else naming the table. */
 export async function requireTable(context: ServerContext, path: TablePath): Promise<LiveObject> {
   await requireConnection(context, path.connection);
-  const name = tableObjectName(path);
+  const name = tableKey(path);
   const found = await context.objects.get('table', name);
   if (!found) throw new DqError('NOT_FOUND', `table ${JSON.stringify(name)} not found`);
   return found;
@@ -197,7 +194,7 @@ function columnListModel(path: TablePath, name: string, spec: JsonObject, capabi
     connection_name: path.connection,
     table: { schema_name: path.schema, table_name: path.table },
     column_name: name,
-    column_hash: nameHash(`${tableObjectName(path)}\u0000${name}`),
+    column_hash: nameHash(`${tableKey(path)}\u0000${name}`),
     disabled: spec.disabled === true,
     has_any_configured_checks: checks.profiling || checks.monitoring || checks.partitioned,
     has_any_configured_profiling_checks: checks.profiling,
@@ -216,7 +213,7 @@ function columnModel(path: TablePath, name: string, spec: JsonObject, capabiliti
     connection_name: path.connection,
     table: { schema_name: path.schema, table_name: path.table },
     column_name: name,
-    column_hash: nameHash(`${tableObjectName(path)}\u0000${name}`),
+    column_hash: nameHash(`${tableKey(path)}\u0000${name}`),
     spec,
     ...capabilities,
   };
@@ -271,7 +268,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
       const connection = checkConnectionName(params.connectionName);
       const schema = checkSchemaName(params.schemaName);
       await requireConnection(context, connection);
-      const tables = await context.objects.list('table', `${connection}/${schema}.`);
+      const tables = await context.objects.list('table', tableKeyPrefix(connection, schema));
       if (tables.length === 0) throw new DqError('NOT_FOUND', `schema ${JSON.stringify(schema)} not found in connection ${JSON.stringify(connection)}`);
       return tables
         .map((live) => ({ live, path: { connection, schema, table: live.name.slice(connection.length + schema.length + 2) } }))
@@ -318,7 +315,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
       await requireConnection(context, path.connection);
       const spec = request.body as JsonObject;
       refuseInvalidTableSpec(spec);
-      await context.objects.create('table', tableObjectName(path), spec, writerOf(request));
+      await context.objects.create('table', tableKey(path), spec, writerOf(request));
       return reply.status(201).send();
     },
   );
@@ -331,7 +328,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
       await requireConnection(context, path.connection);
       const spec = request.body as JsonObject;
       refuseInvalidTableSpec(spec);
-      await context.objects.update('table', tableObjectName(path), writerOf(request), () => ({ spec }));
+      await context.objects.update('table', tableKey(path), writerOf(request), () => ({ spec }));
       return reply.status(204).send();
     },
   );
@@ -350,7 +347,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
     async (request, reply) => {
       const path = tablePathOf(request);
       await requireConnection(context, path.connection);
-      await context.objects.delete('table', tableObjectName(path), writerOf(request));
+      await context.objects.delete('table', tableKey(path), writerOf(request));
       return answerWithStoredDataCleanup(context, request, reply, { connection: path.connection, table: path });
     },
   );
@@ -374,7 +371,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
         await requireTable(context, path);
         const value = request.body as JsonValue;
         refuseInvalidTableSpec({ [part.key]: value }, [part.key], part.key);
-        await context.objects.update('table', tableObjectName(path), writerOf(request), (current) => ({ spec: { ...current.spec, [part.key]: value } }));
+        await context.objects.update('table', tableKey(path), writerOf(request), (current) => ({ spec: { ...current.spec, [part.key]: value } }));
         return reply.status(204).send();
       },
     );
@@ -412,7 +409,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
       await requireTable(context, path);
       const grouping = request.body as JsonObject;
       refuseInvalidTableSpec({ groupings: { default: grouping } }, ['groupings', 'default'], 'grouping configuration');
-      await context.objects.update('table', tableObjectName(path), writerOf(request), (current) => {
+      await context.objects.update('table', tableKey(path), writerOf(request), (current) => {
         const name = defaultGroupingName(current.spec);
         const groupings = isJsonObject(current.spec.groupings) ? current.spec.groupings : {};
         return { spec: { ...current.spec, default_grouping_name: name, groupings: { ...groupings, [name]: grouping } } };
@@ -475,7 +472,7 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
     const column = columnNameOf(request);
     await requireTable(context, path);
     if (request.body !== undefined) refuseInvalidTableSpec({ columns: { [column]: request.body as JsonObject } }, ['columns', column], 'column spec');
-    await context.objects.update('table', tableObjectName(path), writerOf(request), (current) => {
+    await context.objects.update('table', tableKey(path), writerOf(request), (current) => {
       const columns: Record<string, JsonValue> = isJsonObject(current.spec.columns) ? { ...current.spec.columns } : {};
       change(columns, column, current.name);
       return { spec: { ...current.spec, columns } };
