@@ -9,14 +9,11 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../model/index.js
 import type { EffectiveCheck } from './checkSlots.js';
 import { fieldModel, type FieldModel } from './fieldModel.js';
 import { sensorSupportsErrorSampling, sensorSupportsGrouping } from './sensorCapabilities.js';
+import type { CheckCapabilities as Capabilities } from '../model/index.js';
 
 
-/** What the caller may do, as the API's capability flags. */
-export interface Capabilities {
-  can_edit: boolean;
-  can_run_checks: boolean;
-  can_delete_data: boolean;
-}
+/** What the caller may do with a check, as the API's capability flags. */
+export type { CheckCapabilities as Capabilities } from '../model/index.js';
 
 export interface RuleParametersModel {
   rule_name: string;

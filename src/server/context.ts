@@ -3,6 +3,7 @@ import type { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
 import { roleAtLeast, type Caller, type Role } from './tokens.js';
+import type { Capabilities } from '../model/index.js';
 
 /** What route files get: the live objects, the store, and the caller's capabilities. */
 export interface ServerContext {
@@ -28,14 +29,9 @@ declare module 'fastify' {
 
 export const ANONYMOUS: Caller = { name: 'anonymous', role: 'admin' };
 
-/** The capability flags every model carries, from the caller's role. */
-export interface Capabilities {
-  can_edit: boolean;
-  can_run_checks: boolean;
-  can_collect_statistics: boolean;
-  can_delete_data: boolean;
-}
+export type { Capabilities };
 
+/** The capability flags every model carries, from the caller's role. */
 export function capabilitiesOf(caller: Caller, options: { managedReadOnly?: boolean } = {}): Capabilities {
   return {
     can_edit: roleAtLeast(caller.role, 'editor') && !options.managedReadOnly,

@@ -1,7 +1,8 @@
 import { Ajv } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { csvField, monthBound } from '../../src/server/routes/results.js';
+import { csvField } from '../../src/app/results/errorSamplesCsv.js';
+import { monthBound } from '../../src/app/results/resultsQuery.js';
 import { apiSchemas } from '../../src/server/apiSchemas.js';
 import type { CheckResultInput, ErrorSampleInput } from '../../src/store/store.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';

@@ -6,7 +6,8 @@ import { checkName } from '../names.js';
 import type { CheckTarget, CheckType, TimeScale } from '../../catalog/index.js';
 import { checkConfigurationModels, checkTemplates, DEFAULT_MODEL_LIMIT, tableRefOf } from '../../policy/index.js';
 import { capabilitiesOn, connectionNameOf, jobTemplates, requireConnection } from './connections.js';
-import { bothSpellingsQuery, queryParam } from './results.js';
+import { queryParam } from '../../app/results/resultsQuery.js';
+import { bothSpellingsQuery } from './results.js';
 
 /**
  * Schemas of a connection. A schema is not an object of its own: it is the part before the first dot of the
