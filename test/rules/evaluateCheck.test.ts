@@ -64,10 +64,12 @@ describe('evaluateCheck: the highest failed severity', () => {
     expect(anomaly.perSeverity.error).toEqual({ verdict: 'not_enough_history', periodsWithReadouts: 1, requiredPeriods: 30 });
   });
 
-  it('passes the severity to import_severity', () => {
-    const imported = (actualValue: number) =>
-      evaluateCheck({ ruleName: 'comparison/import_severity', actualValue, timePeriod: TODAY, severities: { warning: {}, error: {}, fatal: {} } }).severity;
-    expect([0, 1, 2, 3].map(imported)).toEqual([0, 1, 2, 3]);
+  it('import_severity fails every enabled severity for a readout without an imported severity: the highest wins', () => {
+    const judged = (severities: Record<string, object>) =>
+      evaluateCheck({ ruleName: 'comparison/import_severity', actualValue: 5, timePeriod: TODAY, severities }).severity;
+    expect(judged({ warning: {}, error: {}, fatal: {} })).toBe(3);
+    expect(judged({ warning: {}, error: {} })).toBe(2);
+    expect(judged({ warning: {} })).toBe(1);
   });
 
   it('the reference value reaches the rule', () => {
