@@ -286,12 +286,14 @@ function main(): number {
       const mine = cases.map((item, index) => [item, answers[index]] as const).filter(([item]) => item.rule === rule.name);
       let differing = 0;
       const defects = new Map<string, number>();
+      const answered = { passed: 0, failed: 0, none: 0 };
       for (const [item, reference] of mine) {
         const defect = dqopsDefect(item, reference);
         if (defect) {
           defects.set(defect, (defects.get(defect) ?? 0) + 1);
           continue;
         }
+        answered[reference.passed === true ? 'passed' : reference.passed === false ? 'failed' : 'none'] += 1;
         const ours = dqctlAnswer(item);
         const agree = ours.error === undefined && ours.passed === reference.passed && same(ours.expected, reference.expected) && same(ours.lower, reference.lower) && same(ours.upper, reference.upper);
         if (!agree) {
@@ -304,7 +306,9 @@ function main(): number {
       }
       if (differing === 0) agreeing += 1;
       const defectText = [...defects].map(([why, n]) => `${n} ${why}`).join(', ');
-      console.log(`${differing === 0 ? 'agree' : 'DIFFER'} ${rule.name}: ${mine.length - differing - [...defects.values()].reduce((a, b) => a + b, 0)} same, ${differing} different${defectText ? `, DQOps defects: ${defectText}` : ''}`);
+      const sameCount = mine.length - differing - [...defects.values()].reduce((a, b) => a + b, 0);
+      const mix = `DQOps: ${answered.passed} passed, ${answered.failed} failed, ${answered.none} no verdict`;
+      console.log(`${differing === 0 ? 'agree' : 'DIFFER'} ${rule.name}: ${sameCount} same, ${differing} different (${mix})${defectText ? `; DQOps defects: ${defectText}` : ''}`);
     }
     console.log(`rules agreeing with DQOps: ${agreeing} of ${rules.length} on ${count} cases each`);
     return 0;
