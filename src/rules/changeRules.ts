@@ -6,6 +6,7 @@
  *
  * Percent changes are relative to the magnitude of the earlier value: from 200 to 150 is −25 %. From 0, only
  * 0 is no change (any other value is an infinite change). Readouts are judged against the reported bounds.
+ * Thresholds are taken as written, as DQOps does (a negative max_percent leaves no value passing).
  */
 import type { RuleContext, RuleImplementation, RuleTable } from './ruleImplementation.js';
 import { verdict, withinBounds, type NotEnoughHistory, type RuleOutcome } from './ruleTypes.js';
@@ -45,13 +46,18 @@ function withEarlier(c: RuleContext, earlier: number | undefined, compare: Compa
 /** The value `percent` percent away from `previous` (relative to its magnitude). */
 const shiftedByPercent = (previous: number, percent: number) => previous + (Math.abs(previous) * percent) / 100;
 
-/** Judged against the bounds themselves, so the verdict and the reported bounds always agree. */
-function withinReported(actual: number, previous: number, lowerBound: number | undefined, upperBound: number | undefined): RuleOutcome {
-  return verdict(withinBounds(actual, lowerBound, upperBound), { expectedValue: previous, lowerBound, upperBound });
+/**
+ * Judged against the bounds themselves, so the verdict and the reported bounds always agree. The expected
+ * value is the earlier readout, or for the between_* rules the middle of the range (as DQOps reports it);
+ * a one-sided range keeps the earlier readout.
+ */
+function withinReported(actual: number, previous: number, lowerBound: number | undefined, upperBound: number | undefined, midpoint = false): RuleOutcome {
+  const expectedValue = midpoint && lowerBound !== undefined && upperBound !== undefined ? (lowerBound + upperBound) / 2 : previous;
+  return verdict(withinBounds(actual, lowerBound, upperBound), { expectedValue, lowerBound, upperBound });
 }
 
 const changePercent: Compare = (c, actual, previous) => {
-  const maxPercent = Math.abs(c.params.requiredNumber('max_percent'));
+  const maxPercent = c.params.requiredNumber('max_percent');
   return withinReported(actual, previous, shiftedByPercent(previous, -maxPercent), shiftedByPercent(previous, maxPercent));
 };
 
@@ -63,18 +69,19 @@ const betweenPercentChange: Compare = (c, actual, previous) => {
     previous,
     from === undefined ? undefined : shiftedByPercent(previous, from),
     to === undefined ? undefined : shiftedByPercent(previous, to),
+    true,
   );
 };
 
 const changeDifference: Compare = (c, actual, previous) => {
-  const maxDifference = Math.abs(c.params.requiredNumber('max_difference'));
+  const maxDifference = c.params.requiredNumber('max_difference');
   return withinReported(actual, previous, previous - maxDifference, previous + maxDifference);
 };
 
 const betweenChange: Compare = (c, actual, previous) => {
   const from = c.params.number('from');
   const to = c.params.number('to');
-  return withinReported(actual, previous, from === undefined ? undefined : previous + from, to === undefined ? undefined : previous + to);
+  return withinReported(actual, previous, from === undefined ? undefined : previous + from, to === undefined ? undefined : previous + to, true);
 };
 
 export const CHANGE_RULES: RuleTable = {

@@ -2,9 +2,8 @@
  * comparison/*: the readout against fixed thresholds. Bounds are inclusive (`min_count: 5` passes 5). A rule
  * whose bounds are all optional and unset passes (the severity is enabled but only records the value).
  */
-import { DqError, SEVERITY_NUMBERS } from '../model/index.js';
-import type { RuleContext, RuleTable } from './ruleImplementation.js';
-import { verdict, withinBounds, type RuleOutcome } from './ruleTypes.js';
+import type { MissingValueContext, RuleContext, RuleTable } from './ruleImplementation.js';
+import { noVerdict, verdict, withinBounds, type RuleOutcome } from './ruleTypes.js';
 
 /**
  * Codes of the data types that the column/datatype/string_datatype_detect sensor reports, in the order of the
@@ -59,72 +58,69 @@ export const COMPARISON_RULES: RuleTable = {
   'comparison/equals_1': { evaluate: (c) => equalTo(c.actualValue, 1) },
   'comparison/pass': { evaluate: () => verdict(true) },
 
-  /** The readout is a data type code (DETECTED_DATATYPES); passes when it is the expected one, or none is set. */
+  /** The readout is a data type code (DETECTED_DATATYPES); passes when it is the expected one. No expected type: no verdict. */
   'comparison/detected_datatype_equals': {
     evaluate: (c) => {
       const expected = c.params.string('expected_datatype');
-      if (expected === undefined) return verdict(true);
+      if (expected === undefined) return noVerdict('no expected_datatype is set');
       return equalTo(c.actualValue, DETECTED_DATATYPES.indexOf(expected as (typeof DETECTED_DATATYPES)[number]) + 1);
     },
   },
 
   /**
-   * The readout against the reference value (the same measure on the compared table): passes when it differs
-   * by at most max_diff_percent percent of the reference. A zero reference matches only zero.
+   * The readout against the reference value (the same measure on the compared table): passes when it is
+   * within max_diff_percent percent of the reference (bounds reference ∓ percent·|reference|, so a zero
+   * reference matches only zero). Without a reference value, or without a readout, it fails (DQOps's rule
+   * does the same: a side of the comparison that returned nothing is a difference).
    */
   'comparison/diff_percent': {
-    evaluate: (c) => {
-      const reference = requireReference(c);
-      const percent = Math.abs(c.params.requiredNumber('max_diff_percent'));
-      const margin = (Math.abs(reference) * percent) / 100;
-      return verdict(Math.abs(c.actualValue - reference) <= margin, {
-        expectedValue: reference,
-        lowerBound: reference - margin,
-        upperBound: reference + margin,
-      });
-    },
+    evaluate: (c) => diffPercent(c, c.actualValue),
+    whenNoActualValue: (c) => (c.referenceValue === undefined ? { verdict: 'no_actual_value' } : diffPercent(c, undefined)),
   },
 
   /**
-   * How many expected values are missing, at most max_missing. With a reference value (the number of
-   * expected values) the readout is the number found and missing = reference − found; without one the
-   * readout is the missing count itself.
+   * How many expected values may be missing: the readout is the number of expected values found, the reference
+   * value the number expected; passes when found ≥ expected − max_missing (the lower bound, at least 0). No
+   * readout: passes (nothing was found missing). Without a reference value the readout is taken as the
+   * missing count itself (DQOps's rule fails with an error then).
    */
   'comparison/max_missing': {
     evaluate: (c) => {
       const maxMissing = c.params.requiredNumber('max_missing');
       if (c.referenceValue === undefined) return atMost(c.actualValue, maxMissing);
-      const found = c.actualValue;
-      return verdict(c.referenceValue - found <= maxMissing, { expectedValue: c.referenceValue, lowerBound: c.referenceValue - maxMissing });
+      const lowerBound = c.referenceValue < maxMissing ? 0 : c.referenceValue - maxMissing;
+      return verdict(c.actualValue >= lowerBound, { expectedValue: c.referenceValue, lowerBound });
     },
+    whenNoActualValue: () => verdict(true),
   },
 
   /**
-   * The readout is a severity imported from a custom query (0 valid … 3 fatal): the severity being judged fails
-   * when the imported one reaches it. Without a severity (evaluateRule alone), anything above 0 fails.
+   * Enables a severity for a custom query's imported results. The imported severity (the query's `severity`
+   * column) is the check's result and the rule does not run; when the query returned no severity, a readout
+   * fails at every enabled severity, as in DQOps.
    */
   'comparison/import_severity': {
-    evaluate: (c) => {
-      const level = c.severity ? SEVERITY_NUMBERS[c.severity] : 1;
-      return verdict(c.actualValue < level, { expectedValue: 0, upperBound: level - 1 });
-    },
+    evaluate: () => verdict(false),
   },
 
   /**
    * Schema hashes and other fingerprints: passes when the readout equals the previous readout (the last of
-   * the window), and when there is no previous readout yet (the first readout sets the baseline).
+   * the window; expected value and both bounds), and when there is no previous readout yet (the first readout
+   * sets the baseline).
    */
   'comparison/value_changed': {
     evaluate: (c) => {
       const previous = c.history.points.at(-1);
       if (!previous) return verdict(true);
-      return verdict(c.actualValue === previous.value, { expectedValue: previous.value });
+      return verdict(c.actualValue === previous.value, { expectedValue: previous.value, lowerBound: previous.value, upperBound: previous.value });
     },
   },
 
   /**
    * Table availability: a readout above 0 is a failure. Counts the current failure and the failures
    * immediately before it (consecutive readouts above 0); passes while that count is at most max_failures.
+   * Expected 0 failures, upper bound max_failures; the count is reported as the result's new actual value.
+   * No readout: passes.
    */
   'comparison/max_failures': {
     evaluate: (c) => {
@@ -134,16 +130,17 @@ export const COMPARISON_RULES: RuleTable = {
         failures = 1;
         for (let i = c.history.points.length - 1; i >= 0 && c.history.points[i].value > 0; i -= 1) failures += 1;
       }
-      return verdict(failures <= maxFailures, { expectedValue: maxFailures, upperBound: maxFailures });
+      return verdict(failures <= maxFailures, { expectedValue: 0, upperBound: maxFailures, newActualValue: failures });
     },
+    whenNoActualValue: () => verdict(true),
   },
 };
 
-function requireReference(c: RuleContext): number {
-  if (c.referenceValue === undefined) {
-    throw new DqError('RULE_INPUT_INVALID', `rule ${c.rule.name} needs the reference value the sensor read from the compared data`, {
-      rule: c.rule.name,
-    });
-  }
-  return c.referenceValue;
+function diffPercent(c: MissingValueContext, actual: number | undefined): RuleOutcome {
+  if (c.referenceValue === undefined) return verdict(false);
+  const reference = c.referenceValue;
+  const margin = (c.params.requiredNumber('max_diff_percent') / 100) * Math.abs(reference);
+  const lowerBound = reference - margin;
+  const upperBound = reference + margin;
+  return verdict(actual !== undefined && lowerBound <= actual && actual <= upperBound, { expectedValue: reference, lowerBound, upperBound });
 }

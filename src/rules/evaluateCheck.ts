@@ -5,8 +5,11 @@
  * thresholds only records its readout. A severity is configured when its key is present (`{}` or null enable
  * it with the catalog defaults); `{disabled: true}` turns it off.
  *
- * The reported expected value and bounds are those of the highest failed severity, or, when none failed, of
- * the first judged one in the order error, warning, fatal (error is the severity a check usually sets).
+ * The reported bounds are those of the highest failed severity, or, when none failed, of the first judged one
+ * in the order error, warning, fatal (error is the severity a check usually sets). The expected value is the
+ * one DQOps stores in the result: warning's if it has one, else error's, else fatal's (any outcome that
+ * computed one). A rule's new actual value (max_failures: the failure count) is fatal's, else error's, else
+ * warning's, as in DQOps.
  */
 import { evaluateRule, type EvaluateRuleOptions } from './evaluateRule.js';
 import { RULE_SEVERITIES, SEVERITY_NUMBERS } from '../model/index.js';
@@ -29,6 +32,8 @@ export interface CheckEvaluation {
   /** Highest failed severity, 0 valid, null no verdict. */
   severity: CheckSeverity | null;
   expectedValue: number | null;
+  /** The value DQOps stores as the result's actual value instead of the readout, when a rule gives one. */
+  newActualValue: number | null;
   lowerBound: number | null;
   upperBound: number | null;
   /** The outcome of each configured severity. */
@@ -76,9 +81,16 @@ export function evaluateCheck(input: CheckEvaluationInput, options: EvaluateRule
   });
   const outcome = reported ? perSeverity[reported] : undefined;
   const judged = outcome && (outcome.verdict === 'passed' || outcome.verdict === 'failed') ? outcome : undefined;
+  const valueOf = (name: Severity, key: 'expectedValue' | 'newActualValue') => {
+    const value = (perSeverity[name] as { expectedValue?: number; newActualValue?: number } | undefined)?.[key];
+    return value ?? undefined;
+  };
+  const expectedValue = valueOf('warning', 'expectedValue') ?? valueOf('error', 'expectedValue') ?? valueOf('fatal', 'expectedValue');
+  const newActualValue = valueOf('fatal', 'newActualValue') ?? valueOf('error', 'newActualValue') ?? valueOf('warning', 'newActualValue');
   return {
     severity,
-    expectedValue: judged?.expectedValue ?? null,
+    expectedValue: severity === null ? null : (expectedValue ?? null),
+    newActualValue: severity === null ? null : (newActualValue ?? null),
     lowerBound: judged?.lowerBound ?? null,
     upperBound: judged?.upperBound ?? null,
     perSeverity,

@@ -1,8 +1,9 @@
 /**
  * Judges one readout against one rule at one severity. The rule comes from the built-in catalog (its
  * parameters, defaults, mode and time window); the code from the registry. Before the rule runs: no actual
- * value → `no_actual_value`; for rules that look back, fewer periods with readouts in the window than
- * `min_periods_with_readouts` → `not_enough_history` (no verdict, never a false alarm).
+ * value → `no_actual_value` (unless the rule judges a missing value, as a few DQOps rules do); for rules
+ * that look back, fewer periods with readouts in the window than `min_periods_with_readouts` →
+ * `not_enough_history` (no verdict, never a false alarm).
  * Throws RULE_UNKNOWN for a rule the catalog or the registry does not have and RULE_INPUT_INVALID for wrong
  * parameters; the check runner stores either as the check's execution error.
  */
@@ -30,9 +31,10 @@ export function evaluateRule(ruleName: string, input: RuleInput, options: Evalua
   // parameters first: a wrong threshold is an error even when there is nothing to judge yet
   const params = resolveParameters(rule, input.parameters);
   timePeriodMillis(input.timePeriod); // a malformed period is an error for every rule, not only those that look back
-  if (input.actualValue === null || input.actualValue === undefined || !Number.isFinite(input.actualValue)) {
-    return { verdict: 'no_actual_value' };
-  }
+  const actualValue = input.actualValue;
+  const missing = actualValue === null || actualValue === undefined || !Number.isFinite(actualValue);
+  const judgeMissing = implementation.whenNoActualValue?.bind(implementation);
+  if (missing && !judgeMissing) return { verdict: 'no_actual_value' };
 
   const history = historyOf(rule, input, implementation.fixedGrouping ?? false);
   const required = rule.timeWindow?.minPeriodsWithReadouts ?? 0;
@@ -40,7 +42,9 @@ export function evaluateRule(ruleName: string, input: RuleInput, options: Evalua
     return { verdict: 'not_enough_history', periodsWithReadouts: history.points.length, requiredPeriods: required };
   }
   const referenceValue = typeof input.referenceValue === 'number' && Number.isFinite(input.referenceValue) ? input.referenceValue : undefined;
-  return implementation.evaluate({ rule, actualValue: input.actualValue, params, history, referenceValue, severity: input.severity });
+  const context = { rule, params, history, referenceValue, severity: input.severity };
+  if (missing || actualValue === null || actualValue === undefined) return judgeMissing ? judgeMissing(context) : { verdict: 'no_actual_value' };
+  return implementation.evaluate({ ...context, actualValue });
 }
 
 function historyOf(rule: CatalogRule, input: RuleInput, fixedGrouping: boolean): PickedHistory {

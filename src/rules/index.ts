@@ -6,7 +6,6 @@ export { evaluateCheck, type CheckEvaluation, type CheckEvaluationInput, type Ch
 export { evaluateRule, type EvaluateRuleOptions } from './evaluateRule.js';
 export { implementedRuleNames } from './ruleRegistry.js';
 export { DETECTED_DATATYPES } from './comparisonRules.js';
-export { fitStudentT, type StudentTFit } from './fitStudentT.js';
 export { normalCdf, normalQuantile, studentTCdf, studentTQuantile } from './distributions.js';
 export {
   type NoActualValue,

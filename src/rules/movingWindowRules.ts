@@ -12,7 +12,7 @@ import { DqError } from '../model/index.js';
 import { normalQuantile } from './distributions.js';
 import { isSample, mean, sampleOf, standardDeviation, type SampleKind } from './historySamples.js';
 import type { RuleContext, RuleImplementation, RuleTable } from './ruleImplementation.js';
-import { verdict, withinBounds } from './ruleTypes.js';
+import { noVerdict, verdict, withinBounds } from './ruleTypes.js';
 
 /** How far below and above the expected value the bounds are, from the rule's parameters and the sample. */
 type Reach = (c: RuleContext, center: number, deviation: number) => { below?: number; above?: number };
@@ -25,6 +25,7 @@ function movingRule(kind: SampleKind, reach: Reach): RuleImplementation {
       const center = mean(sample.values);
       const expected = sample.base + center;
       const { below, above } = reach(c, expected, standardDeviation(sample.values));
+      if (below === undefined && above === undefined) return noVerdict('no threshold is set');
       const lower = below === undefined ? undefined : expected - below;
       const upper = above === undefined ? undefined : expected + above;
       return verdict(withinBounds(c.actualValue, lower, upper), { expectedValue: expected, lowerBound: lower, upperBound: upper });
@@ -32,8 +33,9 @@ function movingRule(kind: SampleKind, reach: Reach): RuleImplementation {
   };
 }
 
-const percentOfMean = (percent: number | undefined, center: number) => (percent === undefined ? undefined : (Math.abs(center) * Math.abs(percent)) / 100);
-const timesDeviation = (multiple: number | undefined, deviation: number) => (multiple === undefined ? undefined : Math.abs(multiple) * deviation);
+/** A percent of the mean's magnitude: a negative mean keeps its band the right way round (DQOps's is inverted). */
+const percentOfMean = (percent: number | undefined, center: number) => (percent === undefined ? undefined : (Math.abs(center) * percent) / 100);
+const timesDeviation = (multiple: number | undefined, deviation: number) => (multiple === undefined ? undefined : multiple * deviation);
 
 const averageAboveBelow: Reach = (c, center) => ({
   below: percentOfMean(c.params.number('max_percent_below'), center),
@@ -47,9 +49,10 @@ const stdevAboveBelow: Reach = (c, _center, deviation) => ({
   below: timesDeviation(c.params.number('multiply_stdev_below'), deviation),
   above: timesDeviation(c.params.number('multiply_stdev_above'), deviation),
 });
+/** multiply_stdev is the width of the whole band: half of it each side of the mean, as in DQOps. */
 const stdevWithin: Reach = (c, _center, deviation) => {
-  const reach = timesDeviation(c.params.requiredNumber('multiply_stdev'), deviation);
-  return { below: reach, above: reach };
+  const reach = timesDeviation(c.params.requiredNumber('multiply_stdev'), deviation) ?? 0;
+  return { below: reach / 2, above: reach / 2 };
 };
 const percentileAboveBelow: Reach = (c, _center, deviation) => ({
   below: tailReach(c, 'percentile_below', deviation),

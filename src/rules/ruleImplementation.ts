@@ -17,8 +17,16 @@ export interface RuleContext {
   severity: Severity | undefined;
 }
 
+/** What a rule that judges a missing readout sees: everything but the actual value. */
+export type MissingValueContext = Omit<RuleContext, 'actualValue'>;
+
 export interface RuleImplementation {
   evaluate(context: RuleContext): RuleOutcome;
+  /**
+   * The outcome when the sensor returned no value, for the rules whose DQOps definition gives one (max_missing
+   * and max_failures pass, diff_percent fails); without it there is no verdict.
+   */
+  whenNoActualValue?(context: MissingValueContext): RuleOutcome;
   /** Group the history as the rule's time window says whatever the check's time gradient (names that count days). */
   fixedGrouping?: boolean;
 }

@@ -45,7 +45,7 @@ export interface RuleInput {
 }
 
 /** What a rule says for one severity. Bounds are inclusive: the readout passes when lower ≤ actual ≤ upper. */
-export type RuleOutcome = RuleVerdict | NotEnoughHistory | NoActualValue;
+export type RuleOutcome = RuleVerdict | NotEnoughHistory | NoActualValue | NoVerdict;
 
 export interface RuleVerdict {
   verdict: 'passed' | 'failed';
@@ -53,6 +53,8 @@ export interface RuleVerdict {
   expectedValue?: number;
   lowerBound?: number;
   upperBound?: number;
+  /** The value DQOps stores as the result's actual value instead of the readout (max_failures: the failure count). */
+  newActualValue?: number;
 }
 
 export interface NotEnoughHistory {
@@ -66,11 +68,39 @@ export interface NoActualValue {
   verdict: 'no_actual_value';
 }
 
+/**
+ * The rule ran but judges nothing, as DQOps's rule answers `passed: None`: no threshold is set, or the history
+ * is one repeated value that the readout equals (an anomaly rule). What it computed is kept.
+ */
+export interface NoVerdict {
+  verdict: 'no_verdict';
+  reason: string;
+  expectedValue?: number;
+  lowerBound?: number;
+  upperBound?: number;
+}
+
+export function noVerdict(reason: string, values: Omit<NoVerdict, 'verdict' | 'reason'> = {}): NoVerdict {
+  return { verdict: 'no_verdict', reason, ...finiteValues(values) };
+}
+
 export function verdict(passed: boolean, values: Omit<RuleVerdict, 'verdict' | 'passed'> = {}): RuleVerdict {
-  const result: RuleVerdict = { verdict: passed ? 'passed' : 'failed', passed };
-  if (values.expectedValue !== undefined && Number.isFinite(values.expectedValue)) result.expectedValue = values.expectedValue;
-  if (values.lowerBound !== undefined && Number.isFinite(values.lowerBound)) result.lowerBound = values.lowerBound;
-  if (values.upperBound !== undefined && Number.isFinite(values.upperBound)) result.upperBound = values.upperBound;
+  return { verdict: passed ? 'passed' : 'failed', passed, ...finiteValues(values) };
+}
+
+interface ReportedValues {
+  expectedValue?: number;
+  lowerBound?: number;
+  upperBound?: number;
+  newActualValue?: number;
+}
+
+function finiteValues(values: ReportedValues): ReportedValues {
+  const result: ReportedValues = {};
+  for (const key of ['expectedValue', 'lowerBound', 'upperBound', 'newActualValue'] as const) {
+    const value = values[key];
+    if (value !== undefined && Number.isFinite(value)) result[key] = value;
+  }
   return result;
 }
 

@@ -100,7 +100,18 @@ describe('comparison rules: thresholds are inclusive', () => {
     // a zero reference matches only zero
     expect(passes('comparison/diff_percent', 0, { max_diff_percent: 50 }, { referenceValue: 0 })).toBe(true);
     expect(passes('comparison/diff_percent', 1, { max_diff_percent: 50 }, { referenceValue: 0 })).toBe(false);
-    expect(() => judge('comparison/diff_percent', 200, { max_diff_percent: 5 })).toThrow(expect.objectContaining({ code: 'RULE_INPUT_INVALID' }));
+    // no reference value (the compared table returned nothing): a difference, so it fails, without bounds
+    expect(judge('comparison/diff_percent', 200, { max_diff_percent: 5 })).toEqual({ verdict: 'failed', passed: false });
+    // no readout but a reference: fails, with the reference's bounds (200 ∓ 5 % of 200)
+    expect(judge('comparison/diff_percent', null, { max_diff_percent: 5 }, { referenceValue: 200 })).toEqual({
+      verdict: 'failed', passed: false, expectedValue: 200, lowerBound: 190, upperBound: 210,
+    });
+    // neither side: nothing to judge
+    expect(judge('comparison/diff_percent', null, { max_diff_percent: 5 })).toEqual({ verdict: 'no_actual_value' });
+    // a negative reference: the margin is a percent of its magnitude, −200 ∓ 10 → [−210, −190]
+    expect(judge('comparison/diff_percent', -195, { max_diff_percent: 5 }, { referenceValue: -200 })).toEqual({
+      verdict: 'passed', passed: true, expectedValue: -200, lowerBound: -210, upperBound: -190,
+    });
   });
 
   it('max_missing: the missing count, or reference − found', () => {
@@ -111,6 +122,12 @@ describe('comparison rules: thresholds are inclusive', () => {
       verdict: 'passed', passed: true, expectedValue: 5, lowerBound: 4,
     });
     expect(passes('comparison/max_missing', 3, { max_missing: 1 }, { referenceValue: 5 })).toBe(false);
+    // more allowed missing than expected values: the lower bound stops at 0
+    expect(judge('comparison/max_missing', 0, { max_missing: 3 }, { referenceValue: 2 })).toEqual({
+      verdict: 'passed', passed: true, expectedValue: 2, lowerBound: 0,
+    });
+    // no readout: nothing was found missing, it passes (as DQOps's rule does)
+    expect(judge('comparison/max_missing', null, { max_missing: 1 }, { referenceValue: 5 })).toEqual({ verdict: 'passed', passed: true });
   });
 
   it('detected_datatype_equals: codes in the order of the enum', () => {
@@ -118,20 +135,23 @@ describe('comparison rules: thresholds are inclusive', () => {
     expect(passes('comparison/detected_datatype_equals', 1, { expected_datatype: 'integers' })).toBe(true);
     expect(passes('comparison/detected_datatype_equals', 8, { expected_datatype: 'integers' })).toBe(false);
     expect(passes('comparison/detected_datatype_equals', 7, { expected_datatype: 'texts' })).toBe(true);
-    expect(passes('comparison/detected_datatype_equals', 3, {})).toBe(true);
+    expect(judge('comparison/detected_datatype_equals', 7, { expected_datatype: 'texts' })).toEqual({
+      verdict: 'passed', passed: true, expectedValue: 7, lowerBound: 7, upperBound: 7,
+    });
+    // no expected data type: no verdict (DQOps answers passed: None)
+    expect(judge('comparison/detected_datatype_equals', 3, {})).toEqual({ verdict: 'no_verdict', reason: 'no expected_datatype is set' });
+    expect(judge('comparison/detected_datatype_equals', null, { expected_datatype: 'texts' })).toEqual({ verdict: 'no_actual_value' });
     expect(() => judge('comparison/detected_datatype_equals', 3, { expected_datatype: 'strings' })).toThrow(
       expect.objectContaining({ code: 'RULE_INPUT_INVALID' }),
     );
   });
 
-  it('import_severity: the imported severity fails the severities it reaches', () => {
-    expect(passes('comparison/import_severity', 0, {}, { severity: 'warning' })).toBe(true);
-    expect(passes('comparison/import_severity', 1, {}, { severity: 'warning' })).toBe(false);
-    expect(passes('comparison/import_severity', 1, {}, { severity: 'error' })).toBe(true);
-    expect(passes('comparison/import_severity', 2, {}, { severity: 'error' })).toBe(false);
-    expect(passes('comparison/import_severity', 2, {}, { severity: 'fatal' })).toBe(true);
-    expect(passes('comparison/import_severity', 3, {}, { severity: 'fatal' })).toBe(false);
-    expect(passes('comparison/import_severity', 1, {})).toBe(false);
+  it('import_severity: a readout that reaches the rule (no imported severity) fails, as in DQOps', () => {
+    // the imported severity column decides the result without the rule; the rule only sees readouts without one
+    for (const severity of ['warning', 'error', 'fatal'] as const) {
+      expect(judge('comparison/import_severity', 0, {}, { severity })).toEqual({ verdict: 'failed', passed: false });
+    }
+    expect(judge('comparison/import_severity', null, {})).toEqual({ verdict: 'no_actual_value' });
   });
 });
 
@@ -147,10 +167,14 @@ describe('comparison rules that look at the previous readouts', () => {
       { timePeriod: '2024-05-18', value: 111 },
       { timePeriod: '2024-05-19', value: 4242424242 },
     ];
+    // expected value and both bounds are the previous readout
     expect(judge('comparison/value_changed', 4242424242, {}, { history: hashes })).toEqual({
-      verdict: 'passed', passed: true, expectedValue: 4242424242,
+      verdict: 'passed', passed: true, expectedValue: 4242424242, lowerBound: 4242424242, upperBound: 4242424242,
     });
-    expect(judge('comparison/value_changed', 111, {}, { history: hashes })).toEqual({ verdict: 'failed', passed: false, expectedValue: 4242424242 });
+    expect(judge('comparison/value_changed', 111, {}, { history: hashes })).toEqual({
+      verdict: 'failed', passed: false, expectedValue: 4242424242, lowerBound: 4242424242, upperBound: 4242424242,
+    });
+    expect(judge('comparison/value_changed', null, {}, { history: hashes })).toEqual({ verdict: 'no_actual_value' });
     expect(judge('comparison/value_changed', 5, {}, { history: [] })).toEqual({ verdict: 'passed', passed: true });
     // a readout of the same time period (a re-run) is not "the previous one"
     expect(passes('comparison/value_changed', 7, {}, { history: [...hashes, { timePeriod: TODAY, value: 7 }] })).toBe(false);
@@ -158,9 +182,12 @@ describe('comparison rules that look at the previous readouts', () => {
 
   it('max_failures: consecutive failures, the current one included', () => {
     // two failures before today, today fails: 3 consecutive
+    // expected 0 failures, at most max_failures; the count (3) becomes the result's actual value
     expect(judge('comparison/max_failures', 1, { max_failures: 2 }, { history })).toEqual({
-      verdict: 'failed', passed: false, expectedValue: 2, upperBound: 2,
+      verdict: 'failed', passed: false, expectedValue: 0, upperBound: 2, newActualValue: 3,
     });
+    // no readout: passes (as DQOps's rule does)
+    expect(judge('comparison/max_failures', null, { max_failures: 0 }, { history })).toEqual({ verdict: 'passed', passed: true });
     expect(passes('comparison/max_failures', 1, { max_failures: 3 }, { history })).toBe(true);
     // today available: no failures
     expect(passes('comparison/max_failures', 0, {}, { history })).toBe(true);

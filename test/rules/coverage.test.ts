@@ -22,15 +22,18 @@ describe('every rule of the catalog is implemented', () => {
   });
 
   it.each([...catalog.rules.values()].map((rule) => [rule.name, rule] as const))('%s judges a readout with its defaults and a long history', (name, rule) => {
-    const parameters: Record<string, number> = {};
-    // required parameters without a default get a value; optional ones are left unset
+    const parameters: Record<string, number | string> = {};
+    // parameters without a default get a value (a rule with no threshold at all gives no verdict)
     for (const parameter of rule.parameters) {
-      if (parameter.required && parameter.default === null) parameters[parameter.name] = parameter.type === 'long' ? 10 : 10.0;
+      if (parameter.default !== null || parameter.type === 'boolean') continue;
+      parameters[parameter.name] = parameter.type === 'enum' ? (parameter.allowedValues ?? [])[0] : parameter.type === 'long' ? 10 : 10.0;
     }
+    // percentages are judged on a percent history
+    const history = name.endsWith('percent_values') ? HISTORY.map((readout, i) => ({ ...readout, value: 40 + (i % 7) * 5 })) : HISTORY;
     const outcome = evaluateRule(name, {
       actualValue: 2000,
       parameters,
-      history: HISTORY,
+      history,
       timePeriod: '2024-06-30',
       referenceValue: 2000,
       severity: 'error',

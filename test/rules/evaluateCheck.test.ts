@@ -17,10 +17,11 @@ describe('evaluateCheck: the highest failed severity', () => {
     expect(rowCount(actual, TIERS).severity).toBe(severity);
   });
 
-  it('reports the bounds of the failed severity, else of error, warning, fatal', () => {
+  it("reports the bounds of the failed severity, else of error, warning, fatal; the expected value is DQOps's (warning, error, fatal)", () => {
     expect(rowCount(3, TIERS)).toEqual({
       severity: 2,
-      expectedValue: 5,
+      expectedValue: 10,
+      newActualValue: null,
       lowerBound: 5,
       upperBound: null,
       perSeverity: {
@@ -29,7 +30,8 @@ describe('evaluateCheck: the highest failed severity', () => {
         fatal: { verdict: 'passed', passed: true, expectedValue: 1, lowerBound: 1 },
       },
     });
-    expect(rowCount(20, TIERS)).toMatchObject({ severity: 0, expectedValue: 5 });
+    expect(rowCount(20, TIERS)).toMatchObject({ severity: 0, expectedValue: 10, lowerBound: 5 });
+    expect(rowCount(20, { error: { min_count: 5 }, fatal: { min_count: 1 } })).toMatchObject({ severity: 0, expectedValue: 5, lowerBound: 5 });
     expect(rowCount(20, { warning: { min_count: 10 }, fatal: { min_count: 1 } })).toMatchObject({ severity: 0, expectedValue: 10 });
     expect(rowCount(20, { fatal: { min_count: 1 } })).toMatchObject({ severity: 0, expectedValue: 1 });
   });
@@ -51,7 +53,7 @@ describe('evaluateCheck: the highest failed severity', () => {
   });
 
   it('no thresholds, no value or not enough history: no verdict (null), never a failure', () => {
-    expect(rowCount(0, {})).toEqual({ severity: null, expectedValue: null, lowerBound: null, upperBound: null, perSeverity: {} });
+    expect(rowCount(0, {})).toEqual({ severity: null, expectedValue: null, newActualValue: null, lowerBound: null, upperBound: null, perSeverity: {} });
     expect(rowCount(null, TIERS)).toMatchObject({ severity: null, perSeverity: { error: { verdict: 'no_actual_value' } } });
     const anomaly = evaluateCheck({
       ruleName: 'percentile/anomaly_stationary_percentile_moving_average',
@@ -64,10 +66,12 @@ describe('evaluateCheck: the highest failed severity', () => {
     expect(anomaly.perSeverity.error).toEqual({ verdict: 'not_enough_history', periodsWithReadouts: 1, requiredPeriods: 30 });
   });
 
-  it('passes the severity to import_severity', () => {
-    const imported = (actualValue: number) =>
-      evaluateCheck({ ruleName: 'comparison/import_severity', actualValue, timePeriod: TODAY, severities: { warning: {}, error: {}, fatal: {} } }).severity;
-    expect([0, 1, 2, 3].map(imported)).toEqual([0, 1, 2, 3]);
+  it('import_severity fails every enabled severity for a readout without an imported severity: the highest wins', () => {
+    const judged = (severities: Record<string, object>) =>
+      evaluateCheck({ ruleName: 'comparison/import_severity', actualValue: 5, timePeriod: TODAY, severities }).severity;
+    expect(judged({ warning: {}, error: {}, fatal: {} })).toBe(3);
+    expect(judged({ warning: {}, error: {} })).toBe(2);
+    expect(judged({ warning: {} })).toBe(1);
   });
 
   it('the reference value reaches the rule', () => {
