@@ -118,15 +118,15 @@ const CASES: Case[] = [
   { sensor: 'column/text/text_length_above_max_length_percent', column: EMAIL, parameters: { max_length: 7 }, expected: (100 * 2) / 9 },
   { sensor: 'column/text/text_length_in_range_percent', column: EMAIL, parameters: { min_length: 5, max_length: 7 }, expected: (100 * 5) / 9 },
   { sensor: 'column/text/min_word_count', column: NOTE, expected: 0 }, // '' and '   '
-  { sensor: 'column/text/max_word_count', column: NOTE, expected: 3 }, // 'one two  three'
+  { sensor: 'column/text/max_word_count', column: NOTE, expected: 4 }, // 'one two  three': 3 spaces + 1 (a double space makes an empty word, as DQOps)
 
   // NOTE: 9 non-null values
   { sensor: 'column/whitespace/empty_text_count', column: NOTE, expected: 1 },
   { sensor: 'column/whitespace/empty_text_percent', column: NOTE, expected: 100 / 9 },
   { sensor: 'column/whitespace/whitespace_text_count', column: NOTE, expected: 1 },
   { sensor: 'column/whitespace/whitespace_text_percent', column: NOTE, expected: 100 / 9 },
-  { sensor: 'column/whitespace/null_placeholder_text_count', column: NOTE, expected: 2 }, // N/A, null
-  { sensor: 'column/whitespace/null_placeholder_text_percent', column: NOTE, expected: (100 * 2) / 9 },
+  { sensor: 'column/whitespace/null_placeholder_text_count', column: NOTE, expected: 3 }, // '', N/A, null (DQOps counts the empty text; '   ' is not one)
+  { sensor: 'column/whitespace/null_placeholder_text_percent', column: NOTE, expected: (100 * 3) / 9 },
   { sensor: 'column/whitespace/text_surrounded_by_whitespace_count', column: NOTE, expected: 2 }, // ' padded', 'tab\tend '
   { sensor: 'column/whitespace/text_surrounded_by_whitespace_percent', column: NOTE, expected: (100 * 2) / 9 },
 
@@ -190,11 +190,12 @@ describe('column and table sensors on hostile names', () => {
         { id: 'true%', sensorName: 'column/bool/true_percent', column: 'b' },
       ],
     });
+    // DQOps's answers on no rows: null_percent and true_percent 100 (their CASE on a zero count), mean NULL
     expect(single(readouts, 'rows').actualValue).toBe(0);
-    expect(single(readouts, 'nulls%').actualValue).toBe(0);
+    expect(single(readouts, 'nulls%').actualValue).toBe(100);
     expect(single(readouts, 'inSet%').actualValue).toBe(100);
     expect(single(readouts, 'mean').actualValue).toBeNull();
-    expect(single(readouts, 'true%').actualValue).toBeNull();
+    expect(single(readouts, 'true%').actualValue).toBe(100);
   });
 
   it('binds a hostile regex and hostile expected values as data: no injection, and the exact text is matched', async () => {
