@@ -52,7 +52,7 @@ const VALUE_ALIAS = 'sample_value';
 /** True when the sensor's definition can select its failing rows (what the error samplers run). */
 export function errorSamplingSupported(sensorName: string): boolean {
   const definition = SENSOR_DEFINITIONS.get(sensorName);
-  return definition?.kind === 'aggregate' && definition.failingRows !== undefined;
+  return (definition?.kind === 'aggregate' || definition?.kind === 'subquery') && definition.failingRows !== undefined;
 }
 
 /**
@@ -69,7 +69,7 @@ export function buildErrorSamplesQuery(request: TableQueryRequest, sensorId: str
   try {
     const prepared = prepareSensor(sensor, request);
     const { definition } = prepared;
-    if (definition.kind !== 'aggregate' || definition.failingRows === undefined) {
+    if ((definition.kind !== 'aggregate' && definition.kind !== 'subquery') || definition.failingRows === undefined) {
       throw new SensorBuildError(`the sensor ${sensor.sensorName} has no failing rows to sample`);
     }
     const state = newQueryState(request);

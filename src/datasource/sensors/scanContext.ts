@@ -93,6 +93,7 @@ export function createScanContext(
     get text() {
       return textOf(requireColumn(), request.columnTypes?.[sensor.column ?? '']);
     },
+    tableColumns: Object.keys(request.columnTypes ?? {}),
     aggregate,
     count: (condition) => aggregate('count(*)', condition),
     countValues: (condition) => aggregate(`count(${requireColumn()})`, condition),
@@ -113,6 +114,10 @@ export function createScanContext(
         throw new SensorBuildError(`${catalogSensor.name} needs timestamp_columns.${kind}_timestamp_column of the table`);
       }
       return `${TABLE_ALIAS}.${quoteIdent(name)}`;
+    },
+    timestampColumnType: (kind) => {
+      const name = kind === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
+      return name === undefined ? undefined : request.columnTypes?.[name];
     },
   };
 }

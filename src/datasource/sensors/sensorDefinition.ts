@@ -41,6 +41,8 @@ export interface ScanContext extends SensorSqlContext {
   readonly column: string;
   /** `(analyzed_table."column")::text`. */
   readonly text: string;
+  /** The table's column names known from its type snapshots (`columnTypes` of the request), in their order. */
+  readonly tableColumns: string[];
   /** An aggregate call limited to rows meeting `condition` and the check's filter: `call FILTER (WHERE …)`. */
   aggregate(call: string, condition?: string): string;
   /** `count(*)` of the rows meeting the condition (and the check's filter). */
@@ -55,6 +57,8 @@ export interface ScanContext extends SensorSqlContext {
   userSql(sql: string): string;
   /** `analyzed_table."<timestamp column>"` from the table's timestamp_columns; a build error when unset. */
   timestampColumn(kind: 'event' | 'ingestion'): string;
+  /** The type snapshot of that timestamp column (`columnTypes` of the request), undefined when unknown. */
+  timestampColumnType(kind: 'event' | 'ingestion'): string | undefined;
 }
 
 /** The SQL of an aggregate sensor: its value, and for accuracy sensors the reference value. */
@@ -100,6 +104,11 @@ export interface FailingRowsSql {
 export interface CustomQueryContext extends SensorSqlContext {
   /** Repository SQL with `{table}`, `{column}` (quoted, no alias) and `{alias}` replaced. */
   userSql(sql: string): string;
+  /**
+   * SQL with DQOps's name tokens of import_custom_result replaced by the bare names, as DQOps does (the query
+   * quotes them itself where it must): `{schema_name}`, `{table_name}`, and `{column_name}` for a column sensor.
+   */
+  namesSql(sql: string): string;
 }
 
 export interface TableMetadataColumn {
@@ -140,6 +149,8 @@ export type SensorDefinition =
       kind: 'subquery';
       /** A full SELECT returning the group aliases of `ctx.source.groups` and `actual_value`. */
       build(ctx: SubqueryContext): string;
+      /** Error samples, as for an aggregate sensor. */
+      failingRows?(ctx: FailingRowsContext): string | FailingRowsSql;
     })
   | (DefinitionBase & {
       kind: 'custom';

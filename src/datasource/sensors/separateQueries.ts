@@ -64,6 +64,12 @@ export function buildCustomQuery(request: TableQueryRequest, sensor: PreparedSen
     bind: (value, type) => state.params.bind(value, type),
     tableRef: (name) => tableRefIn(request.schema, name),
     userSql: (sql) => replaceTokens(withoutTrailingSemicolons(sql), table, columnName),
+    namesSql: (sql) =>
+      sql.replace(/\{(schema_name|table_name|column_name)\}/g, (token, name: string) => {
+        if (name === 'schema_name') return request.schema;
+        if (name === 'table_name') return request.table;
+        return sensor.request.column === undefined || sensor.request.column === '' ? token : sensor.request.column;
+      }),
   };
   const text = sensor.definition.build(ctx);
   const manyRows = sensor.definition.manyRows === true;
@@ -134,17 +140,23 @@ export function buildMetadataQuery(request: TableQueryRequest, sensors: readonly
   };
 }
 
-/** Reads (at most) one row of the table: 0 failures when it answers, 1 when it fails. */
+/**
+ * Reads (at most) one row of the table (with the table's filter): 0 failures when it answers with a row, 1 when it
+ * fails, and 1 when it answers with no row, as DQOps, whose probe finds no row to read its result from and counts
+ * that as a failure (an empty table is reported unavailable).
+ */
 export function buildAvailabilityQuery(request: TableQueryRequest, sensors: readonly PreparedSensor[]): SensorQuery {
   const ids = sensors.map((s) => s.request.id);
   const readoutsOf = (failures: number): SensorReadouts => new Map(ids.map((id) => [id, [{ dataGroup: ALL_DATA_GROUP, actualValue: failures }]]));
+  const table = quoteQualified(request.schema, request.table);
+  const filter = request.filter === undefined || request.filter.trim() === '' ? '' : ` where (${replaceTokens(withoutTrailingSemicolons(request.filter), table, undefined)})`;
   return {
     kind: 'availability',
-    text: `select exists (select 1 from ${quoteQualified(request.schema, request.table)} as ${TABLE_ALIAS}) as has_rows`,
+    text: `select exists (select 1 from ${table} as ${TABLE_ALIAS}${filter}) as has_rows`,
     values: [],
     queryMode: 'extended',
     sensorIds: ids,
-    parse: () => readoutsOf(0),
+    parse: (rows) => readoutsOf(rows[0]?.has_rows === true ? 0 : 1),
     parseError: () => readoutsOf(1),
   };
 }

@@ -1,108 +1,174 @@
 /**
- * The regular expressions and value lists of the format sensors, written for dqctl (PostgreSQL ARE syntax).
- * They are bound as parameters like any other value. Each is deliberately simple and documented in the README:
- * a format check flags values that do not look like the format, it does not validate them against the world
- * (an e-mail address is not checked for a deliverable domain, a date pattern not against the calendar).
+ * The regular expressions and value lists of the format sensors (PostgreSQL ARE syntax), bound as parameters like
+ * any other value. They are written for dqctl, composed from named parts below, and accept exactly the texts
+ * that DQOps's PostgreSQL sensors accept, so that both tools give the same readout on the same data (issue 12).
+ * Where DQOps's acceptance is surprising (a `.` that is any character in `DD.MM.YYYY`, an e-mail top level of 2 to
+ * 4 letters, `1,5` as a number in type detection) the README lists it; dqctl keeps DQOps's answer rather than a
+ * "better" one, because a readout that differs from DQOps's is a false alarm for a team running both.
  */
 
-const HEX4 = '[0-9A-Fa-f]{1,4}';
-const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const HEX = '[0-9a-fA-F]';
+const HEX4 = `${HEX}{1,4}`;
+/** A number 0-255; two-digit forms with a leading zero (`01`) count, as in DQOps. */
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[0-9][0-9]|[0-9])';
+const IP4 = `(${OCTET}[.]){3}${OCTET}`;
+/** An IPv4 address inside IPv6 forms (octets without leading zeros). */
+const EMBEDDED_OCTET = '(25[0-5]|(2[0-4]|1{0,1}[0-9]){0,1}[0-9])';
+const EMBEDDED_IP4 = `(${EMBEDDED_OCTET}\\.){3,3}${EMBEDDED_OCTET}`;
 
-/** IPv6 in its full and `::`-compressed forms (without embedded IPv4). */
+/** IPv6: full, `::`-compressed, link-local with a zone, IPv4-mapped and IPv4-embedded forms. */
 const IP6_FORMS = [
-  `(${HEX4}:){7}${HEX4}`,
+  `(${HEX4}:){7,7}${HEX4}`,
   `(${HEX4}:){1,7}:`,
   `(${HEX4}:){1,6}:${HEX4}`,
   `(${HEX4}:){1,5}(:${HEX4}){1,2}`,
   `(${HEX4}:){1,4}(:${HEX4}){1,3}`,
   `(${HEX4}:){1,3}(:${HEX4}){1,4}`,
   `(${HEX4}:){1,2}(:${HEX4}){1,5}`,
-  `${HEX4}:(:${HEX4}){1,6}`,
-  `:(:${HEX4}){1,7}`,
+  `${HEX4}:((:${HEX4}){1,6})`,
+  `:((:${HEX4}){1,7}|:)`,
+  `fe80:(:${HEX}{0,4}){0,4}%[0-9a-zA-Z]{1,}`,
+  `::(ffff(:0{1,4}){0,1}:){0,1}${EMBEDDED_IP4}`,
+  `(${HEX4}:){1,4}:${EMBEDDED_IP4}`,
 ];
 
-const IP4 = `${OCTET}(\\.${OCTET}){3}`;
-const IP6 = `(${[...IP6_FORMS, '::'].join('|')})`;
-/** In free text only all eight groups, or groups on both sides of `::` (so `std::vector` is no address). */
-const IP6_IN_TEXT = `((${HEX4}:){7}${HEX4}|(${HEX4}:){1,6}(:${HEX4}){1,6})`;
-const USA_PHONE = '(\\+?1[ .-]?)?(\\([2-9][0-9]{2}\\)|[2-9][0-9]{2})[ .-]?[0-9]{3}[ .-]?[0-9]{4}';
-const USA_ZIPCODE = '[0-9]{5}(-[0-9]{4})?';
-const EMAIL_LOCAL = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*";
-// No bounded repetition ({0,61}): PostgreSQL's regex engine expands it into a large automaton, 10x slower.
-const DOMAIN_LABEL = '[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?';
-const EMAIL = `${EMAIL_LOCAL}@${DOMAIN_LABEL}(\\.${DOMAIN_LABEL})*\\.[A-Za-z][A-Za-z]+`;
+/** What may stand right before or after a value found inside a longer text: start/end, a space or punctuation. */
+const BEFORE = `(^|[ \\t.,:;"'\`|\\n\\r])`;
+const AFTER = `([ \\t.,:;"'\`|\\n\\r]|$)`;
+
+/** Characters of an e-mail's local part (the dot only before the last character). */
+const EMAIL_LOCAL_CHARS = "a-zA-Z0-9!#$%&'*+/=?^_`{|}~-";
+const EMAIL = `[.${EMAIL_LOCAL_CHARS}]{0,63}[${EMAIL_LOCAL_CHARS}]@[-a-zA-Z0-9.]+[.][a-zA-Z]{2,4}`;
+
+const US_PHONE_PREFIX = '(\\(\\+1\\)|\\+1|\\(001\\)|001|\\(1\\)|1)';
+const USA_PHONE = `(${US_PHONE_PREFIX}[\\s.-]?)?\\(?\\d{3}\\)?[\\s.-]?\\d{3}[\\s.-]?\\d{4}`;
+const USA_PHONE_IN_TEXT = '(\\+?1[ .-]?)?(\\([2-9][0-9]{2}\\)|[2-9][0-9]{2})[ .-]?[0-9]{3}[ .-]?[0-9]{4}';
 
 const DD = '(0[1-9]|[12][0-9]|3[01])';
 const MM = '(0[1-9]|1[0-2])';
-const YYYY = '[0-9]{4}';
-const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
+const YYYY = '\\d{4}';
+/** Hour of a time in type detection: `0`, `00`-`19`, `20`-`23`. */
+const HOUR = '(0|2[0-3]|[01][0-9])';
+const MINUTES_SECONDS = ':[0-5][0-9]:[0-5][0-9]';
+
+/** The six numeric date layouts of type detection: day first or year first, separated by `/`, `-` or `.`. */
+const DETECTED_DATE_LAYOUTS = ['/', '-', '[.]'].flatMap((sep) => [`${DD}${sep}${MM}${sep}${YYYY}`, `${YYYY}${sep}${MM}${sep}${DD}`]);
+const anyOf = (forms: string[], suffix = ''): string => forms.map((form) => `^(${form}${suffix})$`).join('|');
 
 export const PATTERNS = {
   email: `^${EMAIL}$`,
-  emailInText: `(^|[^A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@${DOMAIN_LABEL}(\\.${DOMAIN_LABEL})*\\.[A-Za-z][A-Za-z]+($|[^A-Za-z0-9])`,
-  uuid: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
+  emailInText: `${BEFORE}${EMAIL}${AFTER}`,
+  /** 8-4-4-4-12 hex digits; each separator a dash, a whitespace or nothing. */
+  uuid: `^${HEX}{8}[\\s-]?${HEX}{4}[\\s-]?${HEX}{4}[\\s-]?${HEX}{4}[\\s-]?${HEX}{12}$`,
   ip4: `^${IP4}$`,
-  ip4InText: `(^|[^0-9.])${IP4}($|[^0-9.])`,
-  ip6: `^${IP6}$`,
-  ip6InText: `(^|[^0-9A-Fa-f:])${IP6_IN_TEXT}($|[^0-9A-Fa-f:])`,
+  ip4InText: `${BEFORE}${IP4}${AFTER}`,
+  ip6: `^(${IP6_FORMS.join('|')})$`,
+  /** Eight groups, or groups around `::`, between separators. */
+  ip6InText: [
+    `${BEFORE}(${HEX4}:){7}${HEX4}${AFTER}`,
+    `${BEFORE}${HEX4}:(${HEX4}:|:${HEX4}):(${HEX4}:){0,5}(${HEX4}){0,1}${AFTER}`,
+  ],
   usaPhone: `^${USA_PHONE}$`,
-  usaPhoneInText: `(^|[^0-9])${USA_PHONE}($|[^0-9])`,
-  usaZipcode: `^${USA_ZIPCODE}$`,
-  usaZipcodeInText: `(^|[^0-9-])${USA_ZIPCODE}($|[^0-9-])`,
-  /** One or more words of letters, joined by single spaces, hyphens or apostrophes; an optional final dot. */
-  name: "^[[:alpha:]]+([ '-][[:alpha:]]+)*\\.?$",
-  /** Empty or only whitespace. */
-  blank: '^[[:space:]]*$',
-  /** Starts or ends with whitespace. */
-  surroundedByWhitespace: '^[[:space:]]|[[:space:]]$',
-  whitespaceRun: '[[:space:]]+',
-  integer: '^[+-]?[0-9]+$',
-  float: '^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$',
-  /** Dates of the common numeric layouts: year first (- / .), day first (- / .), month first (/). */
-  date: `^(${YYYY}[-/.]${MM}[-/.]${DD}|${DD}[-/.]${MM}[-/.]${YYYY}|${MM}/${DD}/${YYYY})$`,
-  /** An ISO date and a time of day, without a time zone. */
-  datetime: `^${YYYY}-${MM}-${DD}[ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)?$`,
-  /** An ISO date and a time of day with `Z` or an offset. */
-  timestamp: `^${YYYY}-${MM}-${DD}[ T]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,9})?)? ?(Z|[+-]([01][0-9]|2[0-3])(:?[0-5][0-9])?)$`,
+  usaPhoneInText: `(^|[^0-9])${USA_PHONE_IN_TEXT}($|[^0-9])`,
+  usaZipcode: '^[0-9]{5}(-[0-9]{4})?$',
+  usaZipcodeInText: `${BEFORE}[0-9]{5}(-[0-9]{4})?${AFTER}`,
+  /** Letters, spaces, dots, apostrophes and hyphens only (at least one character). */
+  name: "^[[:alpha:] .'-]+$",
+  /** Text parsing (conversions): digits only; digits with an optional dot, or a dot and digits. */
+  integer: '^[0-9]+$',
+  float: '^([0-9]+\\.?[0-9]*|\\.[0-9]+)$',
+  /** Type detection (string_datatype_detect). */
+  detected: {
+    integer: '^[-+]?\\d+$',
+    /** A number with an optional `.` or `,` fraction (`1,5` counts). */
+    float: '^[+-]?[0-9]*[.,]?[0-9]+$',
+    /** The "is it some known type" test of the text code uses a stricter decimal: a dot required. */
+    decimal: '^[+-]?([0-9]*[.])[0-9]+$',
+    date: anyOf(DETECTED_DATE_LAYOUTS),
+    datetime: anyOf(DETECTED_DATE_LAYOUTS, `[\\s]${HOUR}${MINUTES_SECONDS}[\\s]?(am|pm|AM|PM)?`),
+    timestamp: `^(${YYYY}-${MM}-${DD}[\\s]?[T]?[\\s]?${HOUR}${MINUTES_SECONDS}[\\s]?([.]\\d{0,12})?[\\s]?((GMT)|(UTC))?(([-+]\\d{2}[:]?(\\d{2})?)|[zZ])?)$`,
+    boolean: '^(true|false|TRUE|FALSE|yes|no|YES|NO|y|n|Y|N|t|f|T|F)$',
+  },
 } as const;
 
-/** The date layouts of `text_match_date_format_percent` and `text_not_matching_date_pattern_*`. */
+/**
+ * The layouts of `text_match_date_format_percent` and `text_not_matching_date_pattern_*`. As in DQOps, the dot of
+ * `DD.MM.YYYY` is any character. `YYYY/MM/DD` and `Month D, YYYY` are dqctl's own (DQOps's PostgreSQL sensor
+ * renders no pattern for them and its query fails).
+ */
 export const DATE_FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   'YYYY-MM-DD': `^${YYYY}-${MM}-${DD}$`,
-  'MM/DD/YYYY': `^${MM}/${DD}/${YYYY}$`,
-  'DD/MM/YYYY': `^${DD}/${MM}/${YYYY}$`,
+  'MM/DD/YYYY': `^${MM}/${DD}/[0-9]{4}$`,
+  'DD/MM/YYYY': `^${DD}/${MM}/[0-9]{4}$`,
   'DD-MM-YYYY': `^${DD}-${MM}-${YYYY}$`,
-  'DD.MM.YYYY': `^${DD}\\.${MM}\\.${YYYY}$`,
+  'DD.MM.YYYY': `^${DD}.${MM}.${YYYY}$`,
   'YYYY/MM/DD': `^${YYYY}/${MM}/${DD}$`,
-  'Month D, YYYY': `^(${MONTHS}) ([1-9]|[12][0-9]|3[01]), ${YYYY}$`,
+  'Month D, YYYY': '^(January|February|March|April|May|June|July|August|September|October|November|December) ([1-9]|[12][0-9]|3[01]), [0-9]{4}$',
 };
 
-/** Texts meaning "no value" (compared lower-cased and trimmed). */
-export const NULL_PLACEHOLDERS: readonly string[] = ['null', 'none', 'nil', 'n/a', 'na', 'nan', 'undefined', 'missing', '-', '--'];
+/** Texts meaning "no value", compared lower-cased and untrimmed (`''` included, `' null '` not). */
+export const NULL_PLACEHOLDERS: readonly string[] = ['', '-', '""', "''", '#n/d', 'blank', 'empty', 'missing', 'n/a', 'na', 'nan', 'none', 'null', 'undefined'];
 
-/** Texts parsable as a boolean (compared lower-cased and trimmed). */
+/** Texts parsable as a boolean, compared lower-cased and untrimmed. */
 export const BOOLEAN_TEXTS: readonly string[] = ['true', 'false', 't', 'f', 'yes', 'no', 'y', 'n', '1', '0'];
-/** Boolean texts that are not numbers (string_datatype_detect counts `1`/`0` as integers). */
-export const BOOLEAN_WORDS: readonly string[] = ['true', 'false', 't', 'f', 'yes', 'no', 'y', 'n'];
 
-/** ISO 3166-1 alpha-2 country codes. */
+/**
+ * The country codes DQOps accepts (compared upper-cased): ISO 3166-1 alpha-2 codes, with Kosovo (XK) and the
+ * former Netherlands Antilles (AN), and without some territories (AX BQ BV GF GP GS HM MQ NF TF UM).
+ */
 export const COUNTRY_CODES: readonly string[] = (
-  'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +
+  'AD AE AF AG AI AL AM AN AO AQ AR AS AT AU AW AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BR BS BT BW BY BZ ' +
   'CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR ' +
-  'GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP ' +
-  'KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT ' +
-  'MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW ' +
-  'SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ ' +
-  'UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW'
+  'GA GB GD GE GG GH GI GL GM GN GQ GR GT GU GW GY HK HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP ' +
+  'KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MR MS MT ' +
+  'MU MV MW MX MY MZ NA NC NE NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW ' +
+  'SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TG TH TJ TK TL TM TN TO TR TT TV TW TZ ' +
+  'UA UG US UY UZ VA VC VE VG VI VN VU WF WS XK YE YT ZA ZM ZW'
 ).split(' ');
 
-/** ISO 4217 currency codes in use (including fund and precious-metal codes; not XTS and XXX). */
-export const CURRENCY_CODES: readonly string[] = (
-  'AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD CAD CDF ' +
-  'CHE CHF CHW CLF CLP CNY COP COU CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF ' +
-  'GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL ' +
-  'LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN ' +
-  'PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD ' +
-  'TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV WST XAF XAG XAU XBA XBB XBC XBD XCD XCG XDR XOF XPD XPF XPT ' +
-  'XSU XUA YER ZAR ZMW ZWG ZWL'
-).split(' ');
+/**
+ * The currency codes DQOps accepts (compared upper-cased): common ISO 4217 codes including some withdrawn ones
+ * (HRK, VEF, ZWD), a few unofficial ones (GGP, IMP, JEP, TVD) and local currency signs and abbreviations (`$`, `€`,
+ * `zł` upper-cased, …).
+ */
+export const CURRENCY_CODES: readonly string[] = [
+  ...(
+    'AED AFN ALL ANG ARS AUD AWG AZN BAM BBD BGN BMD BND BOB BRL BSD BWP BYN BZD CAD CHF CLP CNY COP CRC CUP CZK DKK ' +
+    'DOP EGP EUR FJD FKP GBP GGP GHS GIP GTQ GYD HKD HNL HRK HUF IDR ILS IMP INR IRR ISK JEP JMD JPY KGS KHR KPW KRW KYD ' +
+    'KZT LAK LBP LKR LRD MKD MNT MUR MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PHP PKR PLN PYG QAR RON RSD RUB SAR ' +
+    'SBD SCR SEK SGD SHP SOS SRD SVC SYP THB TRY TTD TVD TWD UAH USD UYU UZS VEF VND XCD YER ZAR ZWD'
+  ).split(' '),
+  ...'$ $B $U B/. BR BS BZ$ C$ FT GS J$ KM KN KR KČ L LEI LEK MT NT$ P Q R R$ RD$ RM RP S S/. TT$ Z$ ZŁ ¢ £ ¥ Ƒ ДЕН ДИН. ЛВ ؋ د.إ ฿ ៛ ₡ ₦ ₨ ₩ ₪ ₫ € ₭ ₮ ₱ ₴ ₹ ₺ ₼ ﷼'.split(' '),
+];
+
+/*
+ * Dates parsable from text (text_parsable_to_date_percent): day-month-year, month-day-year or year-month-day with
+ * a 2- or 4-digit year (1600-9999), a numeric or three-letter English month, and a separator `/`, `-` or `.` (also
+ * a space and an optional comma in month-first dates) used the same way twice; days are checked against the month,
+ * 29 February against leap years. The alternation structure (which alternatives share a separator group) decides
+ * which odd texts pass, so it follows DQOps's acceptance exactly; the parts are named here.
+ */
+const YEAR = '(?:(?:1[6-9]|[2-9]\\d)?\\d{2})';
+const LEAP_YEAR = '(?:(?:1[6-9]|[2-9]\\d)?(?:0[48]|[2468][048]|[13579][26])|(?:(?:16|[2468][048]|[3579][26])00))';
+const SEP = '(\\/|-|\\.)';
+const SEP_OR_SPACE = '(\\/|-|\\.|[ ])';
+const MONTHS_31 = '0?[13578]|1[02]|(?:Jan|Mar|May|Jul|Aug|Oct|Dec)';
+/** Months with a 29th and 30th (every month but February); `[1,3-9]` also lets a comma through, as DQOps does. */
+const MONTHS_30 = '0?[1,3-9]|1[0-2]|(?:Jan|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const ANY_MONTH = '(?:(?:0?[1-9]|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep))|(?:1[0-2]|(?:Oct|Nov|Dec)))';
+const FEBRUARY = '0?2|(?:Feb)';
+const DAY_TO_28 = '(?:0?[1-9]|1\\d|2[0-8])';
+
+export const PARSABLE_DATE_PATTERNS: readonly string[] = [
+  // day first: 31st, 29th/30th, 29 February, 1st-28th
+  `^(?:(?:31${SEP}(?:${MONTHS_31}))\\1|(?:(?:29|30)${SEP}(?:${MONTHS_30})\\2))${YEAR}$`,
+  `^(?:29${SEP}(?:${FEBRUARY})\\1(?:${LEAP_YEAR}))$`,
+  `^${DAY_TO_28}${SEP}${ANY_MONTH}\\1${YEAR}$`,
+  // month first
+  `^(?:(?:(?:${MONTHS_31})${SEP_OR_SPACE}31)(?:[,]?\\1)|(?:(?:${MONTHS_30}${SEP_OR_SPACE}(?:29|30))(?:[,]?\\2)))${YEAR}$`,
+  `^(?:(?:${FEBRUARY}${SEP_OR_SPACE}29)(?:[,]?\\1)(?:${LEAP_YEAR}))$`,
+  `^(?:${ANY_MONTH}${SEP_OR_SPACE}${DAY_TO_28})(?:[,]?\\1)${YEAR}$`,
+  // year first
+  `^${YEAR}${SEP}(?:(?:(?:(?:${MONTHS_31})\\1(?:31))|(?:(?:${MONTHS_30}\\1(?:29|30))))|(?:${ANY_MONTH}\\1${DAY_TO_28}))$`,
+  `^(?:${LEAP_YEAR})${SEP}(?:(?:${FEBRUARY}\\1(?:29)))$`,
+];

@@ -228,12 +228,14 @@ describe('error samples (buildErrorSamplesQuery)', () => {
       const found = (await samples(req, { idColumns: ['id'] })).length;
       if (found > 0) withFailures++;
       if (sensorName.endsWith('_count')) {
-        // a passed count counts the rows that pass; its samples are the others
-        expect(found, sensorName).toBe(sensorName.endsWith('passed_count') ? rows - value : value);
+        // a passed count counts the rows that pass; its samples are the other measured rows (a column sensor's: non-NULL)
+        const measured = column === undefined ? rows : nonNull[column as keyof typeof nonNull];
+        expect(found, sensorName).toBe(sensorName.endsWith('passed_count') ? measured - value : value);
         continue;
       }
       const side = failingSide.get(sensorName) ?? (sensorName.endsWith('passed_percent') ? 'others' : 'counted');
-      const totals = column === undefined || sensorName.startsWith('column/nulls/') || sensorName.includes('sql_condition') ? [rows] : [nonNull[column as keyof typeof nonNull]];
+      // foreign_key_match_percent divides by the rows, as DQOps (a NULL value passes)
+      const totals = column === undefined || sensorName.startsWith('column/nulls/') || sensorName.includes('foreign_key_match') ? [rows] : [nonNull[column as keyof typeof nonNull]];
       const shares = totals.map((n) => (100 * (side === 'counted' ? found : n - found)) / n);
       expect(shares.some((share) => Math.abs(share - value) < 1e-9), `${sensorName}: ${found} samples, value ${value}, side ${side}`).toBe(true);
     }

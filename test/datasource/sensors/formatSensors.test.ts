@@ -18,6 +18,8 @@ interface FormatCase {
   type?: string;
   parameters?: SensorRequest['parameters'];
   expected: number | null;
+  /** The readout's expected value, when the sensor gives one other than the list length. */
+  expectedValue?: number | null;
 }
 
 const CASES: FormatCase[] = [
@@ -32,26 +34,31 @@ const CASES: FormatCase[] = [
   {
     name: 'uuids',
     sensor: 'column/patterns/invalid_uuid_format_count',
+    // separators are optional (a dash or a whitespace), so only 'not-a-uuid' is invalid
     values: ['123e4567-e89b-12d3-a456-426614174000', '123E4567-E89B-12D3-A456-426614174000', 'not-a-uuid', '123e4567e89b12d3a456426614174000'],
-    expected: 2,
+    expected: 1,
   },
   { name: 'uuids %', sensor: 'column/patterns/invalid_uuid_format_percent', values: ['123e4567-e89b-12d3-a456-426614174000', 'x', 'y', 'z'], expected: 75 },
-  { name: 'ip4', sensor: 'column/patterns/invalid_ip4_address_format_count', values: ['192.168.0.1', '255.255.255.255', '256.1.1.1', '1.2.3', '10.0.0.01'], expected: 3 },
-  { name: 'ip4 inside text', sensor: 'column/pii/contains_ip4_percent', values: ['from 10.1.2.3:80', 'version 1.2.3', '1.2.3.4.5', 'none'], expected: 25 },
+  // '10.0.0.01' is valid (a two-digit octet may start with 0); '256.1.1.1' and '1.2.3' are not
+  { name: 'ip4', sensor: 'column/patterns/invalid_ip4_address_format_count', values: ['192.168.0.1', '255.255.255.255', '256.1.1.1', '1.2.3', '10.0.0.01'], expected: 2 },
+  // found between separators: '10.1.2.3' before ':', and '1.2.3.4' before '.' in '1.2.3.4.5'
+  { name: 'ip4 inside text', sensor: 'column/pii/contains_ip4_percent', values: ['from 10.1.2.3:80', 'version 1.2.3', '1.2.3.4.5', 'none'], expected: 50 },
   {
     name: 'ip6',
     sensor: 'column/patterns/invalid_ip6_address_format_count',
     values: ['2001:db8::1', '::1', 'fe80::', '2001:0db8:85a3:0000:0000:8a2e:0370:7334', '::', '12345::', 'gggg::1', '1:2:3:4:5:6:7:8:9'],
     expected: 3,
   },
-  { name: 'ip6 inside text', sensor: 'column/pii/contains_ip6_percent', values: ['addr 2001:db8::1 here', 'std::vector', 'fe80::1', 'none'], expected: 50 },
+  // only '2001:db8::1' has two groups before '::'; 'fe80::1' has one, 'std' is no group
+  { name: 'ip6 inside text', sensor: 'column/pii/contains_ip6_percent', values: ['addr 2001:db8::1 here', 'std::vector', 'fe80::1', 'none'], expected: 25 },
   {
     name: 'US phones',
     sensor: 'column/patterns/invalid_usa_phone_count',
+    // any 3+3+4 digits pass (also '123-456-7890'); '555-1234' and 'call me' do not
     values: ['(555) 123-4567', '555-123-4567', '+1 555.123.4567', '5551234567', '123-456-7890', '555-1234', 'call me'],
-    expected: 3,
+    expected: 2,
   },
-  { name: 'US phones %', sensor: 'column/patterns/invalid_usa_phone_percent', values: ['(555) 123-4567', '555-1234', 'x', '212 555 0000'], expected: 50 },
+  { name: 'US phones %', sensor: 'column/patterns/invalid_usa_phone_percent', values: ['(555) 123-4567', '555-1234', 'x', '001 212 555 0000'], expected: 50 },
   { name: 'US phone inside text', sensor: 'column/pii/contains_usa_phone_percent', values: ['call 555-123-4567 now', 'id 123456789012', 'nothing', '(212) 555-0000'], expected: 50 },
   { name: 'zip codes', sensor: 'column/patterns/invalid_usa_zipcode_count', values: ['12345', '12345-6789', '1234', '123456', 'ABCDE', '12345-67'], expected: 4 },
   { name: 'zip codes %', sensor: 'column/patterns/invalid_usa_zipcode_percent', values: ['12345', '1234', '12345-6789', 'x'], expected: 50 },
@@ -80,14 +87,16 @@ const CASES: FormatCase[] = [
   {
     name: 'names',
     sensor: 'column/patterns/text_not_matching_name_pattern_percent',
+    // only letters, spaces, dots, apostrophes, hyphens: 'R2D2' is the one of 7 values that is not a name
     values: ['John Smith', "O'Brien", 'Anne-Marie', 'Zoë Ünal', 'R2D2', 'john  smith', 'Dr.', null],
-    expected: (100 * 2) / 7,
+    expected: 100 / 7,
   },
-  // conversions over 11 values: '1', ' 42 ', '-7' are integers; with '3.14', '1e5' numbers; '1', 'true', 'No' booleans; two dates
+  // conversions over 11 values, untrimmed and unsigned: only '1' is an integer; '1', '3.14' numbers ('1e5' is not);
+  // '1', 'true', 'No' booleans; '2024-01-31' and '31/12/2024' dates
   ...(
     [
-      ['column/conversions/text_parsable_to_integer_percent', 3],
-      ['column/conversions/text_parsable_to_float_percent', 5],
+      ['column/conversions/text_parsable_to_integer_percent', 1],
+      ['column/conversions/text_parsable_to_float_percent', 2],
       ['column/conversions/text_parsable_to_boolean_percent', 3],
       ['column/conversions/text_parsable_to_date_percent', 2],
     ] as const
@@ -100,18 +109,24 @@ const CASES: FormatCase[] = [
   ...(
     [
       ['integers', ['1', '2', '-3'], 1],
-      ['floats', ['1', '2.5', '-0.5e3'], 2],
+      ['floats (a comma counts)', ['1', '2,5', '-.5'], 2],
+      ['floats with an exponent are mixed', ['1', '-0.5e3'], 8],
       ['dates', ['2024-01-01', '31.12.2024'], 3],
-      ['datetimes', ['2024-01-01 10:00', '2024-01-01T10:00:00.123'], 4],
+      ['datetimes (seconds required, am/pm allowed)', ['2024-01-01 10:00:00', '31/12/2024 23:59:59 pm'], 4],
       ['timestamps', ['2024-01-01 10:00:00+02', '2024-01-01T10:00:00Z'], 5],
-      ['booleans', ['true', 'No', 'f'], 6],
+      ['booleans (one case per word)', ['true', 'NO', 'f'], 6],
+      ['mixed-case boolean words are texts', ['No', 'True'], 7],
       ['texts', ['abc', 'x y'], 7],
+      ['a blank text makes texts mixed', ['abc', '  '], 8],
       ['mixed', ['1', 'abc'], 8],
+      ['empty table', [], null],
       ['no values', [null, null], null],
     ] as const
   ).map(([name, values, code]) => ({ name: `detected type: ${name}`, sensor: 'column/datatype/string_datatype_detect', values: [...values], expected: code })),
-  { name: 'country codes', sensor: 'column/accepted_values/text_valid_country_code_percent', values: ['US', 'PL', 'XX', 'us', 'GB', null], expected: 60 },
-  { name: 'currency codes', sensor: 'column/accepted_values/text_valid_currency_code_percent', values: ['USD', 'EUR', 'ABC', 'eur'], expected: 50 },
+  // compared upper-cased, untrimmed: 'us' counts, 'XX' and ' GB' do not (4 of 6 values); XK (Kosovo) is in the list
+  { name: 'country codes', sensor: 'column/accepted_values/text_valid_country_code_percent', values: ['US', 'PL', 'XX', 'us', ' GB', 'XK', null], expected: (100 * 4) / 6 },
+  // 'eur' counts upper-cased, '€' and 'zł' (ZŁ) are signs on the list, 'ABC' is not: 4 of 5
+  { name: 'currency codes', sensor: 'column/accepted_values/text_valid_currency_code_percent', values: ['USD', '€', 'ABC', 'eur', 'zł'], expected: 80 },
   {
     name: 'dates in the default range',
     sensor: 'column/datetime/date_in_range_percent',
@@ -145,7 +160,11 @@ const CASES: FormatCase[] = [
   // an inet column reads as PostgreSQL displays it (10.1.2.3, not 10.1.2.3/32) when the type is known
   { name: 'IPv4 on an inet column', sensor: 'column/patterns/invalid_ip4_address_format_count', type: 'inet', values: ['10.1.2.3', '192.168.0.1', '10.0.0.0/8', null], expected: 1 },
   { name: 'top values (own query)', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: ['a', 'a', 'a', 'b', 'b', 'c', 'd'], parameters: { expected_values: ['a', 'c', 'zz'], top: 2 }, expected: 1 },
-  { name: 'top values, ties by value', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: ['a', 'a', 'c', 'b', 'd'], parameters: { expected_values: ['b', 'c'], top: 2 }, expected: 1 },
+  // counts a=2, b=c=d=1: rank() gives a 1 and b, c, d 2 (ties share a rank), so both b and c are in the top 2
+  { name: 'top values, ties share a rank', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: ['a', 'a', 'c', 'b', 'd'], parameters: { expected_values: ['b', 'c'], top: 2 }, expected: 2 },
+  // no non-NULL value: no value is ranked, actual 0 and expected NULL (DQOps's MAX over no ranked row)
+  { name: 'top values of NULLs', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: [null, null], parameters: { expected_values: ['a'], top: 2 }, expected: 0, expectedValue: null },
+  { name: 'top values, nothing expected', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: ['a'], parameters: { expected_values: [], top: 2 }, expected: null, expectedValue: 0 },
 ];
 
 describe('format sensors', () => {
@@ -170,6 +189,7 @@ describe('format sensors', () => {
       ...(c.type ? { columnTypes: { [COLUMN]: c.type } } : {}),
     });
     expect(rounded(single(readouts, 'v').actualValue)).toBe(rounded(c.expected));
-    if (c.sensor.endsWith('top_values_count')) expect(single(readouts, 'v').expectedValue).toBe((c.parameters!.expected_values as unknown[]).length);
+    if (c.expectedValue !== undefined) expect(single(readouts, 'v').expectedValue).toBe(c.expectedValue);
+    else if (c.sensor.endsWith('top_values_count')) expect(single(readouts, 'v').expectedValue).toBe((c.parameters!.expected_values as unknown[]).length);
   });
 });

@@ -4,17 +4,20 @@
  */
 import type { ScanContext, SensorDefinition, SubqueryContext } from '../sensorDefinition.js';
 import { COUNTRY_CODES, CURRENCY_CODES } from '../textPatterns.js';
-import { valuePercent } from './shapes.js';
+import { valuePercent, whenRows } from './shapes.js';
 
 /**
- * How many different values `expected_values` lists: the reference of the "in use" sensors (the rule's
- * max_missing counts expected values missing = this - found).
+ * How many values `expected_values` lists (a repeated value counts twice, as in DQOps): the reference of the
+ * "in use" sensors (the rule's max_missing counts expected values missing = this - found).
  */
-function expectedCount(ctx: ScanContext | SubqueryContext, as: 'text' | 'number'): string {
+function expectedCount(ctx: ScanContext | SubqueryContext): string {
   const values = ctx.param('expected_values');
-  const list = Array.isArray(values) ? values : [];
-  const distinct = new Set(list.filter((v) => v !== null).map((v) => (as === 'number' ? Number(v) : String(v))));
-  return ctx.bind(distinct.size, 'integer');
+  return ctx.bind(Array.isArray(values) ? values.length : 0, 'integer');
+}
+
+/** An "in use" count: NULL (actual and expected) when there are no rows, as DQOps. */
+function inUse(ctx: ScanContext, distinctCall: string, condition: string): { actual: string; expected: string } {
+  return { actual: whenRows(ctx, ctx.aggregate(distinctCall, condition), null), expected: whenRows(ctx, expectedCount(ctx), null) };
 }
 
 const inTexts = (ctx: ScanContext): string => `${ctx.text} = any(${ctx.bind(ctx.param('expected_values'), 'text[]')})`;
@@ -27,6 +30,19 @@ function topValues(ctx: SubqueryContext): string {
   const where = [...ctx.source.where, `${ctx.column} is not null`];
   if (ctx.checkFilter !== undefined) where.push(`(${ctx.checkFilter})`);
   const partitionBy = groupAliases.length > 0 ? `partition by ${groupAliases.join(', ')} ` : '';
+  const expected = ctx.param('expected_values');
+  if (!Array.isArray(expected) || expected.length === 0) {
+    // Nothing expected: no actual value; the expected count 0 on every group that has rows (as DQOps).
+    const rowsWhere = [...ctx.source.where, ...(ctx.checkFilter === undefined ? [] : [`(${ctx.checkFilter})`])];
+    return [
+      `select ${[...groupSelect, 'null::double precision as actual_value', `max(${ctx.bind(0, 'integer')}) as expected_value`].join(', ')}`,
+      `from ${ctx.source.from}`,
+      rowsWhere.length > 0 ? `where ${rowsWhere.join('\n  and ')}` : '',
+      groups.length > 0 ? `group by ${groups.map((g) => g.expression).join(', ')}` : '',
+    ]
+      .filter((line) => line !== '')
+      .join('\n');
+  }
   return [
     'with value_counts as (',
     `  select ${[...groupSelect, `${ctx.text} as value`, 'count(*) as value_count'].join(', ')}`,
@@ -34,13 +50,14 @@ function topValues(ctx: SubqueryContext): string {
     `  where ${where.join('\n    and ')}`,
     `  group by ${[...groups.map((g) => g.expression), ctx.text].join(', ')}`,
     '), ranked_values as (',
-    `  select value_counts.*, row_number() over (${partitionBy}order by value_count desc, value collate "C") as value_rank`,
+    `  select value_counts.*, rank() over (${partitionBy}order by value_count desc) as value_rank`,
     '  from value_counts',
     ')',
     `select ${[
       ...groupAliases,
       `count(*) filter (where value_rank <= ${ctx.bind(ctx.param('top'), 'bigint')} and value = any(${ctx.bind(ctx.param('expected_values'), 'text[]')})) as actual_value`,
-      `${expectedCount(ctx, 'text')} as expected_value`,
+      // max(): no row at all (no non-NULL value) gives NULL, as DQOps's MAX(list length) over no rows.
+      `max(${expectedCount(ctx)}) as expected_value`,
     ].join(', ')}`,
     'from ranked_values',
     groupAliases.length > 0 ? `group by ${groupAliases.join(', ')}` : '',
@@ -56,30 +73,30 @@ export const ACCEPTED_VALUES_SENSORS: Record<string, SensorDefinition> = {
     kind: 'aggregate',
     needsColumn: true,
     meaning:
-      'How many of the `expected_values` occur in the column: `count(distinct column) filter (where column = any(expected))`; expected value: how many values the list holds.',
-    build: (ctx) => ({ actual: ctx.aggregate(`count(distinct ${ctx.text})`, inTexts(ctx)), expected: expectedCount(ctx, 'text') }),
+      'How many of the `expected_values` occur in the column: `count(distinct column) filter (where column = any(expected))`; expected value: how many values the list holds; both NULL for no rows.',
+    build: (ctx) => inUse(ctx, `count(distinct ${ctx.text})`, inTexts(ctx)),
   },
   'column/accepted_values/expected_numbers_in_use_count': {
     kind: 'aggregate',
     needsColumn: true,
-    meaning: 'How many of the `expected_values` (numbers) occur in the column; expected value: how many values the list holds.',
-    build: (ctx) => ({ actual: ctx.aggregate(`count(distinct ${ctx.column})`, inNumbers(ctx)), expected: expectedCount(ctx, 'number') }),
+    meaning: 'How many of the `expected_values` (numbers) occur in the column; expected value: how many values the list holds; both NULL for no rows.',
+    build: (ctx) => inUse(ctx, `count(distinct ${ctx.column})`, inNumbers(ctx)),
   },
   'column/accepted_values/expected_texts_in_top_values_count': {
     kind: 'subquery',
     needsColumn: true,
     meaning:
-      'How many of the `expected_values` are among the `top` most frequent values (ties broken by the value in byte order, ascending); a query of its own (a count per value, then a rank); expected value: how many values the list holds.',
+      'How many of the `expected_values` are among the values whose frequency rank (`rank()`: tied values share a rank, so more than `top` values may qualify) is at most `top`; a query of its own; expected value: how many values the list holds (NULL when the column has no non-NULL value; actual NULL, expected 0 for an empty list).',
     build: topValues,
   },
   'column/accepted_values/text_valid_country_code_percent': valuePercent(
-    'Values that are an ISO 3166-1 alpha-2 country code (upper case), percent of the non-NULL values (100 for none).',
-    (ctx) => `${ctx.text} = any(${ctx.bind(COUNTRY_CODES, 'text[]')})`,
+    'Values that are a country code (ISO 3166-1 alpha-2 as DQOps lists them, any case, not trimmed), percent of the non-NULL values (100 for none).',
+    (ctx) => `upper(${ctx.text}) = any(${ctx.bind(COUNTRY_CODES, 'text[]')})`,
     100,
   ),
   'column/accepted_values/text_valid_currency_code_percent': valuePercent(
-    'Values that are an ISO 4217 currency code (upper case), percent of the non-NULL values (100 for none).',
-    (ctx) => `${ctx.text} = any(${ctx.bind(CURRENCY_CODES, 'text[]')})`,
+    'Values that are a currency code or sign (ISO 4217 and local signs as DQOps lists them, any case, not trimmed), percent of the non-NULL values (100 for none).',
+    (ctx) => `upper(${ctx.text}) = any(${ctx.bind(CURRENCY_CODES, 'text[]')})`,
     100,
   ),
 };

@@ -4,7 +4,7 @@
  * double precision).
  */
 import { SensorBuildError, type FailingRowsContext, type SensorDefinition } from '../sensorDefinition.js';
-import { columnAggregate, duplicatedRows, numericParam, valueCount, valuePercent } from './shapes.js';
+import { columnAggregate, duplicatedRows, numericParam, valueCount, valuePercent, whenRows } from './shapes.js';
 
 const LATITUDE = 90;
 const LONGITUDE = 180;
@@ -27,15 +27,15 @@ export const COLUMN_VALUE_SENSORS: Record<string, SensorDefinition> = {
   'column/nulls/null_count': {
     kind: 'aggregate',
     needsColumn: true,
-    meaning: 'Rows where the column is NULL.',
-    build: (ctx) => ctx.count(`${ctx.column} is null`),
+    meaning: 'Rows where the column is NULL (NULL for no rows, as DQOps).',
+    build: (ctx) => whenRows(ctx, ctx.count(`${ctx.column} is null`), null),
     failingRows: (ctx) => `${ctx.column} is null`,
   },
   'column/nulls/null_percent': {
     kind: 'aggregate',
     needsColumn: true,
-    meaning: 'NULLs as a percent of the rows (0 for no rows).',
-    build: (ctx) => ctx.percent(ctx.count(`${ctx.column} is null`), ctx.count(), 0),
+    meaning: 'NULLs as a percent of the rows (100 for no rows, as DQOps).',
+    build: (ctx) => ctx.percent(ctx.count(`${ctx.column} is null`), ctx.count(), 100),
     failingRows: (ctx) => `${ctx.column} is null`,
   },
   'column/nulls/not_null_count': {
@@ -115,6 +115,6 @@ export const COLUMN_VALUE_SENSORS: Record<string, SensorDefinition> = {
   'column/numeric/invalid_longitude_count': valueCount('Values outside [-180, 180].', (ctx) => `not (${within(ctx, LONGITUDE)})`),
   'column/numeric/valid_longitude_percent': valuePercent('Values in [-180, 180], percent of the non-NULL values (100 for none).', (ctx) => within(ctx, LONGITUDE), 100),
 
-  'column/bool/true_percent': valuePercent('Values that are true (`column::boolean`), percent of the non-NULL values (NULL for none).', (ctx) => `(${ctx.column})::boolean`, null),
-  'column/bool/false_percent': valuePercent('Values that are false (`column::boolean`), percent of the non-NULL values (NULL for none).', (ctx) => `not (${ctx.column})::boolean`, null),
+  'column/bool/true_percent': valuePercent('Values that are true (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => `(${ctx.column})::boolean`, 100, 'none'),
+  'column/bool/false_percent': valuePercent('Values that are false (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => `not (${ctx.column})::boolean`, 100, 'none'),
 };

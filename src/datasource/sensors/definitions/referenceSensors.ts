@@ -1,17 +1,31 @@
 /**
  * Sensors that read a second table of the same data source: referential integrity (a LEFT JOIN to the distinct
- * keys of the foreign table, so the scan keeps one row per analyzed row) and accuracy (an aggregate of this
+ * keys of the foreign table with how often each occurs, so the scan keeps one row per analyzed row yet can weigh
+ * a row as DQOps's plain LEFT JOIN does, once per matching foreign row) and accuracy (an aggregate of this
  * table as the actual value, the same aggregate of the reference table, as a scalar subquery, as the expected
  * value; the rule compares the two). Table names in parameters: `table` (same schema) or `schema.table`.
  */
 import { quoteIdent } from '../quoteIdent.js';
 import type { ScanContext, SensorDefinition } from '../sensorDefinition.js';
+import { whenRows } from './shapes.js';
+
+/**
+ * DQOps's foreign_key_match_percent over its LEFT JOIN: every joined row counts (a value matching k foreign rows
+ * counts k times, an unmatched or NULL value once) and passes unless its value is not NULL and unmatched; NULL on
+ * no rows.
+ */
+function foreignKeyMatchPercent(ctx: ScanContext): string {
+  const alias = foreignKeyAlias(ctx);
+  const weight = `coalesce(${alias}.copies, 1)`;
+  const passing = ctx.aggregate(`sum(case when ${alias}.foreign_key is null and ${ctx.column} is not null then 0 else ${weight} end)`);
+  return `100.0 * ${passing} / ${ctx.aggregate(`sum(${weight})`)}`;
+}
 
 function foreignKeyAlias(ctx: ScanContext): string {
   const table = ctx.tableRef(String(ctx.param('foreign_table')));
   const column = quoteIdent(String(ctx.param('foreign_column')));
   return ctx.leftJoin(
-    `select distinct ${column} as foreign_key from ${table} where ${column} is not null`,
+    `select ${column} as foreign_key, count(*) as copies from ${table} where ${column} is not null group by ${column}`,
     (alias) => `${alias}.foreign_key = ${ctx.column}`,
   );
 }
@@ -36,15 +50,16 @@ export const REFERENCE_SENSORS: Record<string, SensorDefinition> = {
   'column/integrity/foreign_key_not_match_count': {
     kind: 'aggregate',
     needsColumn: true,
-    meaning: 'Non-NULL values not found in `foreign_table`.`foreign_column` (LEFT JOIN to its distinct non-NULL keys).',
-    build: (ctx) => ctx.countValues(`${foreignKeyAlias(ctx)}.foreign_key is null`),
+    meaning: 'Non-NULL values not found in `foreign_table`.`foreign_column` (LEFT JOIN to its distinct non-NULL keys); NULL for no rows.',
+    build: (ctx) => whenRows(ctx, ctx.countValues(`${foreignKeyAlias(ctx)}.foreign_key is null`), null),
     failingRows: (ctx) => `${ctx.column} is not null and ${foreignKeyAlias(ctx)}.foreign_key is null`,
   },
   'column/integrity/foreign_key_match_percent': {
     kind: 'aggregate',
     needsColumn: true,
-    meaning: 'Non-NULL values found in `foreign_table`.`foreign_column`, percent of the non-NULL values (100 for none).',
-    build: (ctx) => ctx.percent(ctx.countValues(`${foreignKeyAlias(ctx)}.foreign_key is not null`), ctx.countValues(), 100),
+    meaning:
+      'Rows whose value is NULL or found in `foreign_table`.`foreign_column`, percent of the rows, a row counted once per matching foreign row as in DQOps\'s LEFT JOIN (NULL for no rows).',
+    build: foreignKeyMatchPercent,
     failingRows: (ctx) => `${ctx.column} is not null and ${foreignKeyAlias(ctx)}.foreign_key is null`,
   },
   'column/accuracy/total_sum_match_percent': accuracy('Actual: `sum(column)`; expected: `sum(referenced_column)` of `referenced_table`.', (c) => `sum(${c})`),

@@ -4,9 +4,14 @@
  * only (nulls are the nulls sensors' business); a percent whose denominator is 0 answers `empty`: 0 when the
  * condition describes a problem, 100 when it describes a valid value.
  *
- * Error samples follow from the same convention: the failing rows of a count are the rows it counts; of a
- * share with `empty` 0 the rows meeting the condition (the problems), with `empty` 100 the values NOT meeting
- * it (the invalid ones); a share with `empty` null (true_percent) has no failing side and is not sampled.
+ * What a sensor answers on no input follows DQOps's definition of that sensor, not one rule: a count written as a
+ * sum in DQOps is NULL when there are no rows (`noRows: null`), one written as a count is 0; some shares of
+ * problems answer 100 on no values. So each definition states its empty answer, and separately which rows fail.
+ *
+ * Error samples: the failing rows of a count are the rows it counts; of a share, the rows meeting the condition
+ * when it describes a problem (`failing: 'meets'`), the values NOT meeting it when it describes a valid value
+ * (`failing: 'fails'`); by default derived from `empty` (0: a problem, 100: a valid value); a share with
+ * `empty` null has no failing side and is not sampled.
  */
 import type { FailingRowsContext, ScanContext, SensorDefinition } from '../sensorDefinition.js';
 
@@ -22,19 +27,30 @@ function valueFails(ctx: FailingRowsContext, condition: Condition): string {
   return `${ctx.column} is not null and (${condition(ctx)}) is not true`;
 }
 
-/** Non-null values of the column meeting the condition. */
-export function valueCount(meaning: string, condition: Condition): SensorDefinition {
-  return { kind: 'aggregate', needsColumn: true, meaning, build: (ctx) => ctx.countValues(condition(ctx)), failingRows: (ctx) => valueMeets(ctx, condition) };
+/** `count` when the analyzed rows (after the check's filter) are not empty, else `noRows` (DQOps's SUM of nothing). */
+export function whenRows(ctx: ScanContext, count: string, noRows: 0 | null): string {
+  return noRows === 0 ? count : `case when ${ctx.count()} = 0 then null else ${count} end`;
 }
 
-/** Share (percent) of the non-null values meeting the condition. */
-export function valuePercent(meaning: string, condition: Condition, empty: 0 | 100 | null): SensorDefinition {
+/** Non-null values of the column meeting the condition; `noRows` on a table (or group) without rows. */
+export function valueCount(meaning: string, condition: Condition, noRows: 0 | null = null): SensorDefinition {
+  return {
+    kind: 'aggregate',
+    needsColumn: true,
+    meaning,
+    build: (ctx) => whenRows(ctx, ctx.countValues(condition(ctx)), noRows),
+    failingRows: (ctx) => valueMeets(ctx, condition),
+  };
+}
+
+/** Share (percent) of the non-null values meeting the condition; `empty` when there are no non-null values. */
+export function valuePercent(meaning: string, condition: Condition, empty: 0 | 100 | null, failing: 'meets' | 'fails' | 'none' = empty === null ? 'none' : empty === 0 ? 'meets' : 'fails'): SensorDefinition {
   return {
     kind: 'aggregate',
     needsColumn: true,
     meaning,
     build: (ctx) => ctx.percent(ctx.countValues(condition(ctx)), ctx.countValues(), empty),
-    ...(empty === null ? {} : { failingRows: (ctx: FailingRowsContext) => (empty === 0 ? valueMeets(ctx, condition) : valueFails(ctx, condition)) }),
+    ...(failing === 'none' ? {} : { failingRows: (ctx: FailingRowsContext) => (failing === 'meets' ? valueMeets(ctx, condition) : valueFails(ctx, condition)) }),
   };
 }
 

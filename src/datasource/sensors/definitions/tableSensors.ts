@@ -1,10 +1,12 @@
 /**
- * Table sensors measured on the rows: volume, duplicate records and timeliness. Timeliness values are in
- * days (fractional), measured against the run's start time (`now`, bound), and read the table's
- * timestamp_columns.
+ * Table sensors measured on the rows: volume, duplicate records and timeliness. Timeliness values are in days,
+ * measured against the run's start time (`now`, bound), and read the table's timestamp_columns. As in DQOps, the
+ * unit follows the columns' type snapshots (see timeKind): a `DATE` snapshot gives whole days (date minus date,
+ * today being the run's date in the session's time zone); timestamps give fractional days; a column of another or
+ * unknown type is read as `timestamp` (each value cast, then the newest taken).
  */
 import { quoteIdent } from '../quoteIdent.js';
-import { SensorBuildError, type FailingRowsSql, type FailingRowsContext, type ScanContext, type SensorDefinition } from '../sensorDefinition.js';
+import { SensorBuildError, type FailingRowsSql, type FailingRowsContext, type ScanContext, type SensorDefinition, type SubqueryContext } from '../sensorDefinition.js';
 import { duplicatedRows } from './shapes.js';
 
 const DAY_SECONDS = 86_400;
@@ -13,19 +15,79 @@ function days(ctx: ScanContext, interval: string): string {
   return `extract(epoch from (${interval})) / ${ctx.bind(DAY_SECONDS, 'integer')}`;
 }
 
-function recordColumns(ctx: ScanContext): string {
-  const columns = ctx.param('columns');
-  if (!Array.isArray(columns) || columns.length === 0) throw new SensorBuildError('the sensor parameter "columns" must list at least one column');
-  return `row(${columns.map((column) => `analyzed_table.${quoteIdent(String(column))}`).join(', ')})`;
+type TimeKind = 'instant' | 'date' | 'local' | 'other';
+
+/**
+ * How DQOps reads a timestamp column, by its type snapshot. DQOps compares the snapshot with upper-case type
+ * names as they are, so only an upper-case snapshot (`DATE`, `TIMESTAMPTZ`, …) selects a type; a snapshot as
+ * imported from PostgreSQL (`date`, `timestamptz`) is read as `timestamp`, and a date then gives fractional days
+ * since its midnight. dqctl follows it, so both give the same number on the same table file.
+ */
+function timeKind(type: string | undefined): TimeKind {
+  if (type === 'TIMESTAMP WITH TIME ZONE' || type === 'TIMESTAMPTZ') return 'instant';
+  if (type === 'DATE') return 'date';
+  if (type === 'TIMESTAMP WITHOUT TIME ZONE' || type === 'TIMESTAMP') return 'local';
+  return 'other';
+}
+
+/** The column as compared: itself for a known time type, else cast to `timestamp`. */
+function asTime(column: string, kind: TimeKind): string {
+  return kind === 'other' ? `(${column})::timestamp` : column;
+}
+
+/** Days from the newest value of a timestamp column to now. */
+function sinceNewest(ctx: ScanContext, which: 'event' | 'ingestion'): string {
+  const kind = timeKind(ctx.timestampColumnType(which));
+  const newest = ctx.aggregate(`max(${asTime(ctx.timestampColumn(which), kind)})`);
+  return kind === 'date' ? `((${ctx.now})::date - ${newest})` : days(ctx, `${ctx.now} - ${newest}`);
+}
+
+/** Both columns of one kind are compared as they are; mixed kinds are both cast to `timestamp` (as DQOps). */
+function pairKind(ctx: ScanContext): TimeKind {
+  const ingestion = timeKind(ctx.timestampColumnType('ingestion'));
+  return ingestion === timeKind(ctx.timestampColumnType('event')) ? ingestion : 'other';
 }
 
 /**
- * Records compare by their text form, byte by byte (`collate "C"`): exact (a record's text quotes and separates
- * its fields unambiguously, NULL apart from ''), the same key the error samples group by, and about four times
- * faster than `count(distinct row(…))`, which compares the records field by field (2.0 s -> 0.5 s on 1M rows).
+ * The record's columns: `columns`, or every column of the table (its type snapshot) when the list is empty, as
+ * DQOps takes every column of the table's file.
  */
-function duplicateRecords(ctx: ScanContext): string {
-  return `(${ctx.count()} - ${ctx.aggregate(`count(distinct (${recordColumns(ctx)}::text) collate "C")`)})`;
+function recordColumnNames(ctx: ScanContext): string[] {
+  const columns = ctx.param('columns');
+  const names = Array.isArray(columns) && columns.length > 0 ? columns.map(String) : ctx.tableColumns;
+  if (names.length === 0) throw new SensorBuildError('the sensor parameter "columns" must list at least one column (the table lists no column types to take all of)');
+  return names;
+}
+
+function recordColumns(ctx: ScanContext): string {
+  return `row(${recordColumnNames(ctx).map((column) => `analyzed_table.${quoteIdent(column)}`).join(', ')})`;
+}
+
+/**
+ * The duplicate record sensors, as DQOps measures them: the rows whose record columns are not all NULL, grouped
+ * by the record (NULLs equal, values compared as values); the count is the number of records that occur more
+ * than once (a record in three rows counts once), the percent is 100 x (1 - records / rows). Both are 0 on no rows.
+ * A query of its own: a count per record, then an aggregate of the counts.
+ */
+function duplicateRecordsQuery(ctx: SubqueryContext, value: 'count' | 'percent'): string {
+  const keys = recordColumnNames(ctx).map((column) => `analyzed_table.${quoteIdent(column)}`);
+  const groups = ctx.source.groups;
+  const groupAliases = groups.map((g) => g.alias);
+  const where = [...ctx.source.where, `coalesce(${keys.map((key) => `${key}::text`).join(', ')}) is not null`];
+  if (ctx.checkFilter !== undefined) where.push(`(${ctx.checkFilter})`);
+  const actual = value === 'count' ? 'count(*) filter (where record_rows > 1)' : 'coalesce((1 - count(*)::numeric / sum(record_rows)) * 100.0, 0)';
+  return [
+    `select ${[...groupAliases, `${actual} as actual_value`].join(', ')}`,
+    'from (',
+    `  select ${[...groups.map((g) => `${g.select} as ${g.alias}`), 'count(*) as record_rows'].join(', ')}`,
+    `  from ${ctx.source.from}`,
+    `  where ${where.join('\n    and ')}`,
+    `  group by ${[...groups.map((g) => g.expression), ...keys].join(', ')}`,
+    ') as records',
+    groupAliases.length > 0 ? `group by ${groupAliases.join(', ')}` : '',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
 }
 
 /** Error samples of the duplicate record sensors: every copy of a repeated record, shown as the record's text. */
@@ -42,51 +104,54 @@ export const TABLE_SENSORS: Record<string, SensorDefinition> = {
     build: (ctx) => ctx.count(),
   },
   'table/uniqueness/duplicate_record_count': {
-    kind: 'aggregate',
+    kind: 'subquery',
     needsColumn: false,
     meaning:
-      'Rows that repeat an earlier row on the `columns`: rows minus distinct combinations, compared by their text form (NULLs equal, as in GROUP BY; numeric 1.0 and 1.00 differ).',
-    build: (ctx) => duplicateRecords(ctx),
+      'Records (combinations of the `columns`, all columns when empty; rows with all of them NULL left out) that occur in more than one row; a record in three rows counts once (as DQOps); a query of its own.',
+    build: (ctx) => duplicateRecordsQuery(ctx, 'count'),
     failingRows: duplicateRecordRows,
   },
   'table/uniqueness/duplicate_record_percent': {
-    kind: 'aggregate',
+    kind: 'subquery',
     needsColumn: false,
-    meaning: 'duplicate_record_count as a percent of the rows (0 for no rows).',
-    build: (ctx) => ctx.percent(duplicateRecords(ctx), ctx.count(), 0),
+    meaning: '100 x (1 - distinct records / rows) over the rows whose `columns` are not all NULL (0 for none); a query of its own.',
+    build: (ctx) => duplicateRecordsQuery(ctx, 'percent'),
     failingRows: duplicateRecordRows,
   },
   'table/timeliness/data_freshness': {
     kind: 'aggregate',
     needsColumn: false,
-    meaning: 'Days from the newest event timestamp to now: `now - max(event_timestamp_column)`.',
-    build: (ctx) => days(ctx, `${ctx.now} - (${ctx.aggregate(`max(${ctx.timestampColumn('event')})`)})::timestamptz`),
+    meaning: 'Days from the newest event timestamp to now: `now - max(event_timestamp_column)` (whole days for a `date` column).',
+    build: (ctx) => sinceNewest(ctx, 'event'),
   },
   'table/timeliness/data_staleness': {
     kind: 'aggregate',
     needsColumn: false,
-    meaning: 'Days from the newest ingestion timestamp to now: `now - max(ingestion_timestamp_column)`.',
-    build: (ctx) => days(ctx, `${ctx.now} - (${ctx.aggregate(`max(${ctx.timestampColumn('ingestion')})`)})::timestamptz`),
+    meaning: 'Days from the newest ingestion timestamp to now: `now - max(ingestion_timestamp_column)` (whole days for a `date` column).',
+    build: (ctx) => sinceNewest(ctx, 'ingestion'),
   },
   'table/timeliness/data_ingestion_delay': {
     kind: 'aggregate',
     needsColumn: false,
-    meaning: 'Days between the newest event and the newest ingestion: `max(ingestion) - max(event)`.',
-    build: (ctx) =>
-      days(
-        ctx,
-        `(${ctx.aggregate(`max(${ctx.timestampColumn('ingestion')})`)})::timestamptz - ` +
-          `(${ctx.aggregate(`max(${ctx.timestampColumn('event')})`)})::timestamptz`,
-      ),
+    meaning: 'Days between the newest event and the newest ingestion: `max(ingestion) - max(event)` (whole days when both are `date`).',
+    build: (ctx) => {
+      const kind = pairKind(ctx);
+      const difference =
+        `${ctx.aggregate(`max(${asTime(ctx.timestampColumn('ingestion'), kind)})`)} - ` +
+        `${ctx.aggregate(`max(${asTime(ctx.timestampColumn('event'), kind)})`)}`;
+      return kind === 'date' ? `(${difference})` : days(ctx, difference);
+    },
   },
   'table/timeliness/partition_reload_lag': {
     kind: 'aggregate',
     needsColumn: false,
-    meaning: 'Longest delay of a row, in days: `max(ingestion - event)` over the rows (per partition when partitioned).',
-    build: (ctx) =>
-      days(
-        ctx,
-        ctx.aggregate(`max((${ctx.timestampColumn('ingestion')})::timestamptz - (${ctx.timestampColumn('event')})::timestamptz)`),
-      ),
+    meaning:
+      'Longest delay of a row, in days: `max(ingestion - event)` over the rows (per partition when partitioned); whole days when both are `date` (where DQOps\'s query fails).',
+    build: (ctx) => {
+      const kind = pairKind(ctx);
+      const delay = `${asTime(ctx.timestampColumn('ingestion'), kind)} - ${asTime(ctx.timestampColumn('event'), kind)}`;
+      // the longest delay, then in days: the epoch of each interval (an interval's max compares 1 month = 30 days)
+      return kind === 'date' ? ctx.aggregate(`max(${delay})`) : `${ctx.aggregate(`max(extract(epoch from (${delay})))`)} / ${ctx.bind(DAY_SECONDS, 'integer')}`;
+    },
   },
 };
