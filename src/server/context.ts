@@ -1,4 +1,5 @@
 import type { LiveObjects } from '../app/liveObjects.js';
+import type { DataSources } from '../datasource/index.js';
 import type { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
@@ -9,6 +10,10 @@ export interface ServerContext {
   objects: LiveObjects;
   store: Store;
   jobs: JobService;
+  /** Pools of the monitored databases (connection tests, remote schemas and tables). */
+  dataSources?: DataSources;
+  /** Whether this server runs the connections' schedules (serve without --no-schedules). */
+  schedulesRunning?: boolean;
   /** Body limit of POST /api/gitops/plan and /apply (decompressed bytes); default 100 MB. */
   gitopsBodyLimit?: number;
   /** The reconcile loop of `serve --repo | --git`, when one runs. */
