@@ -15,6 +15,7 @@ const NOT_SERVED: Array<{ prefixes: string[]; reason: string }> = [
   { prefixes: ['/datacatalog'], reason: 'dqctl does not synchronize with data catalogs' },
   { prefixes: ['/environment'], reason: 'dqctl has no DQOps Cloud environment, API keys or user profile' },
   { prefixes: ['/credential', '/credentials'], reason: 'dqctl keeps no shared credentials: connections use ${ENV} and ${credential://file} references' },
+  { prefixes: ['/jobs/synchronize'], reason: 'dqctl does not synchronize with DQOps Cloud: its configuration comes from git' },
   { prefixes: ['/dictionaries'], reason: 'dqctl keeps no data dictionaries' },
   { prefixes: ['/sensors', '/definitions/sensors', '/checks', '/definitions/checks'], reason: "dqctl runs DQOps's built-in sensors and checks (its catalog); they cannot be edited through the API" },
   { prefixes: ['/search'], reason: 'dqctl has no search; list tables and columns with the tables and columns operations' },

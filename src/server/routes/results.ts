@@ -48,15 +48,15 @@ export interface Target {
   provider: string | null;
 }
 
-interface Selection {
+export interface Selection {
   checkType: CheckType;
   timeScale?: TimeScale;
 }
 
-type Query = Record<string, unknown>;
+export type Query = Record<string, unknown>;
 
-const TABLE_URL = '/connections/:connectionName/schemas/:schemaName/tables/:tableName';
-const COLUMN_URL = `${TABLE_URL}/columns/:columnName`;
+export const TABLE_URL = '/connections/:connectionName/schemas/:schemaName/tables/:tableName';
+export const COLUMN_URL = `${TABLE_URL}/columns/:columnName`;
 
 const nameParam = (description: string) => ({ type: 'string', description });
 const TABLE_PARAMS = {
@@ -88,7 +88,7 @@ const OVERVIEW_QUERY = bothSpellingsQuery([
   ['check_name', 'checkName', text],
   ['results_count', 'resultsCount', { type: 'integer', minimum: 1, maximum: 10_000 }],
 ]);
-const ERRORS_QUERY = bothSpellingsQuery([
+export const ERRORS_QUERY = bothSpellingsQuery([
   ['data_group', 'dataGroup', text],
   ['month_start', 'monthStart', text],
   ['month_end', 'monthEnd', text],
@@ -119,7 +119,7 @@ export function monthBound(value: string, what: string, end: boolean): string {
   return new Date(Date.UTC(year, month - 1 + (end ? 1 : 0), 1)).toISOString();
 }
 
-function monthRange(query: Query): { from?: string; to?: string } {
+export function monthRange(query: Query): { from?: string; to?: string } {
   const start = queryParam<string>(query, 'month_start', 'monthStart');
   const end = queryParam<string>(query, 'month_end', 'monthEnd');
   const from = start === undefined ? undefined : monthBound(start, 'month_start', false);
@@ -151,7 +151,7 @@ export async function targetOf(context: ServerContext, request: FastifyRequest, 
   return { connection, schema, table, column: columnName, tableSpec: tableObject.spec, provider };
 }
 
-function selectionOf(request: FastifyRequest, checkType: CheckType): Selection {
+export function selectionOf(request: FastifyRequest, checkType: CheckType): Selection {
   if (checkType === 'profiling') return { checkType };
   const timeScale = (request.params as { timeScale?: string }).timeScale;
   if (timeScale !== 'daily' && timeScale !== 'monthly') {
@@ -161,7 +161,7 @@ function selectionOf(request: FastifyRequest, checkType: CheckType): Selection {
 }
 
 /** The filter fields every read shares: the table, the column scope, the check type and time gradient. */
-function baseFilter(target: Target, selection: Selection) {
+export function baseFilter(target: Target, selection: Selection) {
   return {
     connectionName: target.connection,
     schemaName: target.schema,
@@ -178,7 +178,7 @@ function checkKey(row: CheckResultRow | ErrorSampleRow): string {
 }
 
 /** Consecutive rows of one check (the store returns them grouped by check). */
-function groupByCheck<R extends CheckResultRow | ErrorSampleRow>(rows: R[]): R[][] {
+export function groupByCheck<R extends CheckResultRow | ErrorSampleRow>(rows: R[]): R[][] {
   const groups = new Map<string, R[]>();
   for (const row of rows) {
     const key = checkKey(row);
@@ -189,9 +189,9 @@ function groupByCheck<R extends CheckResultRow | ErrorSampleRow>(rows: R[]): R[]
   return [...groups.values()];
 }
 
-const epochMs = (iso: string): number => Date.parse(iso);
+export const epochMs = (iso: string): number => Date.parse(iso);
 /** `2024-01-15T00:00:00.000Z` → `2024-01-15T00:00:00` (DQOps's local date-time, here in UTC). */
-const localDateTime = (iso: string): string => iso.slice(0, 19);
+export const localDateTime = (iso: string): string => iso.slice(0, 19);
 
 function displayText(timePeriod: string, timeGradient: string): string {
   switch (timeGradient) {
@@ -218,7 +218,7 @@ function statusOf(row: CheckResultRow): Status {
 const STATUS_RANK: Record<Status, number> = { execution_error: -1, valid: 0, warning: 1, error: 2, fatal: 3 };
 
 /** The object without its null and undefined fields (DQOps leaves nulls out of its JSON). */
-function withoutNulls(object: Record<string, unknown>): JsonObject {
+export function withoutNulls(object: Record<string, unknown>): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(object)) {
     if (value !== null && value !== undefined) out[key] = value as JsonValue;
@@ -227,7 +227,7 @@ function withoutNulls(object: Record<string, unknown>): JsonObject {
 }
 
 /** The display name configured on the check in the table file, if any. */
-function checkDisplayName(target: Target, row: CheckResultRow | ErrorSampleRow): string | undefined {
+export function checkDisplayName(target: Target, row: CheckResultRow | ErrorSampleRow): string | undefined {
   const holder = row.columnName === null ? target.tableSpec : target.tableSpec.columns;
   const spec = row.columnName === null ? holder : isJsonObject(holder) ? holder[row.columnName] : undefined;
   if (!isJsonObject(spec)) return undefined;
@@ -279,7 +279,7 @@ async function overview(store: Store, target: Target, selection: Selection, quer
 }
 
 /** The filters of the errors and error samples operations. */
-function errorsFilter(target: Target, selection: Selection, query: Query) {
+export function errorsFilter(target: Target, selection: Selection, query: Query) {
   return {
     ...baseFilter(target, selection),
     checkCategory: queryParam<string>(query, 'category'),
@@ -291,7 +291,7 @@ function errorsFilter(target: Target, selection: Selection, query: Query) {
   };
 }
 
-function listHeader(target: Target, rows: Array<CheckResultRow | ErrorSampleRow>, dataGroup: string | undefined) {
+export function listHeader(target: Target, rows: Array<CheckResultRow | ErrorSampleRow>, dataGroup: string | undefined) {
   const first = rows[0];
   return {
     checkName: first.checkName,
