@@ -41,8 +41,9 @@ FIXTURE = {
     'connection_name': 'shop_oltp', 'schema_name': 'public', 'table_name': 'orders', 'column_name': 'order_status',
     'time_scale': 'daily', 'scheduling_group': 'monitoring_daily', 'pattern_name': 'Detect empty tables daily',
     'full_rule_name': 'volume/order_volume_band', 'check_name': 'daily_row_count', 'check_category': 'volume',
-    'table_comparison_configuration_name': 'orders_vs_fact', 'data_grouping_configuration_name': 'by_status',
-    'grouping_configuration_name': 'by_status', 'source_connection': 'shop_oltp', 'source_schema': 'public',
+    'table_comparison_configuration_name': 'orders_vs_fact',
+    # the grouping the create makes is read, updated, made the default and deleted
+    'data_grouping_configuration_name': 'client_grouping', 'grouping_configuration_name': 'client_grouping', 'source_connection': 'shop_oltp', 'source_schema': 'public',
     'source_table': 'customers', 'target_pattern_name': 'client copy', 'source_pattern_name': 'Detect empty tables daily',
     'job_id': '1', 'year': 2025, 'month': 1, 'incident_id': 'missing', 'full_sensor_name': 'table/volume/row_count',
     'full_check_name': 'table/volume/row_count', 'folder': 'x', 'folder1': 'x', 'folder2': 'x', 'folder3': 'x',
@@ -62,6 +63,7 @@ GROUP_FIXTURE['column_quality_policies'] = {'pattern_name': 'email_columns_valid
 # Creates of the same kind of object under another name (a "target only" create after a full create).
 THROWAWAY_OF_OPERATION = {
     'create_connection_basic': {'connection_name': 'client_conn_basic'},
+    'create_table_grouping_configuration': {'table_name': 'orders'},
     'create_table_quality_policy_target': {'pattern_name': 'client policy target'},
     'create_column_quality_policy_target': {'pattern_name': 'client policy target'},
     'create_table_source_table': {'source_table': 'shipments'},
@@ -147,7 +149,7 @@ def sample(annotation, name, depth=0):
 def body_for(op, annotation, client, modules):
     """Realistic bodies where a made-up one would be refused for good reason; else the model's required fields."""
     from dqops.client import models
-    if op == 'create_connection' or op == 'update_connection':
+    if op == 'create_connection':
         return models.ConnectionSpec.from_dict({'provider_type': 'postgresql', 'postgresql': {'host': '127.0.0.1', 'port': '5432', 'database': 'postgres', 'user': 'postgres'}})
     if op == 'create_connection_basic' or op == 'update_connection_basic':
         # what a client does: read the model dqctl serves, change it, send it back (job templates included)
@@ -162,6 +164,7 @@ def body_for(op, annotation, client, modules):
     # updates send back what a read gave, as a program that edits one field does
     round_trips = {
         'update_table': ('tables.get_table', lambda r: r.spec),
+        'update_connection': ('connections.get_connection', lambda r: r.spec),
         'update_column': ('columns.get_column', lambda r: r.spec),
         'update_table_quality_policy': ('table_quality_policies.get_table_quality_policy', lambda r: r),
         'update_column_quality_policy': ('column_quality_policies.get_column_quality_policy', lambda r: r),
@@ -190,6 +193,12 @@ def body_for(op, annotation, client, modules):
         filters = served.collect_statistics_job_template.to_dict()
         filters['fullTableName'] = 'public.orders'
         return models.StatisticsCollectorSearchFilters.from_dict(filters)
+    if op == 'create_table_grouping_configuration':
+        return models.DataGroupingConfigurationTrimmedModel.from_dict(
+            {'data_grouping_configuration_name': THROWAWAY['data_grouping_configuration_name'], 'spec': {'level_1': {'source': 'column_value', 'column': 'order_status'}}})
+    if op == 'update_table_grouping_configuration':
+        return models.DataGroupingConfigurationTrimmedModel.from_dict(
+            {'data_grouping_configuration_name': 'client_grouping', 'spec': {'level_1': {'source': 'column_value', 'column': 'order_status'}}})
     if op == 'import_tables':
         return models.ImportTablesQueueJobParameters.from_dict({'connectionName': 'shop_oltp', 'schemaName': 'public', 'tableNames': ['orders']})
     if op == 'delete_stored_data':

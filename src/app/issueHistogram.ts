@@ -6,8 +6,15 @@ import type { TableRef } from './lineageGraph.js';
  * warnings, errors or fatals, by day (of execution), by column and by check, since a date (default 30 days
  * ago), and which kinds of checks had any. Execution errors are not issues here.
  */
+export interface DailyIssues {
+  warnings: number;
+  errors: number;
+  fatals: number;
+  totalCount: number;
+}
+
 export interface IssueHistogram {
-  days: Record<string, number>;
+  days: Record<string, DailyIssues>;
   columns: Record<string, number>;
   checks: Record<string, number>;
   hasProfilingIssues: boolean;
@@ -38,7 +45,11 @@ export async function issueHistogram(store: Store, table: TableRef, options: { s
   };
   for (const row of rows) {
     if (row.severity === null || row.severity < 1 || row.executedAt.slice(0, 10) < since) continue;
-    add(histogram.days, row.executedAt.slice(0, 10));
+    const day = (histogram.days[row.executedAt.slice(0, 10)] ??= { warnings: 0, errors: 0, fatals: 0, totalCount: 0 });
+    day.totalCount++;
+    if (row.severity === 1) day.warnings++;
+    else if (row.severity === 2) day.errors++;
+    else day.fatals++;
     if (row.columnName !== null) add(histogram.columns, row.columnName);
     add(histogram.checks, row.checkName);
     if (row.checkType === 'profiling') histogram.hasProfilingIssues = true;

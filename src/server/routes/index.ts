@@ -4,6 +4,7 @@ import { checkResultsRoutes } from './checkResults.js';
 import { checksBulkRoutes } from './checksBulk.js';
 import { columnPartsRoutes } from './columnParts.js';
 import { connectionsRoutes } from './connections.js';
+import { dataGroupingsRoutes } from './dataGroupings.js';
 import { dataSourcesRoutes } from './dataSources.js';
 import { defaultSchedulesRoutes } from './defaultSchedules.js';
 import { gitopsRoutes } from './gitops.js';
@@ -20,9 +21,10 @@ import { schemasRoutes } from './schemas.js';
 import { statisticsRoutes } from './statistics.js';
 import { tablePoliciesRoutes } from './tablePolicies.js';
 import { tableChecksRoutes } from './tableChecks.js';
+import { tableSettingsRoutes } from './tableSettings.js';
 import { tablesRoutes } from './tables.js';
 
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes, columnPartsRoutes, checkResultsRoutes, dataSourcesRoutes, defaultSchedulesRoutes, instanceRoutes, notServedRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes, columnPartsRoutes, checkResultsRoutes, dataGroupingsRoutes, dataSourcesRoutes, defaultSchedulesRoutes, instanceRoutes, tableSettingsRoutes, notServedRoutes];
