@@ -1,5 +1,5 @@
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
-import { classifyPath, encodeNamePart, suffixOfKind } from '../manifest/objectPaths.js';
+import { classifyPath, encodeNamePart, SETTINGS_FILES, suffixOfKind } from '../manifest/objectPaths.js';
 import { SETTINGS_FILE } from '../manifest/repositorySource.js';
 import { DEFAULT_SETTINGS } from '../manifest/settings.js';
 import { compareKeys, isJsonObject, parseTableKey, type JsonObject, type JsonValue, type LiveObject, type ObjectKey, type ObjectKind } from '../model/index.js';
@@ -140,6 +140,10 @@ export function objectPath(kind: ObjectKind, name: string): string | undefined {
       path = segments.every((s) => s !== undefined) ? `${top}/${segments.join('/')}${suffixOfKind(kind)}` : undefined;
       break;
     }
+    case 'default_schedules':
+    case 'default_notifications':
+      path = SETTINGS_FILES[kind];
+      break;
   }
   return path && pathHolds(path, kind, name) ? path : undefined;
 }

@@ -84,6 +84,8 @@ function keepEmptyFor(kind: ObjectKind): KeepEmpty {
       return isCheckPath;
     case 'source':
     case 'rule':
+    case 'default_schedules':
+    case 'default_notifications':
       return () => false;
   }
 }

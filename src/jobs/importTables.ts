@@ -20,6 +20,8 @@ export interface ImportTablesRequest {
   /** Schema name, `*` wildcards. */
   schema?: string;
   tableContains?: string;
+  /** Only these tables (names without the schema). */
+  tableNames?: string[];
   /** Only create tables missing from the store (the auto import). */
   onlyNew?: boolean;
   /** Who writes (lock holder), e.g. `cli:alice`. */
@@ -51,8 +53,10 @@ export async function importTables(deps: ImportDependencies, request: ImportTabl
   );
   const result: ImportTablesResult = { connection: request.connection, created: [], updated: [], unchanged: [], skipped: [] };
   const existing = new Set((await deps.objects.list('table', tableKeyPrefix(request.connection))).map((t) => t.name));
+  const wanted = request.tableNames && request.tableNames.length > 0 ? new Set(request.tableNames) : undefined;
   for (const table of tables) {
     request.signal?.throwIfAborted();
+    if (wanted && !wanted.has(table.table)) continue;
     const name = tableKey({ connection: request.connection, schema: table.schema, table: table.table });
     if (table.schema.includes('.')) {
       result.skipped.push({ table: `${table.schema}.${table.table}`, reason: 'the schema name holds a dot, which a table name cannot carry' });

@@ -7,6 +7,9 @@ import { tableKey, type ObjectKind } from '../model/index.js';
  *   (split on the FIRST dot; `%XX` sequences decoded in both parts)
  * - `rules/<folder…>/<name>.dqorule.yaml`                           → rule `<folder…>/<name>`
  * - `patterns/[<folder…>/]<name>.dqotablepattern.yaml|.dqocolumnpattern.yaml` → policy `<folder…>/<name>`
+ * - `settings/defaultschedules.dqoschedules.yaml`, `settings/defaultnotifications.dqonotifications.yaml`
+ *   → default_schedules / default_notifications `default`; DQOps's other settings files (default checks of
+ *   its older releases, webhooks, dashboards, ...) are not read.
  */
 export type PathClassification =
   | { type: 'object'; kind: ObjectKind; name: string; connection?: string; schema?: string; table?: string }
@@ -21,7 +24,18 @@ const SUFFIXES: Array<[suffix: string, kind: ObjectKind]> = [
   ['.dqorule.yaml', 'rule'],
   ['.dqotablepattern.yaml', 'default_table_checks'],
   ['.dqocolumnpattern.yaml', 'default_column_checks'],
+  ['.dqoschedules.yaml', 'default_schedules'],
+  ['.dqonotifications.yaml', 'default_notifications'],
 ];
+
+/** The one file of each settings kind, as DQOps names it. */
+export const SETTINGS_FILES: Partial<Record<ObjectKind, string>> = {
+  default_schedules: 'settings/defaultschedules.dqoschedules.yaml',
+  default_notifications: 'settings/defaultnotifications.dqonotifications.yaml',
+};
+
+/** The name of the one object of a settings kind. */
+export const SETTINGS_OBJECT_NAME = 'default';
 
 /** The file-name suffix a kind must live in; used to say "kind source does not belong in a .dqotable.yaml file". */
 export function suffixOfKind(kind: ObjectKind): string {
@@ -56,6 +70,8 @@ export function classifyPath(path: string): PathClassification {
   const fileName = segments[segments.length - 1];
   const top = segments[0];
   const kind = kindOfFileName(fileName);
+  // DQOps keeps more in settings/ than dqctl reads (default checks of older releases, webhooks, dashboards)
+  if (top === 'settings' && (kind === undefined || segments.length !== 2)) return { type: 'ignored' };
 
   if (top === 'rules' && fileName.endsWith('.py')) {
     return { type: 'attachment', ownerPath: path.slice(0, -'.py'.length) + '.dqorule.yaml' };
@@ -126,6 +142,11 @@ export function classifyPath(path: string): PathClassification {
       const decoded = decodeSegments(segments.slice(1), suffix);
       if (decoded === undefined) return undecodable(path, segments.slice(1).join('/').slice(0, -suffix.length));
       return { type: 'object', kind, name: decoded };
+    }
+    case 'default_schedules':
+    case 'default_notifications': {
+      if (path !== SETTINGS_FILES[kind]) return misplaced(`settings/ as ${SETTINGS_FILES[kind]!.slice('settings/'.length)}`);
+      return { type: 'object', kind, name: SETTINGS_OBJECT_NAME };
     }
   }
 }

@@ -44,6 +44,8 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
         break;
       case 'source':
       case 'rule':
+      case 'default_schedules':
+      case 'default_notifications':
         break;
     }
   }
@@ -74,7 +76,11 @@ function documentFindings(o: LoadedObject): readonly Diagnostic[] {
     case 'default_column_checks':
       checkEachCheck(o, out);
       break;
+    case 'default_schedules':
+      checkScheduleGroups(o, o.rawSpec, ['spec'], out);
+      break;
     case 'rule':
+    case 'default_notifications':
       break;
   }
   found = Object.freeze(out.map((d) => Object.freeze(d)));
@@ -162,12 +168,16 @@ function checkSecrets(o: LoadedObject, out: Diagnostic[]): void {
 
 /** A connection's schedules (and its auto import's) must be cron expressions the scheduler can run. */
 function checkCronExpressions(o: LoadedObject, out: Diagnostic[]): void {
-  const schedules = isJsonObject(o.rawSpec.schedules) ? o.rawSpec.schedules : {};
-  for (const [name, schedule] of Object.entries(schedules)) {
-    checkCronExpression(o, isJsonObject(schedule) ? schedule.cron_expression : undefined, ['spec', 'schedules', name, 'cron_expression'], out);
-  }
+  if (isJsonObject(o.rawSpec.schedules)) checkScheduleGroups(o, o.rawSpec.schedules, ['spec', 'schedules'], out);
   const autoImport = isJsonObject(o.rawSpec.auto_import_tables) ? o.rawSpec.auto_import_tables : {};
   if (isJsonObject(autoImport.schedule)) checkCronExpression(o, autoImport.schedule.cron_expression, ['spec', 'auto_import_tables', 'schedule', 'cron_expression'], out);
+}
+
+/** `{profiling: {cron_expression}, monitoring_daily: …}`: a connection's schedules or the default schedules. */
+function checkScheduleGroups(o: LoadedObject, schedules: JsonObject, path: string[], out: Diagnostic[]): void {
+  for (const [name, schedule] of Object.entries(schedules)) {
+    checkCronExpression(o, isJsonObject(schedule) ? schedule.cron_expression : undefined, [...path, name, 'cron_expression'], out);
+  }
 }
 
 function checkCronExpression(o: LoadedObject, expression: JsonValue | undefined, path: Array<string | number>, out: Diagnostic[]): void {
@@ -176,10 +186,11 @@ function checkCronExpression(o: LoadedObject, expression: JsonValue | undefined,
     new Cron(expression.trim(), { paused: true });
   } catch (error) {
     out.push({
-      severity: 'error',
+      // a warning, as in DQOps: the file loads; only this schedule never runs
+      severity: 'warning',
       code: 'invalid_cron',
       summary: `${JSON.stringify(expression)} is not a cron expression: ${(error as Error).message.replace(/^CronPattern: /, '')}`,
-      detail: 'Five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * *" for 06:00 every day.',
+      detail: 'The schedule never runs. Five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * *" for 06:00 every day.',
       range: o.parsed.locate(path),
     });
   }

@@ -31,7 +31,8 @@ export interface CheckConfigurationModel {
   column_name: string | null;
   check_target: CheckTarget;
   check_type: CheckType;
-  check_time_scale: TimeScale | null;
+  /** Left out for profiling checks: DQOps's clients parse the field only as a time scale, never null. */
+  check_time_scale?: TimeScale;
   category_name: string;
   check_name: string;
   sensor_parameters: FieldModel[];
@@ -127,7 +128,7 @@ export function checkConfigurationModels(
           column_name: column,
           check_target: check.target,
           check_type: check.checkType,
-          check_time_scale: check.timeScale,
+          ...(check.timeScale === null ? {} : { check_time_scale: check.timeScale }),
           category_name: check.category,
           check_name: check.checkName,
           sensor_parameters: sensorParameterFields(catalog, check, spec),

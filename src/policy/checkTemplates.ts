@@ -17,7 +17,8 @@ export interface CheckTemplate {
   check_category: string;
   check_name: string;
   help_text: string;
-  check_container_type: { check_type: CheckType; check_time_scale: TimeScale | null };
+  /** `check_time_scale` is left out for profiling: DQOps's clients parse it only as a time scale, never null. */
+  check_container_type: { check_type: CheckType; check_time_scale?: TimeScale };
   sensor_name: string;
   check_model: CheckModel;
   sensor_parameters_definitions: ParameterDefinitionModel[];
@@ -54,7 +55,7 @@ export function checkTemplates(
         check_category: check.category,
         check_name: check.checkName,
         help_text: '',
-        check_container_type: { check_type: checkType, check_time_scale: scale },
+        check_container_type: scale === null ? { check_type: checkType } : { check_type: checkType, check_time_scale: scale },
         sensor_name: check.sensor,
         check_model: checkModel(catalog, check, undefined, capabilities),
         sensor_parameters_definitions: catalog.sensorOf(check).parameters.map(parameterDefinition),

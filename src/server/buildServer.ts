@@ -87,6 +87,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     store: options.store,
     jobs,
     objects,
+    dataSources,
+    schedulesRunning: Boolean(options.schedules),
     gitopsBodyLimit: options.gitopsBodyLimit,
     reconciler: options.reconciler,
   };

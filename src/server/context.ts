@@ -1,3 +1,4 @@
+import type { DataSources } from '../datasource/index.js';
 import type { LiveObjects } from '../inspect/liveObjects.js';
 import type { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
@@ -10,6 +11,10 @@ export interface ServerContext {
   objects: LiveObjects;
   store: Store;
   jobs: JobService;
+  /** Pools of the monitored databases (connection tests, remote schemas and tables). */
+  dataSources?: DataSources;
+  /** Whether this server runs the connections' schedules (serve without --no-schedules). */
+  schedulesRunning?: boolean;
   /** Body limit of POST /api/gitops/plan and /apply (decompressed bytes); default 100 MB. */
   gitopsBodyLimit?: number;
   /** The reconcile loop of `serve --repo | --git`, when one runs. */

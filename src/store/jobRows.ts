@@ -86,6 +86,15 @@ export async function findJob(sql: SqlQueryable, idOrKey: string): Promise<JobRe
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
+/** The newest jobs first, at most `limit`, optionally only those after id `afterId` (DQOps's job list and its changes). */
+export async function listRecentJobs(sql: SqlQueryable, options: { limit: number; afterId?: number }): Promise<JobRecord[]> {
+  const rows = await sql.query<JobRow>(
+    `select ${COLUMNS} from dqctl.jobs where id > $1 order by id desc limit $2`,
+    [options.afterId ?? 0, options.limit],
+  );
+  return rows.map(toRecord);
+}
+
 /** The oldest job whose business key starts with `prefix` that has not ended (queued, running, being cancelled). */
 export async function findUnfinishedJob(sql: SqlQueryable, businessKeyPrefix: string): Promise<JobRecord | undefined> {
   const pattern = `${businessKeyPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -13,7 +13,7 @@ import {
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { claimNextJob, enqueueJob, findJob, findUnfinishedJob, finishJob, requestCancel } from './jobRows.js';
+import { claimNextJob, enqueueJob, findJob, findUnfinishedJob, finishJob, listRecentJobs, requestCancel } from './jobRows.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -77,6 +77,7 @@ class SqlStore implements Store {
       enqueue: guarded('jobs.enqueue', (job) => enqueueJob(client, job)),
       find: guarded('jobs.find', (idOrKey) => findJob(client, idOrKey)),
       findUnfinished: guarded('jobs.findUnfinished', (prefix) => findUnfinishedJob(client, prefix)),
+      recent: guarded('jobs.recent', (options) => listRecentJobs(client, options)),
       claimNext: guarded('jobs.claimNext', (worker, types) => claimNextJob(client, worker, types)),
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
       requestCancel: guarded('jobs.requestCancel', (id) => requestCancel(client, id)),

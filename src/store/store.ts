@@ -63,6 +63,8 @@ export interface JobQueueStore {
   find(idOrKey: string): Promise<JobRecord | undefined>;
   /** The oldest job not ended yet whose business key starts with this prefix (e.g. one schedule's runs). */
   findUnfinished(businessKeyPrefix: string): Promise<JobRecord | undefined>;
+  /** The newest jobs first, at most `limit`, optionally only those with an id above `afterId`. */
+  recent(options: { limit: number; afterId?: number }): Promise<JobRecord[]>;
   /** The oldest queued job of these types, now `running` and claimed by `worker` (FOR UPDATE SKIP LOCKED). */
   claimNext(worker: string, jobTypes: readonly string[]): Promise<JobRecord | undefined>;
   finish(id: number, outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;

@@ -139,6 +139,6 @@ describe('checkConfigurationModels', () => {
 
   it('serves profiling with no time scale', () => {
     const profiling = checkConfigurationModels({ tables, connectionSpec: {}, policies, checkType: 'profiling', timeScale: 'daily' }, { check_target: 'table', limit: 5 });
-    expect(profiling.every((r) => r.check_type === 'profiling' && r.check_time_scale === null && r.check_name.startsWith('profile_'))).toBe(true);
+    expect(profiling.every((r) => r.check_type === 'profiling' && r.check_time_scale === undefined && r.check_name.startsWith('profile_'))).toBe(true);
   });
 });

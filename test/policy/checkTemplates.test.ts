@@ -43,6 +43,6 @@ describe('checkTemplates', () => {
   it('uses no time scale for profiling', () => {
     const templates = checkTemplates('profiling', null, ALL, { check_category: 'volume' });
     expect(templates.length).toBeGreaterThan(0);
-    expect(templates.every((t) => t.check_container_type.check_time_scale === null && t.check_name.startsWith('profile_'))).toBe(true);
+    expect(templates.every((t) => !('check_time_scale' in t.check_container_type) && t.check_name.startsWith('profile_'))).toBe(true);
   });
 });

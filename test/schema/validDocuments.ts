@@ -115,6 +115,26 @@ const DOCUMENTS: Record<DocumentKind, Record<string, unknown>> = {
       partitioned_checks: { monthly: { nulls: { monthly_partition_nulls_percent: { error: { max_percent: 1.5 } } } } },
     },
   },
+  default_schedules: {
+    apiVersion: 'dqo/v1',
+    kind: 'default_schedules',
+    spec: { profiling: { cron_expression: '0 1 1 * *' }, monitoring_daily: { cron_expression: '0 12 * * *', disabled: true } },
+  },
+  default_notifications: {
+    apiVersion: 'dqo/v1',
+    kind: 'default_notifications',
+    spec: {
+      incident_opened_addresses: 'dq-team@example.com',
+      filtered_notifications: {
+        'critical tables': {
+          filter: { table: 'fact_*', highest_severity: 3, check_type: 'monitoring' },
+          target: { incident_opened_addresses: 'https://hooks.example.com/dq' },
+          priority: 100,
+          process_additional_filters: true,
+        },
+      },
+    },
+  },
   settings: {
     apiVersion: 'dqctl/v1',
     kind: 'settings',

@@ -80,7 +80,7 @@ export function groupByCheck<R extends CheckResultRow | ErrorSampleRow>(rows: R[
 
 export const epochMs = (iso: string): number => Date.parse(iso);
 /** `2024-01-15T00:00:00.000Z` → `2024-01-15T00:00:00` (DQOps's local date-time, here in UTC). */
-const localDateTime = (iso: string): string => iso.slice(0, 19);
+export const localDateTime = (iso: string): string => iso.slice(0, 19);
 
 function displayText(timePeriod: string, timeGradient: string): string {
   switch (timeGradient) {
@@ -116,7 +116,7 @@ export function withoutNulls(object: Record<string, unknown>): JsonObject {
 }
 
 /** The display name configured on the check in the table file, if any. */
-function checkDisplayName(target: Target, row: CheckResultRow | ErrorSampleRow): string | undefined {
+export function checkDisplayName(target: Target, row: CheckResultRow | ErrorSampleRow): string | undefined {
   const holder = row.columnName === null ? target.tableSpec : target.tableSpec.columns;
   const spec = row.columnName === null ? holder : isJsonObject(holder) ? holder[row.columnName] : undefined;
   if (!isJsonObject(spec)) return undefined;
@@ -168,7 +168,7 @@ export async function overview(store: Store, target: Target, selection: Selectio
 }
 
 /** The filters of the errors and error samples operations. */
-function errorsFilter(target: Target, selection: Selection, query: Query) {
+export function errorsFilter(target: Target, selection: Selection, query: Query) {
   return {
     ...baseFilter(target, selection),
     checkCategory: queryParam<string>(query, 'category'),
@@ -180,7 +180,7 @@ function errorsFilter(target: Target, selection: Selection, query: Query) {
   };
 }
 
-function listHeader(target: Target, rows: Array<CheckResultRow | ErrorSampleRow>, dataGroup: string | undefined) {
+export function listHeader(target: Target, rows: Array<CheckResultRow | ErrorSampleRow>, dataGroup: string | undefined) {
   const first = rows[0];
   return {
     checkName: first.checkName,

@@ -125,7 +125,8 @@ export function collectStatisticsParameters(json: JsonObject): CollectStatistics
   if (samples !== undefined && samples !== null && !(typeof samples === 'number' && Number.isInteger(samples) && samples >= 1 && samples <= MAX_SAMPLES_LIMIT)) {
     throw new DqError('INVALID_ARGUMENT', `samplesLimit must be an integer from 1 to ${MAX_SAMPLES_LIMIT}`);
   }
-  const target = text('collectorTarget');
+  // DQOps's generated clients name it `target`
+  const target = text('collectorTarget') ?? text('target');
   if (target !== undefined && target !== 'table' && target !== 'column') throw new DqError('INVALID_ARGUMENT', 'collectorTarget must be table or column');
   const scope = text('dataScope');
   if (scope !== undefined && scope !== 'table' && scope !== 'data_group') throw new DqError('INVALID_ARGUMENT', 'dataScope must be table or data_group');

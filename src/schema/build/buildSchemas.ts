@@ -5,6 +5,7 @@ import { connectionSchema } from './connectionSchema.js';
 import { policySchema } from './policySchemas.js';
 import { ruleSchema } from './ruleSchema.js';
 import type { Schema } from './schemaShapes.js';
+import { defaultNotificationsSchema, defaultSchedulesSchema } from './settingsFileSchemas.js';
 import { settingsSchema } from './settingsSchema.js';
 import { tableSchema } from './tableSchema.js';
 
@@ -21,6 +22,8 @@ export function buildSchemas(catalog: CheckCatalog): SchemaFile[] {
     rule: (file) => ruleSchema(file),
     default_table_checks: (file) => policySchema(file, 'table', catalog),
     default_column_checks: (file) => policySchema(file, 'column', catalog),
+    default_schedules: (file) => defaultSchedulesSchema(file),
+    default_notifications: (file) => defaultNotificationsSchema(file),
     settings: (file) => settingsSchema(file),
   };
   return (Object.keys(SCHEMA_FILES) as DocumentKind[]).map((kind) => ({ kind, file: SCHEMA_FILES[kind], schema: build[kind](SCHEMA_FILES[kind]) }));

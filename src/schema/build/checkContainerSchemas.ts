@@ -144,6 +144,8 @@ function commonCheckFields(): Record<string, Schema> {
     comments: ref('comments'),
     always_collect_error_samples: bool('Collects error samples even when the check passes.'),
     do_not_schedule: bool('Runs the check only when started by hand, never on a schedule.'),
+    default_check: bool('Kept for DQOps: marks a check a policy added (DQOps writes it; dqctl never writes policy checks into tables).'),
+    policy_last_modified: str('Kept for DQOps: when the policy that added the check last changed.'),
     schedule_override: closedObject(
       {
         cron_expression: str('Unix cron expression (minute hour day-of-month month day-of-week).'),

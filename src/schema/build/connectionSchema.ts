@@ -5,14 +5,14 @@
  */
 import { documentSchema } from './documentSchema.js';
 import { closedObject, enumOf, freeObject, int, ref, str, stringMap, type Schema } from './schemaShapes.js';
-import { commentDefs, cronScheduleDefs, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
+import { commentDefs, cronScheduleDefs, cronSchedulesOf, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
 
 export const PROVIDER_TYPES = [
   'bigquery', 'clickhouse', 'databricks', 'db2', 'duckdb', 'hana', 'mariadb', 'mysql', 'oracle',
   'postgresql', 'presto', 'questdb', 'redshift', 'snowflake', 'spark', 'sqlserver', 'teradata', 'trino',
 ] as const;
 
-export const SCHEDULING_GROUPS = ['profiling', 'monitoring_daily', 'monitoring_monthly', 'partitioned_daily', 'partitioned_monthly'] as const;
+export { SCHEDULING_GROUPS } from './sharedSpecs.js';
 
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
 
@@ -23,8 +23,7 @@ export function connectionSchema(file: string): Schema {
   for (const provider of PROVIDER_TYPES) {
     spec[provider] = provider === 'postgresql' ? ref('postgresql_parameters') : freeObject(`Connection settings for ${provider} (accepted, not validated).`);
   }
-  const schedules: Record<string, Schema> = {};
-  for (const group of SCHEDULING_GROUPS) schedules[group] = ref('cron_schedule');
+  const schedules = cronSchedulesOf(ref('cron_schedule'));
   Object.assign(spec, {
     parallel_jobs_limit: int('How many checks may run on this source at the same time.', { minimum: 1 }),
     default_grouping_configuration: ref('data_grouping_configuration'),
@@ -37,6 +36,7 @@ export function connectionSchema(file: string): Schema {
       },
       { description: 'Periodic import of new tables.' },
     ),
+    schedule_on_instance: str('Kept for DQOps: the DQOps instance that runs the schedules of this connection.'),
     incident_grouping: closedObject(
       {
         ...incidentGroupingFields(),

@@ -45,6 +45,15 @@ export function cronScheduleDefs(): Record<string, Schema> {
   };
 }
 
+/** The five scheduling groups of DQOps, each holding `schedule` (a connection's schedules, the default schedules). */
+export function cronSchedulesOf(schedule: Schema): Record<string, Schema> {
+  const groups: Record<string, Schema> = {};
+  for (const group of SCHEDULING_GROUPS) groups[group] = schedule;
+  return groups;
+}
+
+export const SCHEDULING_GROUPS = ['profiling', 'monitoring_daily', 'monitoring_monthly', 'partitioned_daily', 'partitioned_monthly'] as const;
+
 export function dataGroupingDefs(): Record<string, Schema> {
   const levels: Record<string, Schema> = {};
   for (let level = 1; level <= 9; level++) levels[`level_${level}`] = ref('data_grouping_level');

@@ -5,9 +5,9 @@
 import type { CheckCatalog } from '../../catalog/index.js';
 import { checkContainerSchemas, checkOwnerMarker } from './checkContainerSchemas.js';
 import { documentSchema } from './documentSchema.js';
-import { arrayOf, bool, closedObject, enumOf, int, mapOf, ref, str, stringMap, type Schema } from './schemaShapes.js';
-import { commentDefs, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
 import { CHECK_TYPES, TIME_SCALES } from '../../model/index.js';
+import { arrayOf, bool, closedObject, enumOf, freeObject, int, mapOf, ref, str, stringMap, type Schema } from './schemaShapes.js';
+import { commentDefs, cronScheduleDefs, cronSchedulesOf, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
 
 export function tableSchema(file: string, catalog: CheckCatalog): Schema {
   const tableChecks = checkContainerSchemas(catalog, 'table');
@@ -20,6 +20,8 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
       stage: str('Stage of the data pipeline the table belongs to (e.g. landing, staging).'),
       priority: int('Importance of the table; lower is more important. Policies can target it.'),
       filter: str('SQL condition added to the WHERE clause of every check of the table.'),
+      do_not_collect_error_samples_in_profiling: bool('Kept for DQOps: do not collect error samples when profiling checks run (dqctl collects them only when asked).'),
+      always_collect_error_samples_in_monitoring: bool('Kept for DQOps: collect error samples when monitoring checks run (dqctl collects them only when asked).'),
       timestamp_columns: closedObject(
         {
           event_timestamp_column: str('Column with the time the event happened.'),
@@ -59,9 +61,15 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
         properties: { data_steward: str('Who looks after the data.'), application: str('The application that writes the table.') },
       },
       ...tableChecks.properties,
+      statistics: freeObject('Kept for DQOps: which statistics collectors run on the table and how (dqctl runs all of them).'),
+      schedules_override: closedObject(cronSchedulesOf(ref('cron_schedule')), {
+        description: "Kept for DQOps: schedules of this table's checks instead of the connection's (dqctl schedules by connection and by check).",
+      }),
       columns: mapOf(ref('column'), { description: 'Columns by name.' }),
       labels: labelsSchema(),
       comments: ref('comments'),
+      file_format: freeObject('Kept for DQOps: the format of the files a file-based source (csv, json, parquet, ...) reads; dqctl runs checks on PostgreSQL only.'),
+      advanced_properties: stringMap('Free key/value properties (e.g. for data catalogs); kept, not acted on.'),
       source_tables: arrayOf(ref('source_table'), 'Tables this table is loaded from (data lineage).'),
     },
     { description: 'The table specification.', ...checkOwnerMarker('table') },
@@ -111,13 +119,16 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
               length: int('Maximum length of text columns.'),
               precision: int('Precision of numeric columns.'),
               scale: int('Scale of numeric columns.'),
+              nested: bool('Whether the column is a nested (struct) column.'),
             },
             { description: 'The type of the column as last imported.' },
           ),
           id: bool('True for a column that identifies the row (a primary key column): error samples report its value as a row id.'),
           ...columnChecks.properties,
+          statistics: freeObject('Kept for DQOps: which statistics collectors run on the column and how (dqctl runs all of them).'),
           labels: labelsSchema(),
           comments: ref('comments'),
+          advanced_properties: stringMap('Free key/value properties (e.g. for data catalogs); kept, not acted on.'),
         },
         { description: 'A column and its checks.', ...checkOwnerMarker('column') },
       ),
@@ -143,6 +154,7 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
       ),
       ...dataGroupingDefs(),
       ...commentDefs(),
+      ...cronScheduleDefs(),
       ...tableChecks.defs,
       ...columnChecks.defs,
     },

@@ -353,6 +353,15 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
     },
   );
 
+  api.get(
+    '/connections/:connectionName/autoimport',
+    { schema: { tags, operationId: 'get_connection_auto_import', summary: 'get_connection_auto_import: auto_import_tables of the connection ({} when unset)', params, response: { 200: ref('AutoImportTablesSpec') } } },
+    async (request) => {
+      const live = await requireConnection(context, connectionNameOf(request));
+      return live.spec.auto_import_tables ?? {};
+    },
+  );
+
   api.put(
     '/connections/:connectionName/autoimport',
     { schema: { tags, operationId: 'update_connection_auto_import', summary: 'update_connection_auto_import', params, body: ref('AutoImportTablesSpec') } },

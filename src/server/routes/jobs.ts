@@ -30,6 +30,9 @@ const START_QUERY = {
 
 type StartQuery = Partial<Record<keyof (typeof START_QUERY)['properties'], string | number | boolean>>;
 
+/** How many jobs the job list shows (DQOps keeps a bounded list of recent jobs too). */
+const RECENT_JOBS = 200;
+
 function pick<T>(query: Record<string, unknown>, snake: string, camel: string): T | undefined {
   const a = query[snake];
   const b = query[camel];
@@ -104,6 +107,75 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
     api.post('/jobs/collecterrorsamples', { schema: startSchema('collect_error_samples', 'collect_error_samples', 'CollectErrorSamplesParameters'), config: { role: 'operator' } }, start(JOB_TYPES.collectErrorSamples, 'collecting error samples', {}, refuseUnsupportedCheckFilters));
     api.post('/jobs/deletestoreddata', { schema: startSchema('delete_stored_data', 'delete_stored_data', 'DeleteStoredDataQueueJobParameters'), config: { role: 'operator' } }, start(JOB_TYPES.deleteStoredData, 'deleting stored data', {}, deleteStoredDataRequest));
 
+    // DQOps's import job names its parameters differently; the executor takes {connection, schema, table_contains, table_names}
+    const importParameters = (parameters: JsonObject) => {
+      const { connectionName, schemaName, tableNameContains, tableNames } = parameters;
+      for (const key of Object.keys(parameters)) delete parameters[key];
+      if (typeof connectionName !== 'string' || connectionName === '') throw new DqError('INVALID_ARGUMENT', 'connectionName is required');
+      Object.assign(parameters, { connection: connectionName });
+      if (typeof schemaName === 'string') parameters.schema = schemaName;
+      if (typeof tableNameContains === 'string') parameters.table_contains = tableNameContains;
+      if (Array.isArray(tableNames) && tableNames.length > 0) parameters.table_names = tableNames;
+    };
+    api.post(
+      '/jobs/importtables',
+      {
+        schema: {
+          ...startSchema('import_tables: imports tables of a schema of the connection (all, those whose name contains a text, or the named ones)', 'import_tables'),
+          body: {
+            type: 'object',
+            properties: {
+              connectionName: { type: 'string' },
+              schemaName: { type: 'string' },
+              tableNameContains: { type: 'string' },
+              tableNames: { type: 'array', items: { type: 'string' } },
+              tablesImportLimit: { type: 'integer', description: 'accepted and ignored' },
+            },
+            required: ['connectionName'],
+          },
+        },
+        config: { role: 'editor' },
+      },
+      start(JOB_TYPES.importTables, 'importing tables', {}, importParameters),
+    );
+
+    const jobListEntry = { type: 'object', additionalProperties: true };
+    api.get(
+      '/jobs/jobs',
+      {
+        schema: {
+          tags,
+          summary: 'get_all_jobs: the newest 200 jobs, newest first, and the highest job id as lastSequenceNumber',
+          operationId: 'get_all_jobs',
+          response: { 200: { type: 'object', properties: { jobs: { type: 'array', items: jobListEntry }, lastSequenceNumber: { type: 'integer' } } } },
+        },
+      },
+      async () => {
+        const recent = await context.store.jobs.recent({ limit: RECENT_JOBS });
+        return { jobs: recent.map(historyEntry), lastSequenceNumber: recent[0]?.id ?? 0 };
+      },
+    );
+    api.get(
+      '/jobs/jobchangessince/:sequenceNumber',
+      {
+        schema: {
+          tags,
+          summary: 'get_job_changes_since: the jobs created after a job id (dqctl numbers changes by job id), with their current state',
+          operationId: 'get_job_changes_since',
+          params: { type: 'object', properties: { sequenceNumber: { type: 'integer', minimum: 0 } }, required: ['sequenceNumber'] },
+          response: { 200: { type: 'object', properties: { jobChanges: { type: 'array', items: jobListEntry }, lastSequenceNumber: { type: 'integer' } } } },
+        },
+      },
+      async (request) => {
+        const after = (request.params as { sequenceNumber: number }).sequenceNumber;
+        const recent = (await context.store.jobs.recent({ limit: RECENT_JOBS, afterId: after })).reverse();
+        return {
+          jobChanges: recent.map((job) => ({ jobId: jobIdModel(job), status: job.status, changeSequence: job.id, statusChangedAt: job.statusChangedAt, updatedModel: historyEntry(job) })),
+          lastSequenceNumber: recent.at(-1)?.id ?? after,
+        };
+      },
+    );
+
     const jobIdParams = { type: 'object', properties: { jobId: { type: 'string', minLength: 1, maxLength: 256 } }, required: ['jobId'] };
     api.get('/jobs/jobs/:jobId', { schema: { tags, summary: 'get_job: by id or business key', operationId: 'get_job', params: jobIdParams, response: { 200: ref('JobHistoryEntryModel') } } }, async (request) =>
       historyEntry(await jobs.get((request.params as { jobId: string }).jobId)),
@@ -117,6 +189,12 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
       const seconds = pick<number>(request.query as Record<string, unknown>, 'wait_timeout', 'waitTimeout') ?? 120;
       const job = await jobs.wait((request.params as { jobId: string }).jobId, seconds * 1000);
       if (job.jobType !== JOB_TYPES.runChecks) throw new DqError('NOT_FOUND', `job ${job.id} is not a run-checks job`);
+      return startAnswer(job);
+    });
+    api.get('/jobs/collecterrorsamples/:jobId/wait', { schema: { tags, summary: 'wait_for_collect_error_samples_job', operationId: 'wait_for_collect_error_samples_job', params: jobIdParams, querystring: waitQuery, response: { 200: ref('JobStartResult') } } }, async (request) => {
+      const seconds = pick<number>(request.query as Record<string, unknown>, 'wait_timeout', 'waitTimeout') ?? 120;
+      const job = await jobs.wait((request.params as { jobId: string }).jobId, seconds * 1000);
+      if (job.jobType !== JOB_TYPES.collectErrorSamples) throw new DqError('NOT_FOUND', `job ${job.id} is not an error samples job`);
       return startAnswer(job);
     });
     api.delete('/jobs/jobs/:jobId', { schema: { tags, summary: 'cancel_job', operationId: 'cancel_job', params: jobIdParams }, config: { role: 'operator' } }, async (request, reply) => {

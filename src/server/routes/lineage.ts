@@ -224,7 +224,9 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
         if (!statuses.has(key)) statuses.set(key, tableQualityStatus(context.store, table));
         return statuses.get(key)!;
       };
-      const visible = (s: TableQualityStatus) => (s.last_check_executed_at === null ? null : s);
+      // DQOps's clients parse a status only as a whole object whose severity is set: a table without results
+      // has its status left out, and a combined status without any result drops its null fields
+      const visible = (s: TableQualityStatus) => (s.last_check_executed_at === null ? undefined : s);
       const upstreamOf = async (table: LineageTableRef) => {
         const upstream = walkLineage(table, allFlows, { upstream: true, downstream: false });
         const tables = new Map<string, LineageTableRef>([[tableRefKey(table), table]]);
@@ -233,14 +235,14 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       };
       return {
         relative_table: tableKeyModel(start),
-        relative_table_cumulative_quality_status: await upstreamOf(start),
+        relative_table_cumulative_quality_status: withoutNulls(await upstreamOf(start)),
         flows: await Promise.all(
           flows.map(async (flow) => ({
             source_table: tableKeyModel(flow.source),
             target_table: tableKeyModel(flow.target),
             source_table_quality_status: visible(await statusOf(flow.source)),
             target_table_quality_status: visible(await statusOf(flow.target)),
-            upstream_combined_quality_status: await upstreamOf(flow.source),
+            upstream_combined_quality_status: withoutNulls(await upstreamOf(flow.source)),
             row_count: null,
           })),
         ),
@@ -334,4 +336,10 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       return reply.status(204).send();
     },
   );
+}
+
+/** A status with its unknown fields (no severity, no run yet) left out rather than null. */
+function withoutNulls<T extends object>(status: T | null): Partial<T> | undefined {
+  if (status === null) return undefined;
+  return Object.fromEntries(Object.entries(status).filter(([, value]) => value !== null)) as Partial<T>;
 }

@@ -18,8 +18,8 @@ import { checkName } from '../names.js';
  */
 export type { Target };
 
-const TABLE_URL = '/connections/:connectionName/schemas/:schemaName/tables/:tableName';
-const COLUMN_URL = `${TABLE_URL}/columns/:columnName`;
+export const TABLE_URL = '/connections/:connectionName/schemas/:schemaName/tables/:tableName';
+export const COLUMN_URL = `${TABLE_URL}/columns/:columnName`;
 
 const nameParam = (description: string) => ({ type: 'string', description });
 const TABLE_PARAMS = {
@@ -51,7 +51,7 @@ const OVERVIEW_QUERY = bothSpellingsQuery([
   ['check_name', 'checkName', text],
   ['results_count', 'resultsCount', { type: 'integer', minimum: 1, maximum: 10_000 }],
 ]);
-const ERRORS_QUERY = bothSpellingsQuery([
+export const ERRORS_QUERY = bothSpellingsQuery([
   ['data_group', 'dataGroup', text],
   ['month_start', 'monthStart', text],
   ['month_end', 'monthEnd', text],
@@ -82,7 +82,7 @@ export async function targetOf(context: ServerContext, request: FastifyRequest, 
   return { connection, schema, table, column: columnName, tableSpec: tableObject.spec, provider };
 }
 
-function selectionOf(request: FastifyRequest, checkType: CheckType): Selection {
+export function selectionOf(request: FastifyRequest, checkType: CheckType): Selection {
   if (checkType === 'profiling') return { checkType };
   const timeScale = (request.params as { timeScale?: string }).timeScale;
   if (timeScale !== 'daily' && timeScale !== 'monthly') {

@@ -3,6 +3,7 @@ import { DqError, isJsonObject, tableKey, type JsonObject, type LiveObject } fro
 import {
   applyCheckContainerModel,
   checkContainerModel,
+  checkTemplates,
   compilePolicies,
   effectiveColumnChecks,
   effectiveContainer,
@@ -10,7 +11,9 @@ import {
   tableRefOf,
   type CheckContainerModel,
 } from '../../policy/index.js';
-import { ref } from '../apiSchemas.js';
+import { arrayOf, ref } from '../apiSchemas.js';
+import { queryParam } from '../../app/results/resultsQuery.js';
+import { bothSpellingsQuery } from './results.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
 import { POLICY_CONTAINERS, type PolicyContainer } from './policyFamily.js';
@@ -135,6 +138,68 @@ export async function tableChecksRoutes(api: FastifyInstance, context: ServerCon
           return checkContainerModel(target, container.checkType, container.timeScale, await effective(table, target, column, container), capabilitiesFor(context, request, table));
         },
       );
+      // the same model, as DQOps's "basic" list of checks and filtered to one check
+      const modelOf = async (request: FastifyRequest) => {
+        const { table, column } = await subject(request);
+        const capabilities = capabilitiesFor(context, request, table);
+        return { model: checkContainerModel(target, container.checkType, container.timeScale, await effective(table, target, column, container), capabilities), capabilities };
+      };
+      api.get(
+        `${url}/model/basic`,
+        { schema: { tags, summary: `the ${what} checks of a ${target}: category, name and whether configured`, operationId: `get_${target}_${what}_checks_basic_model`, params, response: { 200: { type: 'object', additionalProperties: true } } } },
+        async (request) => {
+          const { model, capabilities } = await modelOf(request);
+          const checks = model.categories.flatMap((category) =>
+            category.checks.map((check) => ({ check_category: category.category, check_name: check.check_name, help_text: check.help_text, configured: check.configured })),
+          );
+          return { checks, can_edit: capabilities.can_edit, can_run_checks: capabilities.can_run_checks, can_delete_data: capabilities.can_delete_data };
+        },
+      );
+      api.get(
+        `${url}/model/filter/:checkCategory/:checkName`,
+        {
+          schema: {
+            tags,
+            summary: `the model of one ${what} check of a ${target}`,
+            operationId: `get_${target}_${what}_checks_model_filter`,
+            params: { ...params, properties: { ...params.properties, checkCategory: { type: 'string' }, checkName: { type: 'string' } }, required: [...params.required, 'checkCategory', 'checkName'] },
+            response: { 200: ref('CheckContainerModel') },
+          },
+        },
+        async (request) => {
+          const { checkCategory, checkName: wanted } = request.params as { checkCategory: string; checkName: string };
+          const { model } = await modelOf(request);
+          const categories = model.categories
+            .filter((category) => category.category === checkCategory)
+            .map((category) => ({ ...category, checks: category.checks.filter((check) => check.check_name === wanted) }))
+            .filter((category) => category.checks.length > 0);
+          return { ...model, categories };
+        },
+      );
+      if (target === 'table') {
+        api.get(
+          `${TABLE_URL}/bulkenable/${container.segment}`,
+          {
+            schema: {
+              tags,
+              summary: `the ${what} check templates for a table and its columns (filters: checkTarget, checkCategory, checkName)`,
+              operationId: `get_table_${what}_checks_templates`,
+              params,
+              querystring: bothSpellingsQuery([['check_target', 'checkTarget', { type: 'string', enum: ['table', 'column'] }], ['check_category', 'checkCategory', { type: 'string' }], ['check_name', 'checkName', { type: 'string' }]]),
+              response: { 200: arrayOf('CheckTemplate') },
+            },
+          },
+          async (request) => {
+            const { table } = await subject(request);
+            const query = request.query as Record<string, unknown>;
+            return checkTemplates(container.checkType, container.timeScale, capabilitiesFor(context, request, table), {
+              check_target: queryParam(query, 'check_target', 'checkTarget'),
+              check_category: queryParam(query, 'check_category', 'checkCategory'),
+              check_name: queryParam(query, 'check_name', 'checkName'),
+            });
+          },
+        );
+      }
       api.put(
         `${url}/model`,
         { schema: { tags, summary: `sets the ${what} checks of a ${target} from a CheckContainerModel`, operationId: `update_${target}_${what}_checks_model`, params, body: ref('CheckContainerModel') } },

@@ -1,0 +1,63 @@
+import type { Store } from '../store/store.js';
+import type { TableRef } from './lineageGraph.js';
+
+/**
+ * DQOps's issue histogram of a table (`get_table_issues_histogram`): how many results of the table's checks were
+ * warnings, errors or fatals, by day (of execution), by column and by check, since a date (default 30 days
+ * ago), and which kinds of checks had any. Execution errors are not issues here.
+ */
+export interface DailyIssues {
+  warnings: number;
+  errors: number;
+  fatals: number;
+  totalCount: number;
+}
+
+export interface IssueHistogram {
+  days: Record<string, DailyIssues>;
+  columns: Record<string, number>;
+  checks: Record<string, number>;
+  hasProfilingIssues: boolean;
+  hasDailyMonitoringIssues: boolean;
+  hasMonthlyMonitoringIssues: boolean;
+  hasDailyPartitionedIssues: boolean;
+  hasMonthlyPartitionedIssues: boolean;
+}
+
+const DEFAULT_DAYS = 30;
+
+export async function issueHistogram(store: Store, table: TableRef, options: { since?: string; now?: Date } = {}): Promise<IssueHistogram> {
+  const now = options.now ?? new Date();
+  const since = options.since ?? new Date(now.getTime() - DEFAULT_DAYS * 86_400_000).toISOString().slice(0, 10);
+  const rows = await store.checkResults({ connectionName: table.connection, schemaName: table.schema, tableName: table.table, executionErrors: 'exclude' });
+  const histogram: IssueHistogram = {
+    days: {},
+    columns: {},
+    checks: {},
+    hasProfilingIssues: false,
+    hasDailyMonitoringIssues: false,
+    hasMonthlyMonitoringIssues: false,
+    hasDailyPartitionedIssues: false,
+    hasMonthlyPartitionedIssues: false,
+  };
+  const add = (counts: Record<string, number>, key: string) => {
+    counts[key] = (counts[key] ?? 0) + 1;
+  };
+  for (const row of rows) {
+    if (row.severity === null || row.severity < 1 || row.executedAt.slice(0, 10) < since) continue;
+    const day = (histogram.days[row.executedAt.slice(0, 10)] ??= { warnings: 0, errors: 0, fatals: 0, totalCount: 0 });
+    day.totalCount++;
+    if (row.severity === 1) day.warnings++;
+    else if (row.severity === 2) day.errors++;
+    else day.fatals++;
+    if (row.columnName !== null) add(histogram.columns, row.columnName);
+    add(histogram.checks, row.checkName);
+    if (row.checkType === 'profiling') histogram.hasProfilingIssues = true;
+    else if (row.checkType === 'monitoring') {
+      if (row.timeGradient === 'month') histogram.hasMonthlyMonitoringIssues = true;
+      else histogram.hasDailyMonitoringIssues = true;
+    } else if (row.timeGradient === 'month') histogram.hasMonthlyPartitionedIssues = true;
+    else histogram.hasDailyPartitionedIssues = true;
+  }
+  return histogram;
+}
