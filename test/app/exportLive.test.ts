@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportLive, objectPath } from '../../src/app/exportLive.js';
 import { writeExport } from '../../src/app/writeExport.js';
 import { loadRepository } from '../../src/manifest/loadRepository.js';
-import type { DesiredObject, LiveObject } from '../../src/model/index.js';
+import { tableKey, type DesiredObject, type LiveObject } from '../../src/model/index.js';
 import { EXAMPLE } from '../helpers/cli.js';
 import { drifted, live } from '../helpers/objects.js';
 
@@ -92,7 +92,8 @@ describe('exportLive: live objects → DQOps files', () => {
       live('source', 'a/b', { provider_type: 'postgresql' }),
       live('table', 'my "conn"/sales.we/ird "name" ü \'q\' 100%', { stage: 's' }),
       live('table', 'my "conn"/sales..hidden', { stage: 's' }),
-      live('table', 'a/b/x.y', { stage: 's' }),
+      // a connection named a/b: its tables' keys encode the slash (model/tableIdentity), so the key splits at its first '/'
+      live('table', tableKey({ connection: 'a/b', schema: 'x', table: 'y' }), { stage: 's' }),
       live('rule', 'odd/../..', { type: 'python' }),
       live('default_table_checks', 'sub folder/<all> tables?', { target: { table: '*' } }),
       live('default_column_checks', 'cols/ids', { target: { column: 'id' } }),
