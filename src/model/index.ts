@@ -4,3 +4,4 @@ export * from './diagnostic.js';
 export * from './objects.js';
 export * from './errors.js';
 export * from './storableText.js';
+export * from './appendAll.js';

@@ -18,19 +18,27 @@ export function findUnstorableText(text: string): UnstorableText | null {
   return { index: match.index, reason: match[0] === '\u0000' ? 'a NUL character (\\u0000)' : 'a lone UTF-16 surrogate' };
 }
 
-/** Where in a JSON value unstorable text sits: the path of keys and indexes (the last is the key itself when `inKey`). */
-export interface UnstorableValue extends UnstorableText {
+/** Where in a JSON value an unstorable string (key or value) or number sits: the path of keys and indexes. */
+export interface UnstorableValue {
   path: Array<string | number>;
+  /** The last segment of `path` is the offending key itself. */
   inKey: boolean;
+  reason: UnstorableText['reason'] | 'a number JSON cannot hold (infinite or NaN)';
 }
 
 /**
- * The first string (key or value) of a JSON value holding unstorable text. Iterative, not recursive: a body or
- * a document may be nested deeper than the call stack.
+ * Every string (key or value) of a JSON value holding unstorable text, and every number JSON cannot hold
+ * (`.inf`, `.nan` in YAML, `1e999` in JSON parse to Infinity and NaN, which JSON.stringify silently turns into
+ * null), in document order. Iterative, not recursive: a body or a document may be nested deeper than the call
+ * stack.
  */
-export function findUnstorableValue(value: unknown): UnstorableValue | null {
-  // parent links instead of a path per value: the path is built only for the one value reported
-  interface Visit { value: unknown; key: string | number | null; parent: Visit | null }
+export function* unstorableValues(value: unknown): Generator<UnstorableValue> {
+  // parent links instead of a path per value: the path is built only for a value reported
+  interface Visit {
+    value: unknown;
+    key: string | number | null;
+    parent: Visit | null;
+  }
   const pathOf = (visit: Visit): Array<string | number> => {
     const path: Array<string | number> = [];
     for (let v: Visit | null = visit; v && v.key !== null; v = v.parent) path.push(v.key);
@@ -42,20 +50,27 @@ export function findUnstorableValue(value: unknown): UnstorableValue | null {
     const current = visit.value;
     if (typeof current === 'string') {
       const found = findUnstorableText(current);
-      if (found) return { ...found, path: pathOf(visit), inKey: false };
+      if (found) yield { reason: found.reason, path: pathOf(visit), inKey: false };
+    } else if (typeof current === 'number') {
+      if (!Number.isFinite(current)) yield { reason: 'a number JSON cannot hold (infinite or NaN)', path: pathOf(visit), inKey: false };
     } else if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], key: i, parent: visit });
     } else if (current !== null && typeof current === 'object') {
       const keys = Object.keys(current);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i];
+      const children: Visit[] = [];
+      for (const key of keys) {
         const child: Visit = { value: (current as Record<string, unknown>)[key], key, parent: visit };
         const found = findUnstorableText(key);
-        if (found) return { ...found, path: pathOf(child), inKey: true };
-        stack.push(child);
+        if (found) yield { reason: found.reason, path: pathOf(child), inKey: true };
+        else children.push(child);
       }
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
     }
   }
+}
+
+export function findUnstorableValue(value: unknown): UnstorableValue | null {
+  for (const found of unstorableValues(value)) return found;
   return null;
 }
 

@@ -1,3 +1,4 @@
+import { maxOf, minOf } from '../model/index.js';
 /**
  * Fits a Student's t distribution with fixed degrees of freedom ν (location μ, scale σ) to a sample by
  * maximum likelihood, with the EM iteration for the t distribution (each point weighted by
@@ -23,7 +24,7 @@ export function fitStudentT(sample: readonly number[], degreesOfFreedom: number)
   const n = sample.length;
   if (n === 0) throw new RangeError('cannot fit a distribution to no values');
   const mean = sample.reduce((sum, x) => sum + x, 0) / n;
-  const spread = Math.max(...sample) - Math.min(...sample);
+  const spread = maxOf(sample) - minOf(sample);
   if (spread === 0) return { location: sample[0], scale: 0, method: 'constant' };
   const moments = momentFit(sample, mean, degreesOfFreedom);
   if (n < 3 || largestTieCount(sample) > (n * degreesOfFreedom) / (degreesOfFreedom + 1)) return moments;
