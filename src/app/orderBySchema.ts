@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonValue } from '../model/index.js';
+import { isJsonObject, type JsonValue, appendAll } from '../model/index.js';
 
 /**
  * Puts the keys of a document in the order its JSON Schema lists them (`properties`, then those of `allOf`
@@ -28,7 +28,7 @@ export class SchemaKeyOrder {
     const present = new Set(Object.keys(value));
     const keys = known.filter((k) => present.has(k));
     const named = new Set(keys);
-    keys.push(...[...present].filter((k) => !named.has(k)).sort(compareCodePoints));
+    appendAll(keys, [...present].filter((k) => !named.has(k)).sort(compareCodePoints));
     const out = new Map<string, Ordered>();
     for (const key of keys) out.set(key, this.order(value[key], schema ? this.childSchema(schema, key) : undefined));
     return out;

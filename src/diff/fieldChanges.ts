@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonValue } from '../model/index.js';
+import { isJsonObject, type JsonValue, appendAll } from '../model/index.js';
 import type { FieldChange } from './change.js';
 
 /**
@@ -9,7 +9,7 @@ export function fieldChanges(before: JsonValue | undefined, after: JsonValue | u
   if (isJsonObject(before) && isJsonObject(after)) {
     const out: FieldChange[] = [];
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-    for (const key of keys) out.push(...fieldChanges(before[key], after[key], [...path, key]));
+    for (const key of keys) appendAll(out, fieldChanges(before[key], after[key], [...path, key]));
     return out;
   }
   if (deepEqual(before, after)) return [];

@@ -13,6 +13,11 @@ export const LOADER_DIAGNOSTICS = {
   wrong_kind: { severity: 'error', description: 'kind is missing or unknown.' },
   kind_mismatch: { severity: 'error', description: 'kind does not match the file name (a .dqotable.yaml file must hold kind: table).' },
   file_name_invalid: { severity: 'error', description: 'A name in the path does not decode (%XX) or is empty, or a table file name has no schema part.' },
+  unstorable_text: {
+    severity: 'error',
+    description: 'A NUL character or an unpaired UTF-16 surrogate (a "\\0" or "\\ud800" escape, a %00 in a file or folder name, a NUL in a rule\'s .py file): the live store cannot hold it.',
+  },
+  unstorable_number: { severity: 'error', description: 'A number JSON cannot hold (.inf, -.inf, .nan): the live store would keep null instead.' },
   unrecognized_file: { severity: 'warning', description: 'A YAML file that is not a DQOps file, or a DQOps file in the wrong folder; it is ignored.' },
   symlink_outside_repository: { severity: 'error', description: 'A symbolic link leads out of the repository; it is not read.' },
   symlink_loop: { severity: 'warning', description: 'A symbolic link leads to a folder read already; it is not read twice.' },

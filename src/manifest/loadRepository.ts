@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { contentHash } from '../diff/contentHash.js';
 import { normalizeSpec } from '../diff/normalizeSpec.js';
 import {
+  appendAll,
   compareKeys,
+  findUnstorableText,
   isJsonObject,
   isObjectKind,
   type DesiredObject,
@@ -52,6 +54,7 @@ export async function loadRepository(source: RepositorySource | string, options:
     const c = classifyPath(file.path);
     switch (c.type) {
       case 'object':
+        if (unstorableName(file.path, c.name, diagnostics)) break;
         pending.push({ path: file.path, kind: c.kind, name: c.name, connection: c.connection });
         break;
       case 'attachment':
@@ -78,9 +81,9 @@ export async function loadRepository(source: RepositorySource | string, options:
     const text = await repo.readFile(settingsPath);
     const { parsed, diagnostics: yamlDiagnostics } = parseYamlFile(settingsPath, text);
     const fileDiagnostics = [...yamlDiagnostics];
-    if (parsed) fileDiagnostics.push(...schemaDiagnostics('settings', parsed));
+    if (parsed) appendAll(fileDiagnostics, schemaDiagnostics('settings', parsed));
     if (fileDiagnostics.length > 0) texts.set(settingsPath, text);
-    diagnostics.push(...fileDiagnostics);
+    appendAll(diagnostics, fileDiagnostics);
     if (parsed && !fileDiagnostics.some((d) => d.severity === 'error')) settings = readSettings(parsed.value);
   }
 
@@ -102,7 +105,7 @@ export async function loadRepository(source: RepositorySource | string, options:
     cache?.use(item.path, entry, reused);
     parsedFiles.set(item.path, entry);
     if (entry.diagnostics.length > 0) texts.set(item.path, entry.text);
-    diagnostics.push(...entry.diagnostics);
+    appendAll(diagnostics, entry.diagnostics);
     if (entry.loaded) loaded.push(entry.loaded);
   });
   cache?.endLoad();
@@ -133,7 +136,7 @@ export async function loadRepository(source: RepositorySource | string, options:
     const owner = loaded.find((o) => o.file === d.range!.filename);
     if (owner) texts.set(owner.file, owner.parsed.text);
   }
-  diagnostics.push(...semantic);
+  appendAll(diagnostics, semantic);
   const excluded = new Set(semantic.filter((d) => d.severity === 'error' && d.range).map((d) => d.range!.filename));
 
   const objects: DesiredObject[] = [];
@@ -143,7 +146,16 @@ export async function loadRepository(source: RepositorySource | string, options:
     const spec = (entry.spec ??= normalizeSpec(item.kind, item.rawSpec));
     const attachmentsOfObject: JsonObject = {};
     const modulePath = attachments.get(item.file);
-    if (item.kind === 'rule' && modulePath) attachmentsOfObject.python_module = await repo.readFile(modulePath);
+    if (item.kind === 'rule' && modulePath) {
+      const module = await repo.readFile(modulePath);
+      const unstorable = unstorableModule(modulePath, module);
+      if (unstorable) {
+        diagnostics.push(unstorable);
+        texts.set(modulePath, module);
+        continue;
+      }
+      attachmentsOfObject.python_module = module;
+    }
     const hash = modulePath ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
     objects.push({
       kind: item.kind,
@@ -167,6 +179,37 @@ export async function loadRepository(source: RepositorySource | string, options:
   };
 }
 
+/** A file or folder name decoding to text the live store cannot hold (`%00`): reported, the file is not read. */
+function unstorableName(path: string, name: string, diagnostics: Diagnostic[]): boolean {
+  const found = findUnstorableText(name);
+  if (!found) return false;
+  diagnostics.push({
+    severity: 'error',
+    code: 'unstorable_text',
+    summary: `the name ${JSON.stringify(name)} decoded from ${JSON.stringify(path)} holds ${found.reason}, which the live store cannot hold`,
+    detail: 'Rename the file or folder: remove the %00 (or the unpaired surrogate) from its name.',
+    range: fileStart(path),
+  });
+  return true;
+}
+
+/** A rule's .py module holding a NUL (or an unpaired surrogate): reported at its line and column. */
+function unstorableModule(path: string, text: string): Diagnostic | null {
+  const found = findUnstorableText(text);
+  if (!found) return null;
+  const before = text.slice(0, found.index);
+  const line = before.split('\n').length;
+  const column = found.index - before.lastIndexOf('\n');
+  const position = { line, column };
+  return {
+    severity: 'error',
+    code: 'unstorable_text',
+    summary: `the rule module holds ${found.reason}, which the live store cannot hold`,
+    detail: 'Python source needs no NUL character: remove it (write "\\0" inside a string literal instead).',
+    range: { filename: path, start: position, end: position },
+  };
+}
+
 /** One object file on its own: YAML, envelope (apiVersion, kind) and JSON Schema. */
 function parseObjectFile(
   item: { path: string; kind: ObjectKind; name: string; connection?: string },
@@ -176,8 +219,8 @@ function parseObjectFile(
   const fileDiagnostics = [...yamlDiagnostics];
   if (parsed) {
     const envelope = envelopeDiagnostics(item.kind, parsed);
-    fileDiagnostics.push(...envelope);
-    if (envelope.length === 0) fileDiagnostics.push(...schemaDiagnostics(item.kind, parsed));
+    appendAll(fileDiagnostics, envelope);
+    if (envelope.length === 0) appendAll(fileDiagnostics, schemaDiagnostics(item.kind, parsed));
   }
   const hasErrors = fileDiagnostics.some((d) => d.severity === 'error');
   if (!parsed || hasErrors) return { text, diagnostics: fileDiagnostics };

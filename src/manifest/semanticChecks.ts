@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
-import { isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
+import { isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind, appendAll } from '../model/index.js';
 import type { ParsedYaml } from './yamlDocument.js';
 
 /** An object whose file parsed and passed its schema: the input of the checks that span files. */
@@ -31,7 +31,7 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
   const out: Diagnostic[] = [];
   checkDuplicates(objects, out);
   for (const o of objects) {
-    out.push(...documentFindings(o));
+    appendAll(out, documentFindings(o));
     switch (o.kind) {
       case 'table':
         checkTableConnection(o, context, out);

@@ -1,6 +1,6 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
-import { isJsonObject, type Diagnostic, type JsonValue, type SourceRange } from '../model/index.js';
+import { isJsonObject, unstorableValues, type Diagnostic, type JsonValue, type SourceRange } from '../model/index.js';
 
 /**
  * One YAML file parsed with its positions kept, so that any value found wrong later (by the schema, by a
@@ -49,7 +49,36 @@ export function parseYamlFile(file: string, text: string): { parsed?: ParsedYaml
       ],
     };
   }
-  return { parsed: { file, text, value, locate }, diagnostics: [] };
+  const parsed = { file, text, value, locate };
+  const unstorable = storabilityDiagnostics(parsed);
+  return unstorable.length > 0 ? { diagnostics: unstorable } : { parsed, diagnostics: [] };
+}
+
+/** At most this many unstorable values are reported per file: the first ones show the fault. */
+const MAX_UNSTORABLE_REPORTED = 20;
+
+/**
+ * What `apply` could not store: a NUL or a lone surrogate in a key or a value (PostgreSQL refuses both), and
+ * `.inf` / `.nan` (JSON has no such numbers: they would be stored as null). Refused here, at the value.
+ */
+function storabilityDiagnostics(parsed: ParsedYaml): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  for (const found of unstorableValues(parsed.value)) {
+    const number = found.reason.startsWith('a number');
+    diagnostics.push({
+      severity: 'error',
+      code: number ? 'unstorable_number' : 'unstorable_text',
+      summary: number
+        ? 'a number the live store cannot hold: .inf, -.inf and .nan have no JSON form'
+        : `${found.inKey ? 'a key' : 'a value'} holding ${found.reason}, which the live store cannot hold`,
+      detail: number
+        ? 'Write a finite number, or leave the setting out.'
+        : 'PostgreSQL stores neither NUL characters nor unpaired UTF-16 surrogates (a "\\ud800" escape without its pair); remove the escape.',
+      range: parsed.locate(found.path, found.inKey),
+    });
+    if (diagnostics.length >= MAX_UNSTORABLE_REPORTED) break;
+  }
+  return diagnostics;
 }
 
 /** Number of values of a document with aliases expanded, counted without expanding them (memoized). */
@@ -87,24 +116,26 @@ function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; 
   const { doc, toRange } = positions;
   const diagnostics: Diagnostic[] = [];
   const seenLines = new Set<number>();
-  for (const error of doc.errors) {
-    const duplicate = error.code === 'DUPLICATE_KEY';
-    const range = toRange(error.pos[0], error.pos[1]);
-    if (range.start.line > text.split('\n').length) {
+  const lineCount = text.split('\n').length;
+  const report = (range: SourceRange, duplicate: boolean, message: string) => {
+    if (range.start.line > lineCount) {
       // the library reports unterminated constructs at the end of the file; that line does not exist
-      range.start = { line: text.split('\n').length, column: 1 };
+      range.start = { line: lineCount, column: 1 };
       range.end = range.start;
     }
-    if (seenLines.has(range.start.line)) continue; // one report per line: the rest are consequences
+    if (seenLines.has(range.start.line)) return; // one report per line: the rest are consequences
     seenLines.add(range.start.line);
     diagnostics.push({
       severity: 'error',
       code: duplicate ? 'duplicate_key' : 'yaml_syntax',
-      summary: duplicate ? 'duplicate key: the same key appears twice in one mapping' : `malformed YAML: ${friendlyYamlMessage(error.message)}`,
+      summary: duplicate ? 'duplicate key: the same key appears twice in one mapping' : `malformed YAML: ${friendlyYamlMessage(message)}`,
       detail: duplicate ? 'YAML forbids repeating a key in one mapping; remove or merge the second one.' : undefined,
       range,
     });
-  }
+  };
+  for (const error of doc.errors) report(toRange(error.pos[0], error.pos[1]), false, error.message);
+  for (const key of duplicateKeys(doc)) report(toRange(key.range![0], key.range![1]), true, '');
+  diagnostics.sort((a, b) => a.range!.start.line - b.range!.start.line || a.range!.start.column - b.range!.start.column);
   if (diagnostics.length > 0) return { diagnostics };
   let value: JsonValue | undefined;
   try {
@@ -116,40 +147,44 @@ function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; 
       ],
     };
   }
-  if (isJsonObject(value) && hasMixedKeyTypes(doc)) {
-    return {
-      diagnostics: [{ severity: 'error', code: 'duplicate_key', summary: 'duplicate key: a key appears twice in one mapping (as a number and as a string)', range: toRange(0, 0) }],
-    };
-  }
-  return { parsed: { file, text, value, locate: positions.locate }, diagnostics };
+  const parsed = { file, text, value, locate: positions.locate };
+  const unstorable = storabilityDiagnostics(parsed);
+  return unstorable.length > 0 ? { diagnostics: unstorable } : { parsed, diagnostics };
 }
 
-/** `1:` and `"1":` are one key once converted to JSON: js-yaml refuses that, and so must we. */
-function hasMixedKeyTypes(doc: Document): boolean {
-  let found = false;
-  const visit = (node: unknown): void => {
-    if (found) return;
+/**
+ * The keys repeated in a mapping, in one pass with a set per mapping (the library's own `uniqueKeys` compares
+ * each key with all before it: quadratic, minutes for a mapping of 100,000 keys). Keys are compared as JSON
+ * sees them, so `1:` and `"1":` are one key, as js-yaml also decides. Iterative: documents may nest deeply.
+ */
+function duplicateKeys(doc: Document): YamlNode[] {
+  const found: YamlNode[] = [];
+  const stack: unknown[] = [doc.contents];
+  while (stack.length > 0) {
+    const node = stack.pop();
     if (isMap(node)) {
       const keys = new Set<string>();
       for (const item of node.items) {
         const key = isScalar(item.key) ? String(item.key.value) : undefined;
-        if (key !== undefined) {
-          if (keys.has(key)) found = true;
+        if (key !== undefined && item.key && (item.key as YamlNode).range) {
+          if (keys.has(key)) found.push(item.key as YamlNode);
           keys.add(key);
         }
-        visit(item.value);
+        stack.push(item.value);
       }
-    } else if (isSeq(node)) node.items.forEach(visit);
-  };
-  visit(doc.contents);
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    }
+  }
   return found;
 }
 
 /** The `yaml` library's view of a file: positions of every node, errors with ranges. */
 function positionsOf(file: string, text: string) {
   const lineCounter = new LineCounter();
-  // Positions only: aliases are not expanded here, so any number of them is fine.
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  // Positions only: aliases are not expanded here, so any number of them is fine. Duplicate keys are found by
+  // duplicateKeys() in linear time, not by the library's quadratic uniqueKeys.
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false, strict: true });
   const toRange = (start: number, end: number): SourceRange => {
     const s = lineCounter.linePos(start);
     const e = lineCounter.linePos(Math.max(start, end));

@@ -7,3 +7,5 @@ export * from './repositorySettings.js';
 export * from './checkVocabulary.js';
 export * from './tableIdentity.js';
 export * from './capabilities.js';
+export * from './storableText.js';
+export * from './appendAll.js';

@@ -1,3 +1,4 @@
+import { appendAll } from '../model/index.js';
 import type { Diagnostic } from '../model/index.js';
 import type { NameDelta, ReachComparison } from '../policy/blastRadius.js';
 import type { BlastRadiusDocument, DiffChangeDocument, DiffDocument } from './diffDocument.js';
@@ -130,7 +131,7 @@ function names(tables: NameDelta, columns: NameDelta | null): string {
 function detailsOf(change: DiffChangeDocument): string {
   const lines: string[] = [];
   if (change.action === 'added') for (const [path, value] of flattenFields(change.body)) lines.push(`+ ${path} = ${formatValue(value)}`);
-  if (change.action === 'changed') lines.push(...change.fields.map(fieldLine));
+  if (change.action === 'changed') appendAll(lines, change.fields.map(fieldLine));
   if (change.action === 'removed') lines.push(`- ${change.address} (was ${change.file.base})`);
   const what = change.action === 'changed' ? `${change.fields.length} field${change.fields.length === 1 ? '' : 's'}` : change.action;
   return details(`${ICON[change.action]} <code>${escapeHtml(change.address)}</code>: ${what}`, lines);

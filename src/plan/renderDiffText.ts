@@ -1,3 +1,4 @@
+import { appendAll } from '../model/index.js';
 import type { NameDelta, ReachComparison } from '../policy/blastRadius.js';
 import type { BlastRadiusDocument, DiffChangeDocument, DiffDocument } from './diffDocument.js';
 import { flattenFields, formatValue } from './flattenFields.js';
@@ -23,15 +24,15 @@ export function renderDiffText(doc: DiffDocument, options: TextOptions = { color
   lines.push('');
   for (const w of doc.warnings) lines.push(`${c('yellow', 'Warning:')} ${w}`, '');
 
-  for (const change of doc.changes) lines.push(...renderChange(change, symbol), '');
+  for (const change of doc.changes) appendAll(lines, renderChange(change, symbol)).push('');
   if (doc.settings.length > 0) {
     lines.push(`  ${symbol.changed} settings (dqctl.yaml) {`);
-    lines.push(...fieldLines(doc.settings, symbol), '    }', '');
+    appendAll(lines, fieldLines(doc.settings, symbol)).push('    }', '');
   }
 
   if (doc.blast_radius.length > 0) {
     lines.push(c('bold', 'Blast radius of the policy changes (what the policy reaches before -> after):'), '');
-    for (const b of doc.blast_radius) lines.push(...renderBlastRadius(b, symbol, doc.live !== null), '');
+    for (const b of doc.blast_radius) appendAll(lines, renderBlastRadius(b, symbol, doc.live !== null)).push('');
   }
 
   if (doc.changes.length === 0 && doc.settings.length === 0) {
@@ -86,8 +87,8 @@ function renderBlastRadius(b: BlastRadiusDocument, symbol: Record<BlastRadiusDoc
   const state = b.action === 'added' ? ' (new policy)' : b.action === 'removed' ? ' (policy removed)' : '';
   const disabled = b.disabled.after === true ? ' (disabled at head: reaches nothing)' : b.disabled.before === true ? ' (enabled by this change)' : '';
   const out = [`  ${symbol[b.action]} ${b.address}${state}${disabled}`];
-  out.push(...reachLines('repository', b.repository));
-  if (withLive && b.live) out.push(...reachLines('live store', b.live));
+  appendAll(out, reachLines('repository', b.repository));
+  if (withLive && b.live) appendAll(out, reachLines('live store', b.live));
   return out;
 }
 

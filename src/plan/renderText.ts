@@ -1,3 +1,4 @@
+import { appendAll } from '../model/index.js';
 import type { PlanChangeDocument, PlanDocument } from './planDocument.js';
 import { flattenFields, formatValue } from './flattenFields.js';
 
@@ -26,7 +27,7 @@ export function renderPlanText(plan: PlanDocument, options: TextOptions = { colo
   if (plan.changes.length > 0) {
     lines.push('dqctl will perform the following actions:');
     lines.push('');
-    for (const change of plan.changes) lines.push(...renderChange(change, symbol, verb, c), '');
+    for (const change of plan.changes) appendAll(lines, renderChange(change, symbol, verb, c)).push('');
   }
 
   if (plan.drift.length > 0) {

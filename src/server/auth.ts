@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DqError } from '../model/index.js';
 import { ANONYMOUS } from './context.js';
 import { WEBHOOK_PATH } from './routes/gitopsStatus.js';
@@ -23,11 +23,11 @@ export function registerAuth(app: FastifyInstance, tokens: TokenSet | null, opti
     const path = request.url.split('?')[0];
     if (path === '/api/openapi.json' || path.startsWith('/api/docs') || path === HEALTHCHECK_PATH || path === '/api/ishealthy') {
       request.caller = { name: 'anonymous', role: 'viewer' };
-      return;
+      return authorize(request);
     }
     if (options.webhook && path === WEBHOOK_PATH) {
       request.caller = { name: 'webhook', role: 'viewer' };
-      return;
+      return authorize(request);
     }
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -35,11 +35,16 @@ export function registerAuth(app: FastifyInstance, tokens: TokenSet | null, opti
     const caller = tokens.resolve(match[1]);
     if (!caller) throw new DqError('UNAUTHENTICATED', 'the token is not valid');
     request.caller = caller;
+    // authorization in the same hook, before the body is parsed and validated: a viewer's write is a 403
+    // whatever its body holds, never a 400 that tells a caller without the right role about the body
+    authorize(request);
   });
-  app.addHook('preHandler', async (request) => {
-    const required = request.routeOptions.config?.role ?? (request.method === 'GET' || request.method === 'HEAD' ? 'viewer' : 'editor');
-    if (!roleAtLeast(request.caller.role, required)) {
-      throw new DqError('FORBIDDEN', `${request.caller.name} has the role ${request.caller.role}; this operation needs ${required} or higher`);
-    }
-  });
+}
+
+/** The route's role (`config.role`), by default viewer for reads and editor for writes. */
+function authorize(request: FastifyRequest): void {
+  const required = request.routeOptions.config?.role ?? (request.method === 'GET' || request.method === 'HEAD' ? 'viewer' : 'editor');
+  if (!roleAtLeast(request.caller.role, required)) {
+    throw new DqError('FORBIDDEN', `${request.caller.name} has the role ${request.caller.role}; this operation needs ${required} or higher`);
+  }
 }

@@ -14,7 +14,8 @@ import type { Store } from '../store/store.js';
 import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
 import type { ServerContext } from './context.js';
-import { registerErrorHandler } from './errorHandler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './errorHandler.js';
+import { registerHostileInputGuard } from './hostileInput.js';
 import { registerRequestLog } from './requestLog.js';
 import { ROUTE_GROUPS } from './routes/index.js';
 import type { TokenSet } from './tokens.js';
@@ -69,6 +70,17 @@ function useValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictJson : coercing).compile(schema));
 }
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -79,6 +91,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // DQOps clients send names with an encoded slash as one segment; keep long names possible
     routerOptions: { maxParamLength: 2048, ignoreTrailingSlash: true },
+    // errors met before routing (fastify's router, node's HTTP parser) answer the documented body too
+    frameworkErrors,
+    clientErrorHandler,
+  });
+  // every route as registered (method and URL), for the tests that send hostile input to all of them
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   const objects = new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs });
   const dataSources = options.dataSources ?? new DataSources({ credentialsDir: process.env.DQCTL_CREDENTIALS_DIR ?? resolve('.credentials') });
@@ -97,6 +118,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   useValidators(app);
   registerErrorHandler(app);
   registerAuth(app, options.tokens ?? null, { webhook: Boolean(options.reconciler?.webhookSecret) });
+  registerHostileInputGuard(app);
   // no hook at all when nothing would be logged
   if (options.logger) registerRequestLog(app);
 

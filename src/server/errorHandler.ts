@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DqError, ERROR_CODES, isDqError, type ErrorCode } from '../model/index.js';
 
@@ -6,29 +8,25 @@ import { DqError, ERROR_CODES, isDqError, type ErrorCode } from '../model/index.
  * Coded errors map to their status; fastify's own (bad JSON, schema, body too large) to ours; anything else is
  * a 500 whose body says nothing about the inside (the log has the stack).
  */
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  423: 'Locked',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  503: 'Service Unavailable',
-};
+/** The path of a request URL as the body names it: no query, and never more than a line's worth. */
+function pathOf(url: string): string {
+  const path = url.split('?')[0];
+  return path.length > MAX_PATH_SHOWN ? `${path.slice(0, MAX_PATH_SHOWN)}…` : path;
+}
+const MAX_PATH_SHOWN = 512;
 
 export function errorBody(request: FastifyRequest, status: number, code: string, message: string, details?: unknown) {
+  return errorBodyAt(request.url, status, code, message, details);
+}
+
+function errorBodyAt(url: string, status: number, code: string, message: string, details?: unknown) {
   return {
     timestamp: new Date().toISOString(),
     status,
-    error: STATUS_TEXT[status] ?? 'Error',
+    error: STATUS_CODES[status] ?? 'Error',
     code,
     message,
-    path: request.url.split('?')[0],
+    path: pathOf(url),
     ...(details === undefined ? {} : { details }),
   };
 }
@@ -53,12 +51,60 @@ function translate(error: FastifyError | Error): { status: number; code: ErrorCo
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, code: 'BODY_INVALID', message: `the request body is not valid JSON: ${fastifyError.message}` };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return { status: 415, code: 'BODY_INVALID', message: 'send the body as application/json' };
+      return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send the body as application/json' };
+    case 'FST_ERR_BAD_URL':
+      return { status: 400, code: 'MALFORMED_REQUEST', message: 'the request path is not valid percent-encoded UTF-8' };
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return { status: 414, code: 'URI_TOO_LONG', message: 'a path parameter is longer than the server accepts' };
   }
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return { status: fastifyError.statusCode, code: 'INVALID_ARGUMENT', message: fastifyError.message };
   }
   return { status: 500, code: 'INTERNAL', message: ERROR_CODES.INTERNAL.description };
+}
+
+/**
+ * Errors fastify meets before routing (a path that does not decode, a parameter over maxParamLength): the
+ * `frameworkErrors` option, so that they too answer the documented body.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, code, message } = translate(error);
+  void reply.status(status).type('application/json').send(errorBody(request, status, code, message));
+}
+
+/**
+ * Errors node's HTTP parser meets before fastify sees a request (request line or headers over 16 KB, a broken
+ * request line or header, a timeout): the `clientErrorHandler` option. It writes the documented body on the
+ * raw socket, as fastify's default does with its own, and closes the connection.
+ */
+export function clientErrorHandler(connectionError: Error, socket: Socket): void {
+  // node's parse errors carry `code` and the bytes read (`rawPacket`)
+  const error = connectionError as Error & { code?: string; rawPacket?: unknown };
+  const rawPacket = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined;
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const requestLine = rawPacket ? rawPacket.subarray(0, 1024).toString('latin1').split('\r\n')[0] : '';
+  const target = /^[A-Z]+ (\S+)/.exec(requestLine)?.[1] ?? '';
+  let status: number;
+  let code: ErrorCode;
+  let message: string;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT') {
+    [status, code, message] = [408, 'REQUEST_TIMEOUT', 'the request was not received in time'];
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    // node counts the request line with the headers; a request line that alone fills the limit is a long URL
+    const lineEnds = rawPacket ? rawPacket.includes('\r\n') : true;
+    [status, code, message] = lineEnds
+      ? [431, 'HEADERS_TOO_LARGE', 'the request headers are larger than the server accepts']
+      : [414, 'URI_TOO_LONG', 'the request URL is longer than the server accepts'];
+  } else {
+    [status, code, message] = [400, 'MALFORMED_REQUEST', `the HTTP request is malformed${error.code ? ` (${error.code})` : ''}`];
+  }
+  if (socket.writable) {
+    const body = JSON.stringify(errorBodyAt(target.startsWith('/') ? target : '', status, code, message));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {

@@ -351,6 +351,23 @@ const CASES: Case[] = [
     objects: BASE_OBJECTS,
   },
   {
+    // what apply could not store (issue 15): refused by validate at the value, the key, the name or the byte
+    name: 'unstorable_text',
+    expected: [
+      ['error', 'unstorable_text', 'rules/volume/band.py:2:14', '\u0000b"', 'the rule module holds a NUL character'],
+      ['error', 'unstorable_text', 'sources/shop/public.customers.dqotable.yaml:48:21', '"ship\\0ped"', 'a value holding a NUL character'],
+      ['error', 'unstorable_text', 'sources/shop/public.payments.dqotable.yaml:36:5', '"status\\ud800":', 'a key holding a lone UTF-16 surrogate'],
+      ['error', 'unstorable_text', 'sources/shop/public.ship%00ments.dqotable.yaml:1:1', null, 'the name "shop/public.ship\\u0000ments" decoded from'],
+      ['error', 'unstorable_text', 'sources/ware%00house/connection.dqoconnection.yaml:1:1', null, 'the name "ware\\u0000house" decoded from'],
+    ],
+    objects: BASE_OBJECTS,
+  },
+  {
+    name: 'unstorable_number',
+    expected: [['error', 'unstorable_number', `${ORDERS}:16:24`, '.inf', 'a number the live store cannot hold']],
+    objects: ONLY_SOURCE,
+  },
+  {
     name: 'multi_error',
     golden: true,
     expected: [

@@ -1,5 +1,5 @@
 import { collectStatistics, failureSummary, type CollectStatisticsParameters, type CollectStatisticsRun, type TableOutcome } from '../../jobs/executors/collectStatistics.js';
-import { DqError } from '../../model/index.js';
+import { DqError, maxOf } from '../../model/index.js';
 import { withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import type { StoreFlags } from '../storeOptions.js';
@@ -83,7 +83,7 @@ function seconds(ms: number): string {
 
 function renderRun(run: CollectStatisticsRun, elapsedMs: number): string {
   if (run.tables.length === 0) return 'No table matched: nothing collected.\n';
-  const width = Math.max(...run.tables.map((t) => t.name.length));
+  const width = maxOf(run.tables.map((t) => t.name.length));
   const line = (t: TableOutcome) =>
     t.status === 'ok'
       ? `  ok      ${t.name.padEnd(width)}  ${t.columnsAnalyzed} columns, ${t.results} results, ${seconds(t.durationMs)}`

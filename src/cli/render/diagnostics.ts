@@ -22,13 +22,16 @@ const SENSITIVE_SNIPPETS = new Set(['plaintext_secret']);
 export function renderDiagnosticsText(diagnostics: Diagnostic[], texts: ReadonlyMap<string, string>, color = false): string {
   const paint = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   const out: string[] = [];
+  // each file split into lines once, not once per diagnostic (a file with 50,000 duplicate keys)
+  const linesOf = new Map<string, string[]>();
   for (const d of diagnostics) {
     const where = d.range ? `${d.range.filename}:${d.range.start.line}:${d.range.start.column}: ` : '';
     const severity = d.severity === 'error' ? paint('31;1', 'error') : paint('33;1', 'warning');
     out.push(`${where}${severity}[${d.code}]: ${d.summary}`);
     const text = d.range ? texts.get(d.range.filename) : undefined;
     if (d.range && text !== undefined && !(d.range.start.line === 1 && d.range.start.column === 1 && d.range.end.line === 1 && d.range.end.column === 1 && d.code !== 'yaml_syntax')) {
-      const lines = text.split('\n');
+      let lines = linesOf.get(d.range.filename);
+      if (!lines) linesOf.set(d.range.filename, (lines = text.split('\n')));
       let lineText = lines[d.range.start.line - 1]?.replace(/\r$/, '');
       if (lineText !== undefined && SENSITIVE_SNIPPETS.has(d.code)) {
         const keyEnd = d.range.end.line === d.range.start.line ? d.range.end.column - 1 : lineText.length;

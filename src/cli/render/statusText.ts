@@ -1,3 +1,4 @@
+import { maxOf } from '../../model/index.js';
 import type { ObjectStatus, ReconcileStatus } from '../../reconcile/status.js';
 
 /**
@@ -59,7 +60,7 @@ export function renderStatusText(status: ReconcileStatus): string {
   const shown = status.objects;
   if (shown.length > 0) {
     lines.push('', shown.every((o) => o.status === 'Synced') ? 'Objects:' : 'Objects not in sync:');
-    const width = Math.min(60, Math.max(...shown.map((o) => `${o.kind} ${JSON.stringify(o.name)}`.length)));
+    const width = Math.min(60, maxOf(shown.map((o) => `${o.kind} ${JSON.stringify(o.name)}`.length)));
     for (const o of shown) {
       const address = `${o.kind} ${JSON.stringify(o.name)}`.padEnd(width);
       const fields = o.fields.length > 0 ? `: ${o.fields.slice(0, 5).join(', ')}${o.fields.length > 5 ? `, … (${o.fields.length} fields)` : ''}` : '';
