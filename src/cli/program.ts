@@ -127,7 +127,10 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--self-heal', 'with --auto-apply: restore objects changed through the API (drift) on the next pass')
       .option('--webhook-secret <secret>', 'enable POST /api/gitops/webhook, authenticated by an HMAC-SHA256 signature of the body with this secret (default: $DQCTL_WEBHOOK_SECRET)')
       .option('--no-schedules', "do not run the connections' schedules (check runs by schedules.*, the auto import of tables)")
-      .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
+      .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+      .addOption(new Option('--log-format <format>', 'log lines as JSON (one object per line) or human text (default: text on a terminal, else json)').choices(['json', 'text']))
+      .option('--metrics-port <port>', 'serve GET /metrics on this port, without tokens, instead of on the API port (where it needs a viewer token when tokens are on)')
+      .option('--metrics-host <host>', 'address of the --metrics-port listener (default: --host)'),
   ).action((options) => setResult(import('./commands/serve.js').then((m) => m.serveCommand(options, io))));
 
   storeOptions(
@@ -141,6 +144,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--port <port>', 'TCP port of the API', '8888')
       .option('--host <host>', 'address the API listens on (loopback: the demo has no tokens)', '127.0.0.1')
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+      .addOption(new Option('--log-format <format>', 'log lines as JSON or human text (default: text on a terminal, else json)').choices(['json', 'text']))
       .addHelpText(
         'after',
         `

@@ -13,7 +13,7 @@ import {
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { claimNextJob, enqueueJob, findJob, findUnfinishedJob, finishJob, requestCancel } from './jobRows.js';
+import { claimNextJob, enqueueJob, findJob, findUnfinishedJob, finishJob, requestCancel, countUnfinishedJobs } from './jobRows.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -80,6 +80,7 @@ class SqlStore implements Store {
       claimNext: guarded('jobs.claimNext', (worker, types) => claimNextJob(client, worker, types)),
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
       requestCancel: guarded('jobs.requestCancel', (id) => requestCancel(client, id)),
+      countUnfinished: guarded('jobs.countUnfinished', () => countUnfinishedJobs(client)),
     };
   }
 
