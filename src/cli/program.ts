@@ -170,6 +170,7 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .description('the reconcile status: repository and applied revisions, sync and health, objects not in sync, last pass, lock')
       .option('--server <url>', 'ask a running `dqctl serve --repo|--git` (default: $DQCTL_SERVER_URL); otherwise the store is read directly')
       .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)')
+      .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)')
       .option('--repo <dir>', 'without --server: compare this folder with the store, object by object')
       .option('--all', 'list every object, the synced ones too')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
@@ -253,7 +254,8 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .addOption(new Option('--fail-at <severity>', 'exit non-zero from this severity on (1 warning, 2 error, 3 fatal; 4 execution error)').choices(['warning', 'error', 'fatal']).default('error'))
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
       .option('--server <url>', "run as a job of a running `dqctl serve` at this URL, with its data sources, secrets and statement timeout (default: $DQCTL_SERVER_URL); Ctrl-C cancels the job")
-      .option('--token <token>', 'bearer token for --server, of an operator (default: $DQCTL_TOKEN)'),
+      .option('--token <token>', 'bearer token for --server, of an operator (default: $DQCTL_TOKEN)')
+      .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)'),
   ).action((options) => setResult(import('./commands/runChecks.js').then((m) => m.runChecksCommand(options, io))));
 
   storeOptions(
@@ -284,7 +286,8 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
     program.commands
       .find((command) => command.name() === name)!
       .option('--server <url>', 'run through a running `dqctl serve` at this URL (default: $DQCTL_SERVER_URL): validated here, planned and applied there')
-      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)');
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)')
+      .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)');
   }
 
   return program;

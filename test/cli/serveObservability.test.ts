@@ -37,7 +37,7 @@ async function serve(dir: string, args: string[]): Promise<Served> {
   let err = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
   await new Promise<void>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`serve did not start: ${err}`)), 60_000);
+    const timer = setTimeout(() => fail(new Error(`serve did not start: ${err}`)), 150_000);
     child.stderr!.on('data', (chunk) => {
       err += chunk;
       if (err.includes('is serving')) {
@@ -56,7 +56,7 @@ async function stop(served: Served): Promise<void> {
   await exited;
 }
 
-describe('serve: logs and the metrics listener (real bin, PGlite)', { timeout: 180_000 }, () => {
+describe('serve: logs and the metrics listener (real bin, PGlite)', { timeout: 300_000 }, () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'dqctl-serve-obs-'));
