@@ -104,6 +104,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--schema-base <url-or-path>', 'where the yaml-language-server line finds the schemas (default: their https://dqctl.dev/schemas/ ids)')
       .option('--include-secrets', 'write literal secrets as they are (default: replaced by ${DQCTL_SECRET_…} references)')
       .option('--force', 'overwrite files whose content differs')
+      .option('--dry-run', 'write nothing; print a unified diff of every file the export would write')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/export.js').then((m) => m.exportCommand(options, io))));
 
