@@ -2,7 +2,7 @@ import { diff, keysNeedingDetail, type DiffOptions } from '../diff/diff.js';
 import { errorCount, type DesiredState } from '../manifest/desiredState.js';
 import { loadRepository } from '../manifest/loadRepository.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
-import { DqError, keyId, type LiveObject, type LiveSummary } from '../model/index.js';
+import { DqError, keyId, type LiveObject, type LiveSummary, type ProgressReporter } from '../model/index.js';
 import { buildPlan, type Plan, type PlanOptions } from '../plan/plan.js';
 import type { Store } from '../store/store.js';
 import { ValidationFailed } from './validationFailed.js';
@@ -15,17 +15,20 @@ export interface PlanRequest {
   keepDrift?: boolean;
   allowMassDelete?: boolean;
   now?: Date;
+  /** A terminal's progress: files loaded, then planning. */
+  progress?: ProgressReporter;
 }
 
 /** Loads the repository and refuses it when it has errors: an invalid revision is never planned or applied. */
-export async function loadValidRepository(repository: string | RepositorySource): Promise<DesiredState> {
-  const desired = await loadRepository(repository);
+export async function loadValidRepository(repository: string | RepositorySource, progress?: ProgressReporter): Promise<DesiredState> {
+  const desired = await loadRepository(repository, { progress });
   if (errorCount(desired) > 0) throw new ValidationFailed(desired);
   return desired;
 }
 
 export async function planRepository(request: PlanRequest): Promise<{ desired: DesiredState; plan: Plan }> {
-  const desired = await loadValidRepository(request.repository);
+  const desired = await loadValidRepository(request.repository, request.progress);
+  request.progress?.({ phase: 'plan' });
   const plan = await planDesiredState(desired, request);
   return { desired, plan };
 }

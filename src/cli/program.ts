@@ -34,6 +34,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
     .description('check every file of a repository: YAML, JSON Schema, check catalog and cross-file rules; reports all errors at once')
     .argument('[dir]', 'repository folder (a DQOps user home)', '.')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'github']).default('text'))
+    .option('--quiet', 'no progress bar on the terminal')
     .action((dir: string, options) => setResult(import('./commands/validate.js').then((m) => m.validateCommand(dir, options, io))));
 
   storeOptions(
@@ -48,7 +49,8 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none')
       .option('--prune-unmanaged', 'also delete objects created through the API that are not in the repository')
       .option('--keep-drift', 'leave objects changed through the API as they are when the repository did not change them')
-      .option('--allow-mass-delete', 'allow deleting more than half (or all) of the managed objects'),
+      .option('--allow-mass-delete', 'allow deleting more than half (or all) of the managed objects')
+      .option('--quiet', 'no progress bar on the terminal'),
   ).action((dir: string, options) => setResult(import('./commands/plan.js').then((m) => m.planCommand(dir, options, io))));
 
   storeOptions(
@@ -74,7 +76,8 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--keep-drift', 'leave objects changed through the API as they are when the repository did not change them')
       .option('--lock-timeout <duration>', 'how long to wait for another apply to finish (e.g. 30s, 2m)', '30s')
       .option('--repository <dir>', 'with a saved plan: the repository folder, if not where the plan was made')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .option('--quiet', 'no progress bar on the terminal'),
   ).action((target: string, options) => setResult(import('./commands/apply.js').then((m) => m.applyCommand(target, options, io))));
 
   program

@@ -9,6 +9,7 @@ import {
   type Diagnostic,
   type JsonObject,
   type ObjectKind,
+  type ProgressReporter,
 } from '../model/index.js';
 import { validateDocument } from '../schema/index.js';
 import type { DesiredState } from './desiredState.js';
@@ -26,6 +27,8 @@ const READ_CONCURRENCY = 64;
 export interface LoadOptions {
   /** Reuse what earlier loads parsed from files that did not change (the reconcile loop; see parseCache.ts). */
   cache?: ParseCache;
+  /** Told of every object file read (a terminal's progress bar). */
+  progress?: ProgressReporter;
 }
 
 /**
@@ -88,6 +91,9 @@ export async function loadRepository(source: RepositorySource | string, options:
   const parsedFiles = new Map<string, ParsedFile>();
   const versions = new Map(files.map((f) => [f.path, f.version]));
   cache?.beginLoad();
+  const progress = options.progress;
+  let read = 0;
+  progress?.({ phase: 'load', done: 0, total: pending.length });
   await forEachLimited(pending, READ_CONCURRENCY, async (item) => {
     const version = versions.get(item.path);
     let entry = version !== undefined ? cache?.lookup(item.path, { version }) : undefined;
@@ -104,6 +110,7 @@ export async function loadRepository(source: RepositorySource | string, options:
     if (entry.diagnostics.length > 0) texts.set(item.path, entry.text);
     diagnostics.push(...entry.diagnostics);
     if (entry.loaded) loaded.push(entry.loaded);
+    progress?.({ phase: 'load', done: ++read, total: pending.length });
   });
   cache?.endLoad();
 

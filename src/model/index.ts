@@ -3,3 +3,4 @@ export * from './json.js';
 export * from './diagnostic.js';
 export * from './objects.js';
 export * from './errors.js';
+export * from './progress.js';

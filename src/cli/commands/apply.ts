@@ -8,6 +8,7 @@ import { blockingFindings, type Plan } from '../../plan/plan.js';
 import { toPlanDocument } from '../../plan/planDocument.js';
 import { renderPlanText } from '../../plan/renderText.js';
 import { parseDuration } from '../duration.js';
+import { terminalProgress } from '../progressBar.js';
 import type { CliIo } from '../io.js';
 import { remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
@@ -22,6 +23,8 @@ export interface ApplyCommandOptions extends StoreFlags, RemoteFlags {
   format: 'text' | 'json';
   /** With a saved plan: the repository folder, when it moved since the plan was made. */
   repository?: string;
+  /** No progress bar on the terminal. */
+  quiet?: boolean;
 }
 
 export function whoAmI(env: NodeJS.ProcessEnv): string {
@@ -60,13 +63,19 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
       if (options.allowMassDelete) saved.options.allow_mass_delete = true;
       plan = await replanSavedPlan(saved, store, options.repository ? resolve(io.cwd, options.repository) : undefined);
     } else {
-      ({ plan } = await planRepository({
-        repository: path,
-        store,
-        pruneUnmanaged: options.pruneUnmanaged,
-        keepDrift: options.keepDrift,
-        allowMassDelete: options.allowMassDelete,
-      }));
+      const progress = terminalProgress(io, options);
+      try {
+        ({ plan } = await planRepository({
+          repository: path,
+          store,
+          pruneUnmanaged: options.pruneUnmanaged,
+          keepDrift: options.keepDrift,
+          allowMassDelete: options.allowMassDelete,
+          progress: progress.report,
+        }));
+      } finally {
+        progress.stop();
+      }
     }
     const doc = toPlanDocument(plan);
     if (options.format === 'text') io.stdout(renderPlanText(doc, { color: io.color }));
@@ -82,7 +91,13 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
       if (answer.trim() !== 'yes') throw new DqError('APPLY_CANCELLED', 'Apply cancelled.');
     }
     const actor = whoAmI(io.env);
-    const result = await applyPlan(plan, store, { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs });
+    const progress = terminalProgress(io, options);
+    let result;
+    try {
+      result = await applyPlan(plan, store, { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, progress: progress.report });
+    } finally {
+      progress.stop();
+    }
     if (options.format === 'json') {
       io.stdout(JSON.stringify({ plan: doc, applied: result }, null, 2) + '\n');
     } else {

@@ -7,6 +7,7 @@ import { toPlanDocument, type PlanDocument } from '../../plan/planDocument.js';
 import { renderPlanMarkdown } from '../../plan/renderMarkdown.js';
 import { renderPlanText } from '../../plan/renderText.js';
 import type { CliIo } from '../io.js';
+import { terminalProgress } from '../progressBar.js';
 import { remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 import { remotePlanCommand } from './remote.js';
@@ -14,6 +15,8 @@ import { remotePlanCommand } from './remote.js';
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
 export interface PlanCommandOptions extends StoreFlags, RemoteFlags {
+  /** No progress bar on the terminal. */
+  quiet?: boolean;
   out?: string;
   format: PlanFormat;
   detailedExitcode?: boolean;
@@ -49,13 +52,20 @@ export async function planCommand(dir: string | undefined, options: PlanCommandO
   const server = remoteTargetOf(options, io);
   if (server) return remotePlanCommand(server, repository, options, io);
   return withStore(options, io, { operation: 'plan' }, async (store) => {
-    const { plan } = await planRepository({
-      repository,
-      store,
-      pruneUnmanaged: options.pruneUnmanaged,
-      keepDrift: options.keepDrift,
-      allowMassDelete: options.allowMassDelete,
-    });
+    const progress = terminalProgress(io, options);
+    let plan;
+    try {
+      ({ plan } = await planRepository({
+        repository,
+        store,
+        pruneUnmanaged: options.pruneUnmanaged,
+        keepDrift: options.keepDrift,
+        allowMassDelete: options.allowMassDelete,
+        progress: progress.report,
+      }));
+    } finally {
+      progress.stop();
+    }
     const doc = toPlanDocument(plan);
     if (options.out) {
       await writeFile(resolve(io.cwd, options.out), JSON.stringify(doc, null, 2) + '\n');
