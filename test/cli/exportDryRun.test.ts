@@ -54,8 +54,7 @@ describe('dqctl export --dry-run (real bin, PGlite)', { timeout: 600_000 }, () =
       [
         `--- a/${ORDERS}`,
         `+++ b/${ORDERS}`,
-        '@@ -1,8 +1,8 @@',
-        ' # yaml-language-server: $schema=../../../../schemas/table.dqotable.schema.json',
+        '@@ -2,7 +2,7 @@',
         ' apiVersion: dqo/v1',
         ' kind: table',
         ' spec:',
@@ -64,7 +63,6 @@ describe('dqctl export --dry-run (real bin, PGlite)', { timeout: 600_000 }, () =
         '   priority: 1   # paged at night',
         '   timestamp_columns:',
         '     event_timestamp_column: ordered_at',
-        '     ingestion_timestamp_column: updated_at',
         '',
       ].join('\n'),
     );
