@@ -91,7 +91,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const objects = new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs });
   const dataSources = options.dataSources ?? new DataSources({ credentialsDir: process.env.DQCTL_CREDENTIALS_DIR ?? resolve('.credentials') });
   const jobs = options.jobs ?? new JobService(options.store, defaultExecutors({ store: options.store, objects, dataSources }));
-  const metrics = options.metrics ?? new ServerMetrics({ store: options.store, reconciler: options.reconciler });
+  // process metrics start observers of their own: only `serve` (which passes its metrics) wants them
+  const metrics = options.metrics ?? new ServerMetrics({ store: options.store, reconciler: options.reconciler, processMetrics: false });
   const context: ServerContext = {
     store: options.store,
     jobs,

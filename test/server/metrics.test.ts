@@ -45,7 +45,8 @@ describe('GET /metrics', { timeout: 120_000 }, () => {
     const objects = new LiveObjects(fx.store, { revisionCheckMs: 0 });
     jobs = new JobService(fx.store, defaultExecutors({ store: fx.store, objects, dataSources }), { pollMs: 20 });
     jobs.start();
-    app = await serverOn(fx.store, { tokens: parseTokens(TOKENS, 'test'), reconciler, jobs, dataSources });
+    const metrics = new ServerMetrics({ store: fx.store, reconciler });
+    app = await serverOn(fx.store, { tokens: parseTokens(TOKENS, 'test'), reconciler, jobs, dataSources, metrics });
     await reconciler.start();
     await idle(reconciler, 30_000);
   });
