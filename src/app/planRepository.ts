@@ -2,6 +2,7 @@ import { inspectLive } from '../inspect/inspectLive.js';
 import { errorCount, type DesiredState } from '../manifest/desiredState.js';
 import { loadRepository } from '../manifest/loadRepository.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
+import type { ProgressReporter } from '../model/index.js';
 import type { Plan } from '../plan/plan.js';
 import { planDesiredState as planSnapshot, planOptionsOf, type PlanRequestOptions } from '../plan/planDesiredState.js';
 import type { Store } from '../store/store.js';
@@ -11,17 +12,20 @@ import { ValidationFailed } from './validationFailed.js';
 export interface PlanRequest extends PlanRequestOptions {
   repository: string | RepositorySource;
   store: Store;
+  /** A terminal's progress: files loaded, then planning. */
+  progress?: ProgressReporter;
 }
 
 /** Loads the repository and refuses it when it has errors: an invalid revision is never planned or applied. */
-export async function loadValidRepository(repository: string | RepositorySource): Promise<DesiredState> {
-  const desired = await loadRepository(repository);
+export async function loadValidRepository(repository: string | RepositorySource, progress?: ProgressReporter): Promise<DesiredState> {
+  const desired = await loadRepository(repository, { progress });
   if (errorCount(desired) > 0) throw new ValidationFailed(desired);
   return desired;
 }
 
 export async function planRepository(request: PlanRequest): Promise<{ desired: DesiredState; plan: Plan }> {
-  const desired = await loadValidRepository(request.repository);
+  const desired = await loadValidRepository(request.repository, request.progress);
+  request.progress?.({ phase: 'plan' });
   const plan = await planDesiredState(desired, request);
   return { desired, plan };
 }

@@ -5,6 +5,7 @@ import { contentHash } from '../diff/contentHash.js';
 import { normalizeSpec } from '../diff/normalizeSpec.js';
 import { DqError, isJsonObject, type JsonObject } from '../model/index.js';
 import type { ExportFile } from './exportLive.js';
+import { updateYamlDocument } from './updateYamlDocument.js';
 
 /**
  * Writes exported files into a folder. It never deletes a file, and never overwrites one whose content differs
@@ -15,23 +16,37 @@ import type { ExportFile } from './exportLive.js';
  * - a file that holds exactly the version git last applied, when the object has changed since (drift), is
  *   replaced: that version is in git, and this is what `--only-drift` is for.
  * Nothing is written when anything would be refused, so a refused export leaves the folder as it was.
+ * A YAML file that is replaced is updated in place (updateYamlDocument.ts): its comments and key order stay and only
+ * the lines that changed change. `dryRun` writes nothing and returns every change with the text before and after,
+ * for `dqctl export --dry-run` to show as a diff.
  */
 export interface WriteExportOptions {
   force?: boolean;
+  dryRun?: boolean;
+}
+
+export interface FileChange {
+  path: string;
+  /** null: a new file. */
+  before: string | null;
+  after: string;
 }
 
 export interface WriteExportResult {
+  /** Written, or with dryRun: that would be written. */
   written: string[];
   unchanged: string[];
   /** Files that exist and were left alone on purpose (dqctl.yaml). */
   kept: string[];
+  /** With dryRun: what each written file would hold, before and after. */
+  changes?: FileChange[];
 }
 
 export async function writeExport(folder: string, files: readonly ExportFile[], options: WriteExportOptions = {}): Promise<WriteExportResult> {
   const root = resolve(folder);
-  const result: WriteExportResult = { written: [], unchanged: [], kept: [] };
+  const result: WriteExportResult = { written: [], unchanged: [], kept: [], ...(options.dryRun ? { changes: [] } : {}) };
   const conflicts: string[] = [];
-  const toWrite: ExportFile[] = [];
+  const toWrite: FileChange[] = [];
   for (const file of files) {
     const target = resolve(root, file.path);
     if (target !== root && !target.startsWith(root + sep)) {
@@ -39,7 +54,7 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
     }
     const existing = await readIfExists(target);
     if (existing === undefined) {
-      toWrite.push(file);
+      toWrite.push({ path: file.path, before: null, after: file.content });
     } else if (existing === file.content) {
       result.unchanged.push(file.path);
     } else if (file.onlyIfAbsent) {
@@ -49,7 +64,8 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
       if (held !== undefined && held === file.object?.contentHash) {
         result.unchanged.push(file.path);
       } else if (options.force || (held !== undefined && held === file.object?.appliedHash)) {
-        toWrite.push(file);
+        const after = file.path.endsWith('.yaml') ? updateYamlDocument(existing, file.content) : file.content;
+        toWrite.push({ path: file.path, before: existing, after });
       } else {
         conflicts.push(file.path);
       }
@@ -63,14 +79,19 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
       { files: conflicts },
     );
   }
-  for (const file of toWrite) {
-    const target = join(root, file.path);
+  for (const change of toWrite) {
+    const target = join(root, change.path);
+    const path = relative(root, target).split(sep).join('/');
+    result.written.push(path);
+    if (options.dryRun) {
+      result.changes!.push({ ...change, path });
+      continue;
+    }
     await mkdir(dirname(target), { recursive: true });
     // Write beside, then rename: an interrupted export never leaves half a file.
     const temporary = `${target}.dqctl-export-${process.pid}`;
-    await writeFile(temporary, file.content);
+    await writeFile(temporary, change.after);
     await rename(temporary, target);
-    result.written.push(relative(root, target).split(sep).join('/'));
   }
   return result;
 }

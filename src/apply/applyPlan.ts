@@ -1,6 +1,6 @@
 import type { Change } from '../diff/change.js';
 import { blockingFindings, type Plan } from '../plan/plan.js';
-import { DqError, type ApplyRecord, type DesiredObject, type ObjectKey, type ObjectWrite } from '../model/index.js';
+import { DqError, type ApplyRecord, type DesiredObject, type ObjectKey, type ObjectWrite, type ProgressReporter } from '../model/index.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 
 /**
@@ -14,7 +14,12 @@ export interface ApplyOptions {
   /** Recorded in the audit log. */
   appliedBy: string;
   lockTimeoutMs: number;
+  /** Told of the objects written so far (a terminal's progress bar); the writes are then made in chunks. */
+  progress?: ProgressReporter;
 }
+
+/** Objects per write when progress is reported: small enough to move the bar, large enough to stay a bulk write. */
+const PROGRESS_CHUNK = 250;
 
 export interface ApplyResult {
   applied: { add: number; change: number; destroy: number };
@@ -52,8 +57,17 @@ export async function applyPlan(plan: Plan, store: Store, options: ApplyOptions)
       else deletes.push(change.key);
     }
     for (const desired of plan.resynced) writes.push(gitWrite(desired, plan.namespace, commit));
+    const total = deletes.length + writes.length;
+    options.progress?.({ phase: 'apply', done: 0, total });
     if (deletes.length > 0) await tx.deleteObjects(deletes);
-    if (writes.length > 0) await tx.upsertObjects(writes);
+    if (!options.progress) {
+      if (writes.length > 0) await tx.upsertObjects(writes);
+    } else {
+      for (let at = 0; at < writes.length; at += PROGRESS_CHUNK) {
+        await tx.upsertObjects(writes.slice(at, at + PROGRESS_CHUNK));
+        options.progress({ phase: 'apply', done: deletes.length + Math.min(at + PROGRESS_CHUNK, writes.length), total });
+      }
+    }
     await faultInjection('after-writes');
     const record = await tx.recordApply({
       appliedBy: options.appliedBy,

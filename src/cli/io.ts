@@ -7,6 +7,8 @@ export interface CliIo {
   /** True when stdin and stdout are terminals: the only case where apply may ask for confirmation. */
   interactive: boolean;
   color: boolean;
+  /** The terminal that progress is drawn on (stderr when it is a terminal); undefined: no progress output. */
+  progressStream?: NodeJS.WriteStream;
   /** Asks a question on the terminal and returns the answer. */
   prompt: (question: string) => Promise<string>;
   env: NodeJS.ProcessEnv;
@@ -20,6 +22,7 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     interactive,
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    progressStream: process.stderr.isTTY ? process.stderr : undefined,
     prompt: async (question) => {
       const rl = createInterface({ input: process.stdin, output: process.stdout });
       try {

@@ -35,6 +35,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
     .description('check every file of a repository: YAML, JSON Schema, check catalog and cross-file rules; reports all errors at once')
     .argument('[dir]', 'repository folder (a DQOps user home)', '.')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'github']).default('text'))
+    .option('--quiet', 'no progress bar on the terminal')
     .action((dir: string, options) => setResult(import('./commands/validate.js').then((m) => m.validateCommand(dir, options, io))));
 
   storeOptions(
@@ -49,7 +50,8 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when there are none')
       .option('--prune-unmanaged', 'also delete objects created through the API that are not in the repository')
       .option('--keep-drift', 'leave objects changed through the API as they are when the repository did not change them')
-      .option('--allow-mass-delete', 'allow deleting more than half (or all) of the managed objects'),
+      .option('--allow-mass-delete', 'allow deleting more than half (or all) of the managed objects')
+      .option('--quiet', 'no progress bar on the terminal'),
   ).action((dir: string, options) => setResult(import('./commands/plan.js').then((m) => m.planCommand(dir, options, io))));
 
   storeOptions(
@@ -75,7 +77,8 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--keep-drift', 'leave objects changed through the API as they are when the repository did not change them')
       .option('--lock-timeout <duration>', 'how long to wait for another apply to finish (e.g. 30s, 2m)', '30s')
       .option('--repository <dir>', 'with a saved plan: the repository folder, if not where the plan was made')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+      .option('--quiet', 'no progress bar on the terminal'),
   ).action((target: string, options) => setResult(import('./commands/apply.js').then((m) => m.applyCommand(target, options, io))));
 
   program
@@ -105,6 +108,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--schema-base <url-or-path>', 'where the yaml-language-server line finds the schemas (default: their https://dqctl.dev/schemas/ ids)')
       .option('--include-secrets', 'write literal secrets as they are (default: replaced by ${DQCTL_SECRET_…} references)')
       .option('--force', 'overwrite files whose content differs')
+      .option('--dry-run', 'write nothing; print a unified diff of every file the export would write')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/export.js').then((m) => m.exportCommand(options, io))));
 
@@ -128,7 +132,10 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--self-heal', 'with --auto-apply: restore objects changed through the API (drift) on the next pass')
       .option('--webhook-secret <secret>', 'enable POST /api/gitops/webhook, authenticated by an HMAC-SHA256 signature of the body with this secret (default: $DQCTL_WEBHOOK_SECRET)')
       .option('--no-schedules', "do not run the connections' schedules (check runs by schedules.*, the auto import of tables)")
-      .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
+      .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+      .addOption(new Option('--log-format <format>', 'log lines as JSON (one object per line) or human text (default: text on a terminal, else json)').choices(['json', 'text']))
+      .option('--metrics-port <port>', 'serve GET /metrics on this port, without tokens, instead of on the API port (where it needs a viewer token when tokens are on)')
+      .option('--metrics-host <host>', 'address of the --metrics-port listener (default: --host)'),
   ).action((options) => setResult(import('./commands/serve.js').then((m) => m.serveCommand(options, io))));
 
   storeOptions(
@@ -142,6 +149,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--port <port>', 'TCP port of the API', '8888')
       .option('--host <host>', 'address the API listens on (loopback: the demo has no tokens)', '127.0.0.1')
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
+      .addOption(new Option('--log-format <format>', 'log lines as JSON or human text (default: text on a terminal, else json)').choices(['json', 'text']))
       .addHelpText(
         'after',
         `
@@ -167,6 +175,7 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .description('the reconcile status: repository and applied revisions, sync and health, objects not in sync, last pass, lock')
       .option('--server <url>', 'ask a running `dqctl serve --repo|--git` (default: $DQCTL_SERVER_URL); otherwise the store is read directly')
       .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)')
+      .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)')
       .option('--repo <dir>', 'without --server: compare this folder with the store, object by object')
       .option('--all', 'list every object, the synced ones too')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
@@ -250,7 +259,8 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .addOption(new Option('--fail-at <severity>', 'exit non-zero from this severity on (1 warning, 2 error, 3 fatal; 4 execution error)').choices(RULE_SEVERITIES).default('error'))
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
       .option('--server <url>', "run as a job of a running `dqctl serve` at this URL, with its data sources, secrets and statement timeout (default: $DQCTL_SERVER_URL); Ctrl-C cancels the job")
-      .option('--token <token>', 'bearer token for --server, of an operator (default: $DQCTL_TOKEN)'),
+      .option('--token <token>', 'bearer token for --server, of an operator (default: $DQCTL_TOKEN)')
+      .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)'),
   ).action((options) => setResult(import('./commands/runChecks.js').then((m) => m.runChecksCommand(options, io))));
 
   storeOptions(
@@ -281,7 +291,8 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
     program.commands
       .find((command) => command.name() === name)!
       .option('--server <url>', 'run through a running `dqctl serve` at this URL (default: $DQCTL_SERVER_URL): validated here, planned and applied there')
-      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)');
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)')
+      .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)');
   }
 
   return program;

@@ -1,7 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import { EnvHttpProxyAgent, fetch, type Dispatcher, type Response } from 'undici';
 import type { GitopsRequest } from '../app/gitopsRequest.js';
 import { DqError, ERROR_CODES, type ErrorCode } from '../model/index.js';
+import { parseDuration } from './duration.js';
 import type { CliIo } from './io.js';
 import type { StoreFlags } from './storeOptions.js';
 
@@ -10,18 +13,38 @@ const gzipAsync = promisify(gzip);
 /**
  * The client of a running `dqctl serve` for `plan|apply --server` (POSTs the desired state, gzipped) and
  * `run checks --server` (starts the job and follows it), with the bearer token. It turns the server's coded
- * errors back into the same DqErrors (and so the same exit codes) a local command would raise. A server that cannot be reached, or answers with something that is not a dqctl
- * error body, is SERVER_UNREACHABLE.
+ * errors back into the same DqErrors (and so the same exit codes) a local command would raise. A server that
+ * cannot be reached, does not answer within --timeout, or answers with something that is not a dqctl error body, is
+ * SERVER_UNREACHABLE, said in one line.
+ *
+ * Requests go through undici's EnvHttpProxyAgent, so HTTP_PROXY / HTTPS_PROXY / NO_PROXY (or their lower-case
+ * forms) apply as in other CLI tools. Idempotent requests (GETs, and the read-only remote plan) are retried on a
+ * refused or reset connection and on 502/503/504 (a server restarting behind a proxy); an apply is never retried:
+ * its outcome is not known when the answer is lost, and `dqctl status` tells.
  */
 export interface RemoteFlags {
   server?: string;
   token?: string;
+  /** Longest wait for one answer, e.g. `30s`, `2m` (default 2m). */
+  timeout?: string;
 }
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** Connecting takes milliseconds on a working network; past this the address is wrong or filtered. */
+const CONNECT_TIMEOUT_MS = 10_000;
+const RETRIES = 2;
+const RETRY_DELAY_MS = 300;
 
 export interface RemoteTarget {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:8888`. */
   url: string;
   token?: string;
+  /** Longest wait for one answer, connecting included. */
+  timeoutMs?: number;
+  /** Retries of idempotent requests (default 2). */
+  retries?: number;
+  /** Proxy settings (default: the process environment's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -46,11 +69,15 @@ export function remoteTargetOf(options: RemoteFlags & StoreFlags, io: CliIo): Re
   }
   const base = url.toString().replace(/\/+$/, '').replace(/\/api$/, '');
   const token = options.token || io.env.DQCTL_TOKEN || undefined;
-  return { url: base, token };
+  const timeout = options.timeout ?? io.env.DQCTL_TIMEOUT;
+  const timeoutMs = timeout ? parseDuration(timeout, '--timeout') : DEFAULT_TIMEOUT_MS;
+  if (timeoutMs < 1) throw new DqError('INVALID_ARGUMENT', '--timeout must be longer than 0');
+  return { url: base, token, timeoutMs, env: io.env };
 }
 
 export async function postGitops<T>(target: RemoteTarget, route: 'plan' | 'apply', body: GitopsRequest): Promise<T> {
-  return (await callServer<T>(target, 'POST', `/api/gitops/${route}`, body, { gzip: true }))!;
+  // a plan changes nothing on the server: safe to send again
+  return (await callServer<T>(target, 'POST', `/api/gitops/${route}`, body, { gzip: true, idempotent: route === 'plan' }))!;
 }
 
 /**
@@ -62,7 +89,7 @@ export async function callServer<T>(
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
   body?: unknown,
-  options: { gzip?: boolean } = {},
+  options: { gzip?: boolean; idempotent?: boolean } = {},
 ): Promise<T | undefined> {
   const headers: Record<string, string> = { accept: 'application/json' };
   let payload: Buffer | undefined;
@@ -75,26 +102,84 @@ export async function callServer<T>(
     }
   }
   if (target.token) headers.authorization = `Bearer ${target.token}`;
-  let response: Response;
-  try {
-    response = await fetch(`${target.url}${path}`, { method, headers, body: payload });
-  } catch (error) {
-    throw new DqError('SERVER_UNREACHABLE', `cannot reach the dqctl server at ${target.url}: ${reason(error)}`, { server: target.url });
+  const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retries = (options.idempotent ?? method === 'GET') ? (target.retries ?? RETRIES) : 0;
+  const dispatcher = dispatcherOf(target);
+  for (let attempt = 0; ; attempt++) {
+    const tried = attempt > 0 ? ` (${attempt + 1} attempts)` : '';
+    const signal = AbortSignal.timeout(timeoutMs);
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${target.url}${path}`, { method, headers, body: payload, dispatcher, signal });
+      text = await response.text();
+    } catch (error) {
+      if (signal.aborted) {
+        throw new DqError(
+          'SERVER_UNREACHABLE',
+          `the dqctl server at ${target.url} did not answer ${method} ${path.split('?')[0]} within ${formatMs(timeoutMs)}${tried} (--timeout sets the limit)`,
+          { server: target.url, timeout_ms: timeoutMs },
+        );
+      }
+      const why = reason(error);
+      if (attempt < retries && RETRYABLE_CODES.has(why)) {
+        await sleep(RETRY_DELAY_MS * 2 ** attempt);
+        continue;
+      }
+      throw new DqError('SERVER_UNREACHABLE', `cannot reach the dqctl server at ${target.url}: ${why}${tried}`, { server: target.url });
+    }
+    if (attempt < retries && RETRYABLE_STATUSES.has(response.status)) {
+      await sleep(RETRY_DELAY_MS * 2 ** attempt);
+      continue;
+    }
+    if (response.status === 204) return undefined;
+    let answer: unknown;
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      throw new DqError(
+        'SERVER_UNREACHABLE',
+        `${target.url} answered HTTP ${response.status} with something that is not JSON; is it a dqctl server? (${text.slice(0, 120).replace(/\s+/g, ' ')})`,
+        { server: target.url, status: response.status },
+      );
+    }
+    if (response.ok) return answer as T;
+    throw remoteError(target, response.status, answer);
   }
-  const text = await response.text();
-  if (response.status === 204) return undefined;
-  let answer: unknown;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    throw new DqError(
-      'SERVER_UNREACHABLE',
-      `${target.url} answered HTTP ${response.status} with something that is not JSON; is it a dqctl server? (${text.slice(0, 120).replace(/\s+/g, ' ')})`,
-      { server: target.url, status: response.status },
-    );
+}
+
+/** Failures where the request never reached the server's handler, or the server went away: safe to retry a read. */
+const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
+/** A proxy or load balancer in front of a server that is restarting. */
+const RETRYABLE_STATUSES = new Set([502, 503, 504]);
+
+/** One agent per target: keep-alive between the calls of one command, the proxy settings of its environment. */
+const dispatchers = new WeakMap<RemoteTarget, Dispatcher>();
+
+function dispatcherOf(target: RemoteTarget): Dispatcher {
+  let dispatcher = dispatchers.get(target);
+  if (!dispatcher) {
+    const env = target.env ?? process.env;
+    const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    dispatcher = new EnvHttpProxyAgent({
+      httpProxy: env.HTTP_PROXY ?? env.http_proxy ?? '',
+      httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy ?? '',
+      noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+      connect: { timeout: Math.min(CONNECT_TIMEOUT_MS, timeoutMs) },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      // idle sockets must not keep the CLI alive once its command is done
+      keepAliveTimeout: 1_000,
+    });
+    dispatchers.set(target, dispatcher);
   }
-  if (response.ok) return answer as T;
-  throw remoteError(target, response.status, answer);
+  return dispatcher;
+}
+
+function formatMs(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
 }
 
 function remoteError(target: RemoteTarget, status: number, answer: unknown): DqError {

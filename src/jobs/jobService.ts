@@ -21,6 +21,14 @@ export interface JobServiceOptions {
   cancelPollMs?: number;
 }
 
+/** A job this worker ran, as it ended: what metrics and the log need. */
+export interface JobEnded {
+  job: JobRecord;
+  status: 'finished' | 'failed' | 'cancelled';
+  result: JsonObject | null;
+  durationMs: number;
+}
+
 export const FINAL_STATUSES: ReadonlySet<JobStatus> = new Set(['finished', 'failed', 'cancelled']);
 
 export class JobService {
@@ -29,6 +37,7 @@ export class JobService {
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private readonly active = new Set<Promise<void>>();
+  private readonly endListeners: ((ended: JobEnded) => void)[] = [];
   readonly worker: string;
 
   constructor(
@@ -37,6 +46,21 @@ export class JobService {
     private readonly options: JobServiceOptions = {},
   ) {
     this.worker = options.worker ?? `${hostname()}:${process.pid}`;
+  }
+
+  /** Called when a job this worker ran ends (the server's metrics and log). A throwing listener is ignored. */
+  addEndListener(listener: (ended: JobEnded) => void): void {
+    this.endListeners.push(listener);
+  }
+
+  private ended(ended: JobEnded): void {
+    for (const listener of this.endListeners) {
+      try {
+        listener(ended);
+      } catch {
+        // observers never break the worker
+      }
+    }
   }
 
   supports(jobType: string): boolean {
@@ -147,9 +171,12 @@ export class JobService {
         })
         .catch(() => undefined);
     }, this.options.cancelPollMs ?? 250);
+    const started = performance.now();
     try {
       const result = await this.executors[job.jobType](job, controller.signal);
-      await this.store.jobs.finish(job.id, controller.signal.aborted ? { status: 'cancelled', result } : { status: 'finished', result });
+      const status = controller.signal.aborted ? 'cancelled' : 'finished';
+      await this.store.jobs.finish(job.id, { status, result });
+      this.ended({ job, status, result, durationMs: performance.now() - started });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       // a coded failure's details (e.g. a check run's counts and failed tables) stay readable as the job's result
@@ -157,6 +184,7 @@ export class JobService {
       await this.store.jobs
         .finish(job.id, controller.signal.aborted ? { status: 'cancelled', errorMessage: 'cancelled' } : { status: 'failed', errorMessage: message, result: details })
         .catch(() => undefined);
+      this.ended({ job, status: controller.signal.aborted ? 'cancelled' : 'failed', result: details, durationMs: performance.now() - started });
     } finally {
       clearInterval(watch);
     }

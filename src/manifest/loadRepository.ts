@@ -11,6 +11,7 @@ import {
   type Diagnostic,
   type JsonObject,
   type ObjectKind,
+  type ProgressReporter,
 } from '../model/index.js';
 import { validateDocument } from '../schema/index.js';
 import type { DesiredState } from './desiredState.js';
@@ -28,6 +29,8 @@ const READ_CONCURRENCY = 64;
 export interface LoadOptions {
   /** Reuse what earlier loads parsed from files that did not change (the reconcile loop; see parseCache.ts). */
   cache?: ParseCache;
+  /** Told of every object file read (a terminal's progress bar). */
+  progress?: ProgressReporter;
 }
 
 /**
@@ -91,6 +94,9 @@ export async function loadRepository(source: RepositorySource | string, options:
   const parsedFiles = new Map<string, ParsedFile>();
   const versions = new Map(files.map((f) => [f.path, f.version]));
   cache?.beginLoad();
+  const progress = options.progress;
+  let read = 0;
+  progress?.({ phase: 'load', done: 0, total: pending.length });
   await forEachLimited(pending, READ_CONCURRENCY, async (item) => {
     const version = versions.get(item.path);
     let entry = version !== undefined ? cache?.lookup(item.path, { version }) : undefined;
@@ -107,6 +113,7 @@ export async function loadRepository(source: RepositorySource | string, options:
     if (entry.diagnostics.length > 0) texts.set(item.path, entry.text);
     appendAll(diagnostics, entry.diagnostics);
     if (entry.loaded) loaded.push(entry.loaded);
+    progress?.({ phase: 'load', done: ++read, total: pending.length });
   });
   cache?.endLoad();
 

@@ -1,6 +1,6 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
-import { isJsonObject, unstorableValues, type Diagnostic, type JsonValue, type SourceRange } from '../model/index.js';
+import { unstorableValues, type Diagnostic, type JsonValue, type SourceRange } from '../model/index.js';
 
 /**
  * One YAML file parsed with its positions kept, so that any value found wrong later (by the schema, by a

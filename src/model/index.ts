@@ -9,3 +9,4 @@ export * from './tableIdentity.js';
 export * from './capabilities.js';
 export * from './storableText.js';
 export * from './appendAll.js';
+export * from './progress.js';

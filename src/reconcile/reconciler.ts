@@ -89,6 +89,7 @@ export class Reconciler {
   private readonly lockTimeoutMs: number;
   private readonly settleMs: number;
   private log: ReconcileLog;
+  private readonly passListeners: ((record: PassRecord) => void)[] = [];
   private readonly cache = new ParseCache();
   private readonly flight: SingleFlight<PassRecord | null>;
   private readonly election: LeaderElection;
@@ -144,6 +145,11 @@ export class Reconciler {
   /** Where log lines go (serve sets it to the server's logger once that exists). */
   setLog(log: ReconcileLog): void {
     this.log = log;
+  }
+
+  /** Called with every pass's record as it ends (the server's metrics count them). A throwing listener is ignored. */
+  addPassListener(listener: (record: PassRecord) => void): void {
+    this.passListeners.push(listener);
   }
 
   /** One line for the start-up message: what is reconciled, how often, and what a pass may do. */
@@ -321,6 +327,13 @@ export class Reconciler {
       };
       this.lastPass = record;
       this.passCount++;
+      for (const listener of this.passListeners) {
+        try {
+          listener(record);
+        } catch {
+          // observers never break a pass
+        }
+      }
       const failed = result === 'invalid' || result === 'refused' || result === 'unreachable' || result === 'error';
       this.problem = failed ? { result, message: extra.error ?? result } : null;
       const level = failed ? 'warn' : 'info';

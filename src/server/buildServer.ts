@@ -16,6 +16,8 @@ import { registerAuth } from './auth.js';
 import type { ServerContext } from './context.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './errorHandler.js';
 import { registerHostileInputGuard } from './hostileInput.js';
+import { ServerMetrics } from './metrics.js';
+import { registerMetricsRoute, registerRequestMetrics } from './metricsRoute.js';
 import { registerRequestLog } from './requestLog.js';
 import { ROUTE_GROUPS } from './routes/index.js';
 import type { TokenSet } from './tokens.js';
@@ -51,6 +53,12 @@ export interface ServerOptions {
    * times (`serve` does, unless --no-schedules). Off by default: an app built in a test schedules nothing.
    */
   schedules?: boolean | ConnectionSchedulesOptions;
+  /**
+   * The Prometheus metrics (default: a registry of this server's own). `metricsRoute: false` serves no GET /metrics
+   * on this app: `serve --metrics-port` serves it on its own listener (metricsRoute.ts) instead.
+   */
+  metrics?: ServerMetrics;
+  metricsRoute?: boolean;
 }
 
 /**
@@ -104,12 +112,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const objects = new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs });
   const dataSources = options.dataSources ?? new DataSources({ credentialsDir: process.env.DQCTL_CREDENTIALS_DIR ?? resolve('.credentials') });
   const jobs = options.jobs ?? new JobService(options.store, defaultExecutors({ store: options.store, objects, dataSources }));
+  // process metrics start observers of their own: only `serve` (which passes its metrics) wants them
+  const metrics = options.metrics ?? new ServerMetrics({ store: options.store, reconciler: options.reconciler, processMetrics: false });
   const context: ServerContext = {
     store: options.store,
     jobs,
     objects,
     dataSources,
     schedulesRunning: Boolean(options.schedules),
+    metrics,
     gitopsBodyLimit: options.gitopsBodyLimit,
     reconciler: options.reconciler,
   };
@@ -121,6 +132,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   registerHostileInputGuard(app);
   // no hook at all when nothing would be logged
   if (options.logger) registerRequestLog(app);
+  registerRequestMetrics(app, metrics);
+  if (options.metricsRoute !== false) registerMetricsRoute(app, metrics);
+  jobs.addEndListener((ended) => {
+    metrics.observeJob(ended);
+    app.log[ended.status === 'failed' ? 'warn' : 'info'](
+      { event: 'job', job_id: ended.job.id, job_type: ended.job.jobType, status: ended.status, duration_ms: Math.round(ended.durationMs) },
+      `job ${ended.job.id} (${ended.job.jobType}) ${ended.status}`,
+    );
+  });
 
   await app.register(swagger, {
     openapi: {

@@ -3,6 +3,7 @@ import type { LiveObjects } from '../inspect/liveObjects.js';
 import type { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
+import type { ServerMetrics } from './metrics.js';
 import { roleAtLeast, type Caller, type Role } from './tokens.js';
 import type { Capabilities } from '../model/index.js';
 
@@ -19,6 +20,8 @@ export interface ServerContext {
   gitopsBodyLimit?: number;
   /** The reconcile loop of `serve --repo | --git`, when one runs. */
   reconciler?: Reconciler;
+  /** Prometheus metrics (GET /metrics); routes count what only they see, e.g. API applies. */
+  metrics?: ServerMetrics;
 }
 
 declare module 'fastify' {

@@ -95,6 +95,15 @@ export async function listRecentJobs(sql: SqlQueryable, options: { limit: number
   return rows.map(toRecord);
 }
 
+/** How many jobs have not ended, by status (queued, running, waiting, cancel_requested), across every server of the store. */
+export async function countUnfinishedJobs(sql: SqlQueryable): Promise<Partial<Record<JobStatus, number>>> {
+  const rows = await sql.query<{ status: JobStatus; count: number }>(
+    `select status, count(*)::int as count from dqctl.jobs
+      where status in ('queued', 'running', 'waiting', 'cancel_requested') group by status`,
+  );
+  return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+}
+
 /** The oldest job whose business key starts with `prefix` that has not ended (queued, running, being cancelled). */
 export async function findUnfinishedJob(sql: SqlQueryable, businessKeyPrefix: string): Promise<JobRecord | undefined> {
   const pattern = `${businessKeyPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

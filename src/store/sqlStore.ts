@@ -13,7 +13,7 @@ import {
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { claimNextJob, enqueueJob, findJob, findUnfinishedJob, finishJob, listRecentJobs, requestCancel } from './jobRows.js';
+import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listRecentJobs, requestCancel } from './jobRows.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -81,6 +81,7 @@ class SqlStore implements Store {
       claimNext: guarded('jobs.claimNext', (worker, types) => claimNextJob(client, worker, types)),
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
       requestCancel: guarded('jobs.requestCancel', (id) => requestCancel(client, id)),
+      countUnfinished: guarded('jobs.countUnfinished', () => countUnfinishedJobs(client)),
     };
   }
 

@@ -1,5 +1,5 @@
 import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
-import type { JobRecord } from './jobRows.js';
+import type { JobRecord, JobStatus } from './jobRows.js';
 import type { Leadership, LeadershipOptions } from './leadership.js';
 import type {
   JsonObject,
@@ -69,6 +69,8 @@ export interface JobQueueStore {
   claimNext(worker: string, jobTypes: readonly string[]): Promise<JobRecord | undefined>;
   finish(id: number, outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;
   requestCancel(id: number): Promise<JobRecord | undefined>;
+  /** Jobs not ended yet, by status (for the server's metrics). */
+  countUnfinished(): Promise<Partial<Record<JobStatus, number>>>;
 }
 
 export type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';

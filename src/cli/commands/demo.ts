@@ -30,6 +30,7 @@ export interface DemoOptions extends StoreFlags {
   port: string;
   host: string;
   logLevel: string;
+  logFormat?: 'json' | 'text';
 }
 
 /**
@@ -82,7 +83,7 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
   io.stdout(
     `\nServing the API. Results overview of a table, e.g.: http://${hostForUrl(options.host)}:${options.port}/api/connections/shop_oltp/schemas/public/tables/customers/monitoring/daily/overview\n`,
   );
-  const serveOptions: ServeOptions = { ...storeFlags, port: options.port, host: options.host, bodyLimit: String(5 * 1024 * 1024), logLevel: options.logLevel };
+  const serveOptions: ServeOptions = { ...storeFlags, port: options.port, host: options.host, bodyLimit: String(5 * 1024 * 1024), logLevel: options.logLevel, logFormat: options.logFormat };
   return serveCommand(serveOptions, io);
 }
 

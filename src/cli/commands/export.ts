@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { exportLive } from '../../app/exportLive.js';
 import { writeExport } from '../../app/writeExport.js';
+import { renderExportDiff } from '../render/exportDiff.js';
 import { DqError, isObjectKind, OBJECT_KINDS } from '../../model/index.js';
 import type { CliIo } from '../io.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
@@ -13,13 +14,16 @@ export interface ExportCommandOptions extends StoreFlags {
   schemaBase?: string;
   includeSecrets?: boolean;
   force?: boolean;
+  /** Write nothing; print a unified diff of every file the export would write. */
+  dryRun?: boolean;
   format: 'text' | 'json';
 }
 
 /**
  * `dqctl export`: the live store as DQOps files in `--out` (default: the current folder). Never deletes a file;
  * refuses to overwrite a differing one without --force (see writeExport.ts). Literal secrets become
- * `${DQCTL_SECRET_…}` references unless --include-secrets, with a warning naming them.
+ * `${DQCTL_SECRET_…}` references unless --include-secrets, with a warning naming them. With --dry-run nothing is
+ * written: stdout is the unified diff of every file it would write (a changed file keeps its comments and order).
  */
 export async function exportCommand(options: ExportCommandOptions, io: CliIo): Promise<number> {
   if (options.kind !== undefined && !isObjectKind(options.kind)) {
@@ -35,7 +39,7 @@ export async function exportCommand(options: ExportCommandOptions, io: CliIo): P
     schemaBase: options.schemaBase,
     includeSecrets: options.includeSecrets,
   });
-  const outcome = await writeExport(folder, result.files, { force: options.force });
+  const outcome = await writeExport(folder, result.files, { force: options.force, dryRun: options.dryRun });
 
   for (const warning of result.warnings) io.stderr(`Warning: ${warning}\n`);
   if (result.replacedSecrets.length > 0) {
@@ -59,7 +63,7 @@ export async function exportCommand(options: ExportCommandOptions, io: CliIo): P
         {
           folder,
           objects: result.objects,
-          written: outcome.written,
+          ...(options.dryRun ? { dry_run: true, would_write: outcome.written, diff: renderExportDiff(outcome.changes ?? []) } : { written: outcome.written }),
           unchanged: outcome.unchanged,
           kept: outcome.kept,
           replaced_secrets: result.replacedSecrets,
@@ -68,6 +72,13 @@ export async function exportCommand(options: ExportCommandOptions, io: CliIo): P
         null,
         2,
       ) + '\n',
+    );
+    return 0;
+  }
+  if (options.dryRun) {
+    io.stdout(renderExportDiff(outcome.changes ?? []));
+    io.stderr(
+      `Dry run: ${outcome.written.length} file${outcome.written.length === 1 ? '' : 's'} would be written, ${outcome.unchanged.length} unchanged; nothing was written.\n`,
     );
     return 0;
   }

@@ -6,6 +6,7 @@ import { blockingFindings } from '../../plan/plan.js';
 import { toPlanDocument } from '../../plan/planDocument.js';
 import type { CliIo } from '../io.js';
 import { renderPlan } from '../render/planOutput.js';
+import { terminalProgress } from '../progressBar.js';
 import { remoteTargetOf } from '../remoteClient.js';
 import { withStore } from '../storeOptions.js';
 import type { PlanCommandOptions, PlanFormat } from './planApplyOptions.js';
@@ -25,13 +26,20 @@ export async function planCommand(dir: string | undefined, options: PlanCommandO
   const server = remoteTargetOf(options, io);
   if (server) return remotePlanCommand(server, repository, options, io);
   return withStore(options, io, { operation: 'plan' }, async (store) => {
-    const { plan } = await planRepository({
-      repository,
-      store,
-      pruneUnmanaged: options.pruneUnmanaged,
-      keepDrift: options.keepDrift,
-      allowMassDelete: options.allowMassDelete,
-    });
+    const progress = terminalProgress(io, options);
+    let plan;
+    try {
+      ({ plan } = await planRepository({
+        repository,
+        store,
+        pruneUnmanaged: options.pruneUnmanaged,
+        keepDrift: options.keepDrift,
+        allowMassDelete: options.allowMassDelete,
+        progress: progress.report,
+      }));
+    } finally {
+      progress.stop();
+    }
     const doc = toPlanDocument(plan);
     if (options.out) {
       await writeFile(resolve(io.cwd, options.out), JSON.stringify(doc, null, 2) + '\n');

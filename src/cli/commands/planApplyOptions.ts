@@ -5,6 +5,8 @@ import type { StoreFlags } from '../storeOptions.js';
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
 export interface PlanCommandOptions extends StoreFlags, RemoteFlags {
+  /** No progress bar on the terminal. */
+  quiet?: boolean;
   out?: string;
   format: PlanFormat;
   detailedExitcode?: boolean;
@@ -26,4 +28,6 @@ export interface ApplyCommandOptions extends StoreFlags, RemoteFlags {
   format: 'text' | 'json';
   /** With a saved plan: the repository folder, when it moved since the plan was made. */
   repository?: string;
+  /** No progress bar on the terminal. */
+  quiet?: boolean;
 }

@@ -1,7 +1,7 @@
 import type { RunChecksResult } from '../../jobs/executors/runChecks.js';
 import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
 import type { CliIo } from '../io.js';
-import { callServer, type RemoteTarget } from '../remoteClient.js';
+import { callServer, DEFAULT_TIMEOUT_MS, type RemoteTarget } from '../remoteClient.js';
 import type { RunChecksOutcome } from '../render/runChecksReport.js';
 
 /**
@@ -27,6 +27,8 @@ export async function remoteRunChecks(target: RemoteTarget, filters: JsonObject,
   const started = await callServer<{ jobId: JobIdModel }>(target, 'POST', '/api/jobs/runchecks?wait=false', { check_search_filters: filters });
   const id = started!.jobId.jobId;
   const since = Date.now();
+  // each wait must end well within the client's --timeout
+  const waitSeconds = Math.max(1, Math.min(WAIT_SECONDS, Math.floor((target.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 2000)));
   let interrupted = false;
   const cancel = () => {
     interrupted = true;
@@ -38,7 +40,7 @@ export async function remoteRunChecks(target: RemoteTarget, filters: JsonObject,
     do {
       if (options.progress) io.stderr(`\r\x1b[Kjob ${id} on ${target.url}: ${interrupted ? 'cancelling' : 'running'}, ${Math.round((Date.now() - since) / 1000)} s`);
       // on a terminal, short waits keep the elapsed time moving
-      job = (await callServer<JobEntry>(target, 'GET', `/api/jobs/jobs/${id}/wait?waitTimeout=${options.progress ? 2 : WAIT_SECONDS}`))!;
+      job = (await callServer<JobEntry>(target, 'GET', `/api/jobs/jobs/${id}/wait?waitTimeout=${options.progress ? 2 : waitSeconds}`))!;
     } while (!ENDED.has(job.status));
   } finally {
     process.off('SIGINT', cancel);

@@ -7,6 +7,9 @@ import { parseTokens, type TokenSet } from '../../server/tokens.js';
 import type { CliIo } from '../io.js';
 import { recordStateDirOperation } from '../../store/index.js';
 import { openOptionsFromFlags, openStoreFromFlags, type StoreFlags } from '../storeOptions.js';
+import { buildMetricsServer } from '../../server/metricsRoute.js';
+import { ServerMetrics } from '../../server/metrics.js';
+import { serverLogger, type LogFormat } from '../serverLogger.js';
 import { checkReconcileFlags, reconcilerFromFlags, type ReconcileFlags } from './serveLoop.js';
 
 export interface ServeOptions extends StoreFlags, ReconcileFlags {
@@ -19,6 +22,11 @@ export interface ServeOptions extends StoreFlags, ReconcileFlags {
   /** Body limit of the remote plan/apply routes, decompressed (default 100 MB). */
   gitopsBodyLimit?: string;
   logLevel: string;
+  /** json | text (default: text on a terminal, JSON otherwise). */
+  logFormat?: LogFormat;
+  /** Serve GET /metrics on this port (without tokens) instead of on the API's port (with them). */
+  metricsPort?: string;
+  metricsHost?: string;
   /** false with --no-schedules. */
   schedules?: boolean;
 }
@@ -65,6 +73,13 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
   if (gitopsBodyLimit !== undefined && (!Number.isInteger(gitopsBodyLimit) || gitopsBodyLimit < 1024)) {
     throw new DqError('INVALID_ARGUMENT', '--gitops-body-limit must be a number of bytes (at least 1024)');
   }
+  const metricsPort = options.metricsPort === undefined ? undefined : Number(options.metricsPort);
+  if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)) {
+    throw new DqError('INVALID_ARGUMENT', `--metrics-port must be a port number, not ${options.metricsPort}`);
+  }
+  if (options.logFormat !== undefined && options.logFormat !== 'json' && options.logFormat !== 'text') {
+    throw new DqError('INVALID_ARGUMENT', `--log-format must be json or text, not ${JSON.stringify(options.logFormat)}`);
+  }
   await checkReconcileFlags(options, io);
   const tokens = await loadTokens(options, io);
   if (!tokens && !isLoopback(options.host) && !options.insecure) {
@@ -82,7 +97,10 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     await store.close();
     throw error;
   }
+  const metrics = new ServerMetrics({ store, reconciler });
   const app = await buildServer({
+    metrics,
+    metricsRoute: metricsPort === undefined,
     reconciler,
     store,
     tokens,
@@ -90,11 +108,16 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     bodyLimit,
     gitopsBodyLimit,
     schedules: options.schedules !== false,
-    logger: { level: options.logLevel, redact: ['req.headers.authorization'] },
+    logger: serverLogger({ level: options.logLevel, format: options.logFormat }, io),
   });
+  const metricsApp = metricsPort === undefined ? undefined : await buildMetricsServer(metrics);
   try {
     const address = await app.listen({ port, host: options.host });
     const base = address.replace('[::1]', 'localhost');
+    if (metricsApp) {
+      const metricsAddress = await metricsApp.listen({ port: metricsPort, host: options.metricsHost ?? options.host });
+      io.stderr(`dqctl serves its metrics on ${metricsAddress}/metrics (no token)\n`);
+    }
     if (store.engine === 'pglite') {
       // Whoever finds the embedded store taken is told to go through this server (stateDirLock.ts).
       const stateDir = openOptionsFromFlags(options, io, { operation: 'serve' }).stateDir!;
@@ -104,6 +127,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
       `dqctl is serving the live store ${store.description} on ${base}/api (API docs: ${base}/api/docs, OpenAPI: ${base}/api/openapi.json)${tokens ? `, ${tokens.size} token(s)` : ', no authentication (loopback only)'}\n`,
     );
   } catch (error) {
+    await metricsApp?.close();
     await app.close();
     await reconciler?.stop();
     await store.close();
@@ -111,7 +135,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
   }
   if (reconciler) {
     const loop = reconciler;
-    loop.setLog((level, message, fields) => app.log[level]({ reconcile: true, ...fields }, message));
+    loop.setLog((level, message, fields) => app.log[level]({ event: 'reconcile', reconcile: true, ...fields }, message));
     await loop.start();
     io.stderr(`dqctl is ${loop.summary()}\n`);
   }
@@ -123,6 +147,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
   });
   io.stderr('dqctl: shutting down\n');
   await reconciler?.stop();
+  await metricsApp?.close();
   await app.close();
   await store.close();
   return 0;

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import { DqError, ERROR_CODES, type ErrorCode } from '../../model/index.js';
+import { DqError } from '../../model/index.js';
 import type { ReconcileStatus } from '../../reconcile/status.js';
 import { statusFromStore } from '../../reconcile/storeStatus.js';
 import type { CliIo } from '../io.js';
-import { remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
+import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
 import { renderStatusText } from '../render/statusText.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
@@ -33,27 +33,5 @@ export async function statusCommand(options: StatusOptions, io: CliIo): Promise<
 }
 
 async function fetchStatus(target: RemoteTarget, all: boolean): Promise<ReconcileStatus> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (target.token) headers.authorization = `Bearer ${target.token}`;
-  let response: Response;
-  try {
-    response = await fetch(`${target.url}/api/gitops/status${all ? '?all=true' : ''}`, { headers });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new DqError('SERVER_UNREACHABLE', `cannot reach the dqctl server at ${target.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
-  }
-  const text = await response.text();
-  let body: { code?: unknown; message?: unknown } & Record<string, unknown>;
-  try {
-    body = JSON.parse(text) as typeof body;
-  } catch {
-    throw new DqError('SERVER_UNREACHABLE', `${target.url} answered HTTP ${response.status} with something that is not JSON; is it a dqctl server?`);
-  }
-  if (response.ok) return body as unknown as ReconcileStatus;
-  const message = typeof body.message === 'string' ? body.message : `HTTP ${response.status}`;
-  if (typeof body.code === 'string' && body.code in ERROR_CODES) {
-    const hint = body.code === 'UNAUTHENTICATED' && !target.token ? ' (pass --token, or set DQCTL_TOKEN)' : '';
-    throw new DqError(body.code as ErrorCode, `${message}${hint}`);
-  }
-  throw new DqError('SERVER_UNREACHABLE', `${target.url} answered HTTP ${response.status}: ${message}; is it a dqctl server?`);
+  return (await callServer<ReconcileStatus>(target, 'GET', `/api/gitops/status${all ? '?all=true' : ''}`))!;
 }

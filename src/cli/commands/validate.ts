@@ -1,15 +1,24 @@
 import { resolve } from 'node:path';
 import { loadRepository } from '../../manifest/loadRepository.js';
 import type { CliIo } from '../io.js';
+import { terminalProgress } from '../progressBar.js';
 import { diagnosticsReport, renderDiagnosticsGithub, renderDiagnosticsText } from '../render/diagnostics.js';
 
 export interface ValidateOptions {
   format: 'text' | 'json' | 'github';
+  /** No progress bar on the terminal. */
+  quiet?: boolean;
 }
 
 /** `dqctl validate [DIR]`: every finding at once; exit 0 when there are no errors, 3 otherwise. */
 export async function validateCommand(dir: string | undefined, options: ValidateOptions, io: CliIo): Promise<number> {
-  const desired = await loadRepository(resolve(io.cwd, dir ?? '.'));
+  const progress = terminalProgress(io, options);
+  let desired;
+  try {
+    desired = await loadRepository(resolve(io.cwd, dir ?? '.'), { progress: progress.report });
+  } finally {
+    progress.stop();
+  }
   const report = diagnosticsReport(desired.diagnostics);
   switch (options.format) {
     case 'json':

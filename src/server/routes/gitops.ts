@@ -65,13 +65,25 @@ export async function gitopsRoutes(api: FastifyInstance, context: ServerContext)
     async (request) => {
       const body = request.body as GitopsRequest;
       const caller = `api:${request.caller.name}`;
-      return oneAtATime(() =>
-        applyRequest(context.store, body, {
-          holder: `${caller} (gitops apply)`,
-          appliedBy: body.actor ? `${caller} for ${body.actor}` : caller,
-          lockTimeoutMs: body.lock_timeout_ms ?? DEFAULT_LOCK_TIMEOUT_MS,
-        }),
-      );
+      return oneAtATime(async () => {
+        const started = performance.now();
+        try {
+          const answer = await applyRequest(context.store, body, {
+            holder: `${caller} (gitops apply)`,
+            appliedBy: body.actor ? `${caller} for ${body.actor}` : caller,
+            lockTimeoutMs: body.lock_timeout_ms ?? DEFAULT_LOCK_TIMEOUT_MS,
+          });
+          const seconds = (performance.now() - started) / 1000;
+          context.metrics?.observeApply('api', 'applied', seconds);
+          request.log.info({ event: 'apply', source: 'api', caller: request.caller.name, applied: answer.applied, duration_ms: Math.round(seconds * 1000) }, 'apply through the API');
+          return answer;
+        } catch (error) {
+          const seconds = (performance.now() - started) / 1000;
+          context.metrics?.observeApply('api', 'failed', seconds);
+          request.log.warn({ event: 'apply', source: 'api', caller: request.caller.name, error: (error as Error).message, duration_ms: Math.round(seconds * 1000) }, 'apply through the API failed');
+          throw error;
+        }
+      });
     },
   );
 }
