@@ -1,5 +1,5 @@
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
-import { classifyPath, encodeNamePart, suffixOfKind } from '../manifest/objectPaths.js';
+import { classifyPath, DEFAULT_NOTIFICATIONS_NAME, DEFAULT_NOTIFICATIONS_PATH, encodeNamePart, suffixOfKind } from '../manifest/objectPaths.js';
 import { SETTINGS_FILE } from '../manifest/repositorySource.js';
 import { DEFAULT_SETTINGS } from '../manifest/settings.js';
 import {
@@ -149,6 +149,9 @@ export function objectPath(kind: ObjectKind, name: string, sources: readonly str
       path = segments.every((s) => s !== undefined) ? `${top}/${segments.join('/')}${suffixOfKind(kind)}` : undefined;
       break;
     }
+    case 'default_notifications':
+      path = name === DEFAULT_NOTIFICATIONS_NAME ? DEFAULT_NOTIFICATIONS_PATH : undefined;
+      break;
   }
   return path && pathHolds(path, kind, name) ? path : undefined;
 }

@@ -84,6 +84,7 @@ function keepEmptyFor(kind: ObjectKind): KeepEmpty {
       return isCheckPath;
     case 'source':
     case 'rule':
+    case 'default_notifications':
       return () => false;
   }
 }

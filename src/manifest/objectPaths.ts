@@ -7,6 +7,7 @@ import type { ObjectKind } from '../model/index.js';
  *   (split on the FIRST dot; `%XX` sequences decoded in both parts)
  * - `rules/<folder…>/<name>.dqorule.yaml`                           → rule `<folder…>/<name>`
  * - `patterns/[<folder…>/]<name>.dqotablepattern.yaml|.dqocolumnpattern.yaml` → policy `<folder…>/<name>`
+ * - `settings/defaultnotifications.dqonotifications.yaml`           → default_notifications `default`
  */
 export type PathClassification =
   | { type: 'object'; kind: ObjectKind; name: string; connection?: string; schema?: string; table?: string }
@@ -21,6 +22,7 @@ const SUFFIXES: Array<[suffix: string, kind: ObjectKind]> = [
   ['.dqorule.yaml', 'rule'],
   ['.dqotablepattern.yaml', 'default_table_checks'],
   ['.dqocolumnpattern.yaml', 'default_column_checks'],
+  ['.dqonotifications.yaml', 'default_notifications'],
 ];
 
 /** The file-name suffix a kind must live in; used to say "kind source does not belong in a .dqotable.yaml file". */
@@ -61,6 +63,8 @@ export function classifyPath(path: string): PathClassification {
   const top = segments[0];
   const kind = kindOfFileName(fileName);
 
+  // DQOps keeps its own settings (local settings, dashboards, …) under settings/; only the notifications are ours
+  if (top === 'settings' && kind !== 'default_notifications') return { type: 'ignored' };
   if (top === 'rules' && fileName.endsWith('.py')) {
     return { type: 'attachment', ownerPath: path.slice(0, -'.py'.length) + '.dqorule.yaml' };
   }
@@ -77,7 +81,7 @@ export function classifyPath(path: string): PathClassification {
       return {
         type: 'invalid',
         code: 'unrecognized_file',
-        summary: `${path} is not a DQOps file name (expected *.dqoconnection.yaml, *.dqotable.yaml, *.dqorule.yaml, *.dqotablepattern.yaml or *.dqocolumnpattern.yaml); it is ignored`,
+        summary: `${path} is not a DQOps file name (expected *.dqoconnection.yaml, *.dqotable.yaml, *.dqorule.yaml, *.dqotablepattern.yaml, *.dqocolumnpattern.yaml or settings/defaultnotifications.dqonotifications.yaml); it is ignored`,
       };
     }
     return { type: 'ignored' };
@@ -131,8 +135,16 @@ export function classifyPath(path: string): PathClassification {
       if (decoded === undefined) return undecodable(path, segments.slice(1).join('/').slice(0, -suffix.length));
       return { type: 'object', kind, name: decoded };
     }
+    case 'default_notifications': {
+      if (path !== DEFAULT_NOTIFICATIONS_PATH) return misplaced('settings/defaultnotifications.dqonotifications.yaml (the one file of its kind)');
+      return { type: 'object', kind, name: DEFAULT_NOTIFICATIONS_NAME };
+    }
   }
 }
+
+/** The one default notifications file of a user home, and the name of its object. */
+export const DEFAULT_NOTIFICATIONS_PATH = 'settings/defaultnotifications.dqonotifications.yaml';
+export const DEFAULT_NOTIFICATIONS_NAME = 'default';
 
 function decodeSegments(segments: string[], suffix: string): string | undefined {
   const parts = [...segments];

@@ -32,6 +32,9 @@ export interface RepositorySource {
 /** Files larger than this are refused: no configuration file is that big, and parsing one would stall. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
-/** Top-level entries of a DQOps user home that dqctl reads; everything else (.data, settings/, …) is ignored. */
-export const READ_ROOTS = ['sources', 'rules', 'patterns'] as const;
+/**
+ * Top-level entries of a DQOps user home that dqctl reads; everything else (.data, …) is ignored. Of settings/
+ * only defaultnotifications.dqonotifications.yaml is read (objectPaths.ts ignores DQOps's other settings files).
+ */
+export const READ_ROOTS = ['sources', 'rules', 'patterns', 'settings'] as const;
 export const SETTINGS_FILE = 'dqctl.yaml';

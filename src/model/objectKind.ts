@@ -1,5 +1,5 @@
 /** The kinds of objects a repository holds, named as DQOps names them in the `kind:` field of its files. */
-export const OBJECT_KINDS = ['source', 'table', 'rule', 'default_table_checks', 'default_column_checks'] as const;
+export const OBJECT_KINDS = ['source', 'table', 'rule', 'default_table_checks', 'default_column_checks', 'default_notifications'] as const;
 export type ObjectKind = (typeof OBJECT_KINDS)[number];
 
 export function isObjectKind(value: unknown): value is ObjectKind {
@@ -8,7 +8,8 @@ export function isObjectKind(value: unknown): value is ObjectKind {
 
 /**
  * Identity of an object. Names are derived from paths as DQOps derives them:
- * source `conn`, table `conn/schema.table`, rule `folder/name`, policies `sub/folder/name`.
+ * source `conn`, table `conn/schema.table`, rule `folder/name`, policies `sub/folder/name`; the one
+ * default_notifications object (settings/defaultnotifications.dqonotifications.yaml) is named `default`.
  */
 export interface ObjectKey {
   kind: ObjectKind;

@@ -12,5 +12,6 @@ export const SCHEMA_FILES: Readonly<Record<DocumentKind, string>> = {
   rule: 'rule.dqorule.schema.json',
   default_table_checks: 'table.dqotablepattern.schema.json',
   default_column_checks: 'column.dqocolumnpattern.schema.json',
+  default_notifications: 'defaultnotifications.dqonotifications.schema.json',
   settings: 'dqctl.schema.json',
 };

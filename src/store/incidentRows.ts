@@ -329,3 +329,102 @@ export async function deleteIncidents(
   }
   return deleted.length;
 }
+
+export interface IncidentIssuesFilter {
+  /** Only this column's results. */
+  column?: string;
+  /** Only this check's results. */
+  checkName?: string;
+  /** Case-insensitive substring of the check name or column name. */
+  text?: string;
+  /** `executed_at >= from` (ISO-8601). */
+  executedFrom?: string;
+  /** `executed_at < to` (ISO-8601). */
+  executedTo?: string;
+  /** 1-based page of `limit` rows; default all (up to 100,000). */
+  page?: number;
+  limit?: number;
+  direction?: 'asc' | 'desc';
+}
+
+export interface IncidentIssueRow {
+  id: number;
+  checkHash: number;
+  checkCategory: string;
+  checkName: string;
+  checkType: string;
+  timeGradient: string;
+  columnName: string | null;
+  dataGroup: string;
+  qualityDimension: string | null;
+  sensorName: string | null;
+  tableComparison: string | null;
+  actualValue: number | null;
+  expectedValue: number | null;
+  severity: number;
+  durationMs: number | null;
+  timePeriod: string;
+  executedAt: string;
+}
+
+/**
+ * The check results grouped into an incident: its table's failures at or above its minimum severity, seen
+ * between its first and last failure, that share its grouping key (the key fields the incident has set).
+ */
+export async function incidentIssues(sql: SqlQueryable, incident: IncidentRecord, filter: IncidentIssuesFilter = {}): Promise<IncidentIssueRow[]> {
+  const params: SqlParam[] = [];
+  const bind = (value: SqlParam): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = [
+    `connection_name = ${bind(incident.connection)}`,
+    `schema_name = ${bind(incident.schema)}`,
+    `table_name = ${bind(incident.table)}`,
+    `severity >= ${bind(incident.minimumSeverity)}`,
+    `executed_at >= ${bind(incident.firstSeen)}::timestamptz`,
+    `executed_at <= ${bind(incident.lastSeen)}::timestamptz`,
+  ];
+  if (incident.dataGroup !== null) where.push(`data_group = ${bind(incident.dataGroup)}`);
+  if (incident.qualityDimension !== null) where.push(`quality_dimension = ${bind(incident.qualityDimension)}`);
+  if (incident.checkCategory !== null) where.push(`check_category = ${bind(incident.checkCategory)}`);
+  if (incident.checkType !== null) where.push(`check_type = ${bind(incident.checkType)}`);
+  if (incident.checkName !== null) where.push(`check_name = ${bind(incident.checkName)}`);
+  if (filter.column !== undefined) where.push(`column_name = ${bind(filter.column)}`);
+  if (filter.checkName !== undefined) where.push(`check_name = ${bind(filter.checkName)}`);
+  if (filter.executedFrom) where.push(`executed_at >= ${bind(filter.executedFrom)}::timestamptz`);
+  if (filter.executedTo) where.push(`executed_at < ${bind(filter.executedTo)}::timestamptz`);
+  if (filter.text) {
+    const p = bind(`%${filter.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    where.push(`(check_name ilike ${p} escape '\\' or coalesce(column_name, '') ilike ${p} escape '\\')`);
+  }
+  const limit = filter.limit ?? 100_000;
+  const page = Math.max(1, filter.page ?? 1);
+  const rows = await sql.query<Record<string, unknown>>(
+    `select id, check_hash, check_category, check_name, check_type, time_gradient, column_name, data_group, quality_dimension,
+            sensor_name, table_comparison, actual_value, expected_value, severity, duration_ms,
+            ${isoTimestamp('time_period')} as time_period, ${isoTimestamp('executed_at')} as executed_at
+       from dqctl.check_results where ${where.join(' and ')}
+      order by executed_at ${filter.direction === 'asc' ? 'asc' : 'desc'}, id limit ${bind(limit)} offset ${bind((page - 1) * limit)}`,
+    params,
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    checkHash: Number(r.check_hash),
+    checkCategory: r.check_category as string,
+    checkName: r.check_name as string,
+    checkType: r.check_type as string,
+    timeGradient: r.time_gradient as string,
+    columnName: r.column_name as string | null,
+    dataGroup: r.data_group as string,
+    qualityDimension: r.quality_dimension as string | null,
+    sensorName: r.sensor_name as string | null,
+    tableComparison: r.table_comparison as string | null,
+    actualValue: r.actual_value === null ? null : Number(r.actual_value),
+    expectedValue: r.expected_value === null ? null : Number(r.expected_value),
+    severity: Number(r.severity),
+    durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
+    timePeriod: r.time_period as string,
+    executedAt: r.executed_at as string,
+  }));
+}

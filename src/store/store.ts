@@ -14,7 +14,7 @@ import type {
 } from '../model/index.js';
 import type { CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
 import type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
-import type { IncidentFilter, IncidentRecord } from './incidentRows.js';
+import type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord } from './incidentRows.js';
 import type { OutboxFilter, OutboxInput, OutboxMessage } from './outboxRows.js';
 
 export type { CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
@@ -72,7 +72,7 @@ export interface JobQueueStore {
 }
 
 export type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
-export type { IncidentFilter, IncidentRecord, IncidentSortOrder, IncidentStatus } from './incidentRows.js';
+export type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord, IncidentSortOrder, IncidentStatus } from './incidentRows.js';
 export { INCIDENT_STATUSES } from './incidentRows.js';
 export type { OutboxEvent, OutboxFilter, OutboxInput, OutboxMessage, OutboxStatus } from './outboxRows.js';
 
@@ -96,6 +96,8 @@ export interface IncidentStore {
   get(connection: string, id: string): Promise<IncidentRecord | undefined>;
   /** Per connection: open incidents and the newest first seen. */
   statistics(): Promise<Array<{ connection: string; openIncidents: number; mostRecentFirstSeen: string }>>;
+  /** The check results grouped into an incident, newest first. */
+  issues(incident: IncidentRecord, filter?: IncidentIssuesFilter): Promise<IncidentIssueRow[]>;
   /** One transaction (outside the store lock): all of `work`'s writes or none. */
   transaction<T>(work: (tx: IncidentTransaction) => Promise<T>): Promise<T>;
 }

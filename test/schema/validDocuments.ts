@@ -115,6 +115,16 @@ const DOCUMENTS: Record<DocumentKind, Record<string, unknown>> = {
       partitioned_checks: { monthly: { nulls: { monthly_partition_nulls_percent: { error: { max_percent: 1.5 } } } } },
     },
   },
+  default_notifications: {
+    apiVersion: 'dqo/v1',
+    kind: 'default_notifications',
+    spec: {
+      incident_opened_addresses: 'https://hooks.slack.com/services/${SLACK_PATH}, oncall@example.com',
+      filtered_notifications: {
+        fatal_only: { priority: 1, filter: { table: 'fact_*', highest_severity: 3 }, target: { incident_opened_addresses: '${PAGER_WEBHOOK}' }, message: 'page' },
+      },
+    },
+  },
   settings: {
     apiVersion: 'dqctl/v1',
     kind: 'settings',

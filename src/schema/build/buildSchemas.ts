@@ -2,6 +2,7 @@
 import type { CheckCatalog } from '../../catalog/index.js';
 import { SCHEMA_FILES, type DocumentKind } from '../schemaFiles.js';
 import { connectionSchema } from './connectionSchema.js';
+import { defaultNotificationsSchema } from './notificationSchemas.js';
 import { policySchema } from './policySchemas.js';
 import { ruleSchema } from './ruleSchema.js';
 import type { Schema } from './schemaShapes.js';
@@ -21,6 +22,7 @@ export function buildSchemas(catalog: CheckCatalog): SchemaFile[] {
     rule: (file) => ruleSchema(file),
     default_table_checks: (file) => policySchema(file, 'table', catalog),
     default_column_checks: (file) => policySchema(file, 'column', catalog),
+    default_notifications: (file) => defaultNotificationsSchema(file),
     settings: (file) => settingsSchema(file),
   };
   return (Object.keys(SCHEMA_FILES) as DocumentKind[]).map((kind) => ({ kind, file: SCHEMA_FILES[kind], schema: build[kind](SCHEMA_FILES[kind]) }));

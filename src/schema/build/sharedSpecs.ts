@@ -10,9 +10,9 @@ export const SEVERITY_LEVELS = ['warning', 'error', 'fatal'] as const;
 export const INCIDENT_GROUPING_LEVELS = [
   'table',
   'table_dimension',
-  'table_category',
   'table_dimension_category',
-  'table_category_name',
+  'table_dimension_category_type',
+  'table_dimension_category_name',
 ] as const;
 
 export function commentDefs(): Record<string, Schema> {
