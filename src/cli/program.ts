@@ -127,6 +127,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--self-heal', 'with --auto-apply: restore objects changed through the API (drift) on the next pass')
       .option('--webhook-secret <secret>', 'enable POST /api/gitops/webhook, authenticated by an HMAC-SHA256 signature of the body with this secret (default: $DQCTL_WEBHOOK_SECRET)')
       .option('--no-schedules', "do not run the connections' schedules (check runs by schedules.*, the auto import of tables)")
+      .option('--no-notifications', 'do not deliver incident notifications from this replica (another one on the same store does)')
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info')),
   ).action((options) => setResult(import('./commands/serve.js').then((m) => m.serveCommand(options, io))));
 

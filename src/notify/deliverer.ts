@@ -20,8 +20,8 @@ import { sendWebhook } from './sendWebhook.js';
 export interface DelivererOptions {
   store: Store;
   settings?: Partial<DeliverySettings>;
-  /** Base URL of the incident links (default: settings.publicUrl, else http://127.0.0.1:8888). */
-  baseUrl?: string;
+  /** Base URL of the incident links (default: settings.publicUrl, else http://127.0.0.1:8888); a function when known only later. */
+  baseUrl?: string | (() => string);
   env?: NodeJS.ProcessEnv;
   /** The clock of due times, leases and backoff (tests drive it). */
   clock?: () => Date;
@@ -129,7 +129,8 @@ export class Deliverer {
     } catch (error) {
       return { kind: 'permanent', reason: error instanceof DqError ? error.message : String(error) };
     }
-    const baseUrl = this.options.baseUrl ?? this.settings.publicUrl ?? 'http://127.0.0.1:8888';
+    const given = typeof this.options.baseUrl === 'function' ? this.options.baseUrl() : this.options.baseUrl;
+    const baseUrl = given ?? this.settings.publicUrl ?? 'http://127.0.0.1:8888';
     const body = { ...message.payload, text: messageText(message.payload, incidentLink(baseUrl, message.payload)) };
     const outcome =
       destination.kind === 'webhook'

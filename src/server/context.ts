@@ -1,6 +1,7 @@
 import type { LiveObjects } from '../app/liveObjects.js';
 import type { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
+import type { Deliverer } from '../notify/index.js';
 import type { Store } from '../store/store.js';
 import { roleAtLeast, type Caller, type Role } from './tokens.js';
 
@@ -11,6 +12,8 @@ export interface ServerContext {
   jobs: JobService;
   /** Body limit of POST /api/gitops/plan and /apply (decompressed bytes); default 100 MB. */
   gitopsBodyLimit?: number;
+  /** The notification deliverer of `serve`; routes that write outbox messages nudge it. */
+  deliverer?: Deliverer;
   /** The reconcile loop of `serve --repo | --git`, when one runs. */
   reconciler?: Reconciler;
 }

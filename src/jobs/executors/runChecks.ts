@@ -5,6 +5,7 @@ import { planCheckRun } from '../checkRun/planCheckRun.js';
 import { ownScheduleOf } from '../checkScheduleOverrides.js';
 import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks.js';
 import { periodOf, resultBase, runTableChecks } from '../checkRun/runTableChecks.js';
+import { DEFAULT_NOTIFICATIONS_NAME } from '../../manifest/objectPaths.js';
 import { recordResultsWithIncidents, type IncidentConfiguration } from '../../incidents/index.js';
 import type { JobExecutor } from '../jobService.js';
 import { collectTableErrorSamples, samplingChecks } from './collectErrorSamples.js';
@@ -108,11 +109,12 @@ export async function runChecks(
     return { dataSource: deps.dataSources.get(connection, spec), ...(referenceTable ? { tableSpec: referenceTable.spec } : {}) };
   };
   // incidents are grouped in the transaction that stores each table's results (src/incidents)
+  const defaultNotifications = options.defaultNotifications ?? (await deps.objects.get('default_notifications', DEFAULT_NOTIFICATIONS_NAME))?.spec;
   const tableSpecs = new Map(work.map((w) => [JSON.stringify([w.table.connection, w.table.schema, w.table.table]), w.table.spec]));
   const incidentConfiguration: IncidentConfiguration = {
     connectionSpec: (connection) => connections.get(connection),
     tableSpec: (connection, schema, table) => tableSpecs.get(JSON.stringify([connection, schema, table])),
-    defaultNotifications: options.defaultNotifications,
+    defaultNotifications,
   };
   const rows: CheckResultInput[] = [];
   const tables: TableCheckOutcome[] = [];
@@ -142,7 +144,10 @@ export async function runChecks(
           tableRows = checks.map((c) => failureRow(c, now, (error as Error).message));
         }
       }
-      if (tableRows.length > 0) await recordResultsWithIncidents(deps.store, tableRows, incidentConfiguration);
+      if (tableRows.length > 0) {
+        const incidents = await recordResultsWithIncidents(deps.store, tableRows, incidentConfiguration);
+        if (incidents.messages > 0) deps.onMessages?.();
+      }
       const sampled = checksToSample(checks, tableRows, p.collect_error_samples === true);
       if (dataSource && !failure && sampled.length > 0) {
         // samples are extra: a sampler that fails stores nothing and does not change the run's results

@@ -5,6 +5,8 @@ import { connectionsRoutes } from './connections.js';
 import { gitopsRoutes } from './gitops.js';
 import { gitopsStatusRoutes } from './gitopsStatus.js';
 import { healthRoutes } from './health.js';
+import { incidentsRoutes } from './incidents.js';
+import { filteredNotificationsRoutes } from './filteredNotifications.js';
 import { columnPoliciesRoutes } from './columnPolicies.js';
 import { jobsRoutes } from './jobs.js';
 import { lineageRoutes } from './lineage.js';
@@ -19,4 +21,4 @@ import { tablesRoutes } from './tables.js';
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, incidentsRoutes, filteredNotificationsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes];
