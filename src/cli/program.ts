@@ -276,6 +276,53 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/results.js').then((m) => m.resultsCommand(options, io))));
 
+  const remoteOptions = (command: Command) =>
+    command
+      .option('--server <url>', 'through a running `dqctl serve` at this URL (default: $DQCTL_SERVER_URL)')
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)');
+
+  const incidents = program.command('incidents').description('incidents: failed checks grouped by the incident_grouping of their connection');
+  remoteOptions(
+    storeOptions(
+      incidents
+        .command('list')
+        .description('the incidents, newest first (all statuses unless --status)')
+        .option('--connection <name>', 'only this connection')
+        .option('--status <status...>', 'only these statuses: open, acknowledged, resolved, muted')
+        .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
+  ).action((options) => setResult(import('./commands/incidents.js').then((m) => m.incidentsListCommand(options, io))));
+  for (const [verb, what] of [
+    ['acknowledge', 'mark an incident acknowledged (someone is on it)'],
+    ['resolve', 'mark an incident resolved; a new failure then opens a new incident'],
+    ['mute', 'mute an incident: its failures are absorbed silently for mute_for_days'],
+    ['reopen', 'set an incident back to open'],
+  ] as const) {
+    remoteOptions(
+      storeOptions(
+        incidents
+          .command(verb)
+          .description(`${what}; notifies the addresses of that status`)
+          .argument('<id>', 'the incident id (see dqctl incidents list)')
+          .option('--connection <name>', 'the connection of the incident (with --server, saves a search)')
+          .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+      ),
+    ).action((id: string, options) => setResult(import('./commands/incidents.js').then((m) => m.incidentStatusCommand(verb, id, options, io))));
+  }
+
+  const notifications = program.command('notifications').description('the notification outbox: messages of incident events and their delivery');
+  remoteOptions(
+    storeOptions(
+      notifications
+        .command('list')
+        .description('the messages, newest first: pending, delivered or failed (and why)')
+        .option('--failed', 'only the messages given up on (same as --status failed)')
+        .addOption(new Option('--status <status>', 'only this status').choices(['pending', 'delivered', 'failed']))
+        .option('--limit <n>', 'at most this many', '100')
+        .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
+  ).action((options) => setResult(import('./commands/incidents.js').then((m) => m.notificationsListCommand(options, io))));
+
   // plan and apply run through a server when given one (remote.ts)
   for (const name of ['plan', 'apply']) {
     program.commands

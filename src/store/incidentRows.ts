@@ -193,6 +193,12 @@ export async function updateIncidents(sql: SqlQueryable, records: readonly Incid
   for (let i = 0; i < rows.length; i += 5000) await sql.query(statement, [JSON.stringify(rows.slice(i, i + 5000))]);
 }
 
+/** One incident by id alone (ids are unique across connections). */
+export async function findIncidentById(sql: SqlQueryable, id: string): Promise<IncidentRecord | undefined> {
+  const rows = await sql.query<IncidentRow>(`select ${COLUMNS} from dqctl.incidents where id = $1`, [id]);
+  return rows[0] ? toRecord(rows[0]) : undefined;
+}
+
 /** One incident by id, locked for update when asked (inside a transaction). */
 export async function findIncident(sql: SqlQueryable, connection: string, id: string, options: { forUpdate?: boolean } = {}): Promise<IncidentRecord | undefined> {
   const rows = await sql.query<IncidentRow>(

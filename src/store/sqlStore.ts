@@ -33,7 +33,7 @@ import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable
 import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole, LockRequest, OutboxStore, Store, StoreTransaction } from './store.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
-import { findIncident, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
+import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
 import { claimMessages, enqueueMessages, listMessages, settleMessage } from './outboxRows.js';
 import { SummaryCache } from './summaryCache.js';
 
@@ -88,6 +88,7 @@ class SqlStore implements Store {
     this.incidents = {
       list: guarded('incidents.list', (filter) => listIncidents(client, filter)),
       get: guarded('incidents.get', (connection, id) => findIncident(client, connection, id)),
+      getById: guarded('incidents.getById', (id) => findIncidentById(client, id)),
       statistics: guarded('incidents.statistics', () => incidentStatistics(client)),
       issues: guarded('incidents.issues', (incident, filter) => incidentIssues(client, incident, filter)),
       transaction: guarded('incidents.transaction', (work) => this.inTransaction((tx) => work(incidentTransaction(tx)))),

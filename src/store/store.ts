@@ -94,6 +94,8 @@ export interface IncidentTransaction {
 export interface IncidentStore {
   list(filter: IncidentFilter): Promise<IncidentRecord[]>;
   get(connection: string, id: string): Promise<IncidentRecord | undefined>;
+  /** By id alone (what the CLI is given). */
+  getById(id: string): Promise<IncidentRecord | undefined>;
   /** Per connection: open incidents and the newest first seen. */
   statistics(): Promise<Array<{ connection: string; openIncidents: number; mostRecentFirstSeen: string }>>;
   /** The check results grouped into an incident, newest first. */

@@ -1,4 +1,4 @@
-import { getCheckCatalog } from '../../catalog/index.js';
+import { defaultQualityDimension, getCheckCatalog } from '../../catalog/index.js';
 import type { DataSource } from '../../datasource/index.js';
 import { planSensorQueries, splitScan, type DataGroupingLevel, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
 import { isJsonObject, type DqError, type JsonObject } from '../../model/index.js';
@@ -65,7 +65,7 @@ export function checkIdentity(check: PlannedCheck, timeGradient: string) {
     checkName: check.checkName,
     checkHash: check.checkHash,
     sensorName: check.catalog.sensor,
-    qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
+    qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : defaultQualityDimension(check.checkName),
   };
 }
 
