@@ -142,7 +142,8 @@ export async function settleMessage(
   let rows: unknown[];
   if (outcome.kind === 'delivered') {
     rows = await sql.query(
-      `update dqctl.notification_outbox set status = 'delivered', delivered_at = $3::timestamptz, claimed_by = null, claimed_until = null, last_error = null
+      // claimed_by stays: it names the replica that delivered
+      `update dqctl.notification_outbox set status = 'delivered', delivered_at = $3::timestamptz, claimed_until = null, last_error = null
         where id = $1 and claimed_by = $2 and status = 'pending' returning id`,
       [id, worker, outcome.at],
     );
