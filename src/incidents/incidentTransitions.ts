@@ -35,24 +35,31 @@ export function observeFailures(
   groupingOf: (row: CheckResultInput) => { grouping: EffectiveGrouping; tablePriority: number | null } | undefined,
 ): Observation[] {
   const byHash = new Map<number, Observation>();
+  // the key (and its SHA-256) once per distinct combination, not once per failed row: a run has many rows per key
+  const keys = new Map<string, IncidentKey>();
   for (const row of rows) {
     const severity = row.severity;
     if (severity === null || severity === undefined || severity < 1) continue;
     const settings = groupingOf(row);
     if (!settings || settings.grouping.disabled || severity < settings.grouping.minimumSeverity) continue;
-    const key = incidentKeyOf(
-      {
-        connection: row.connectionName,
-        schema: row.schemaName,
-        table: row.tableName,
-        dataGroup: row.dataGroup ?? 'all data',
-        qualityDimension: row.qualityDimension ?? null,
-        checkCategory: row.checkCategory,
-        checkType: row.checkType,
-        checkName: row.checkName,
-      },
-      settings.grouping,
-    );
+    const g = settings.grouping;
+    const fields = {
+      connection: row.connectionName,
+      schema: row.schemaName,
+      table: row.tableName,
+      dataGroup: row.dataGroup ?? 'all data',
+      qualityDimension: row.qualityDimension ?? null,
+      checkCategory: row.checkCategory,
+      checkType: row.checkType,
+      checkName: row.checkName,
+    };
+    // NUL cannot occur in PostgreSQL text, so joining on it is unambiguous (and much cheaper than JSON per row)
+    const id = `${g.groupingLevel}\u0000${g.divideByDataGroups}\u0000${fields.connection}\u0000${fields.schema}\u0000${fields.table}\u0000${fields.dataGroup}\u0000${fields.qualityDimension}\u0000${fields.checkCategory}\u0000${fields.checkType}\u0000${fields.checkName}`;
+    let key = keys.get(id);
+    if (!key) {
+      key = incidentKeyOf(fields, g);
+      keys.set(id, key);
+    }
     const seen = row.executedAt ?? new Date().toISOString();
     const known = byHash.get(key.incidentHash);
     if (known) {

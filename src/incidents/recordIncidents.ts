@@ -37,7 +37,7 @@ export async function recordResultsWithIncidents(store: Store, rows: readonly Ch
 export async function groupIntoIncidents(tx: IncidentTransaction, rows: readonly CheckResultInput[], configuration: IncidentConfiguration): Promise<IncidentsOutcome> {
   const settings = new Map<string, { grouping: EffectiveGrouping; tablePriority: number | null }>();
   const observations = observeFailures(rows, (row) => {
-    const id = JSON.stringify([row.connectionName, row.schemaName, row.tableName]);
+    const id = `${row.connectionName}\u0000${row.schemaName}\u0000${row.tableName}`;
     let known = settings.get(id);
     if (!known) {
       const tableSpec = configuration.tableSpec(row.connectionName, row.schemaName, row.tableName);
