@@ -4,3 +4,4 @@ export * from './checkContainers.js';
 export * from './checkCatalog.js';
 export * from './didYouMean.js';
 export * from './packagePaths.js';
+export * from './qualityDimensions.js';

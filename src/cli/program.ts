@@ -93,7 +93,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
     state
       .command('list')
       .description('list the objects of the live store with managed_by, owner and origin')
-      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks')
+      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_notifications')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/stateList.js').then((m) => m.stateListCommand(options, io))));
 
@@ -103,7 +103,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .description('write the live state as DQOps-format files (never deletes; refuses to overwrite differing files without --force)')
       .option('--out <dir>', 'folder to write into', '.')
       .option('--only-drift', 'only git-managed objects changed through the API since the last apply, at their origin files')
-      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks')
+      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_notifications')
       .option('--namespace <namespace>', 'only git-managed objects of this ownership namespace')
       .option('--schema-base <url-or-path>', 'where the yaml-language-server line finds the schemas (default: their https://dqctl.dev/schemas/ ids)')
       .option('--include-secrets', 'write literal secrets as they are (default: replaced by ${DQCTL_SECRET_…} references)')
@@ -132,6 +132,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .option('--self-heal', 'with --auto-apply: restore objects changed through the API (drift) on the next pass')
       .option('--webhook-secret <secret>', 'enable POST /api/gitops/webhook, authenticated by an HMAC-SHA256 signature of the body with this secret (default: $DQCTL_WEBHOOK_SECRET)')
       .option('--no-schedules', "do not run the connections' schedules (check runs by schedules.*, the auto import of tables)")
+      .option('--no-notifications', 'do not deliver incident notifications from this replica (another one on the same store does)')
       .addOption(new Option('--log-level <level>', 'request log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'silent']).default('info'))
       .addOption(new Option('--log-format <format>', 'log lines as JSON (one object per line) or human text (default: text on a terminal, else json)').choices(['json', 'text']))
       .option('--metrics-port <port>', 'serve GET /metrics on this port, without tokens, instead of on the API port (where it needs a viewer token when tokens are on)')
@@ -285,6 +286,53 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--comparison <name>', 'only the comparison checks of this table comparison')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/results.js').then((m) => m.resultsCommand(options, io))));
+
+  const remoteOptions = (command: Command) =>
+    command
+      .option('--server <url>', 'through a running `dqctl serve` at this URL (default: $DQCTL_SERVER_URL)')
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)');
+
+  const incidents = program.command('incidents').description('incidents: failed checks grouped by the incident_grouping of their connection');
+  remoteOptions(
+    storeOptions(
+      incidents
+        .command('list')
+        .description('the incidents, newest first (all statuses unless --status)')
+        .option('--connection <name>', 'only this connection')
+        .option('--status <status...>', 'only these statuses: open, acknowledged, resolved, muted')
+        .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
+  ).action((options) => setResult(import('./commands/incidents.js').then((m) => m.incidentsListCommand(options, io))));
+  for (const [verb, what] of [
+    ['acknowledge', 'mark an incident acknowledged (someone is on it)'],
+    ['resolve', 'mark an incident resolved; a new failure then opens a new incident'],
+    ['mute', 'mute an incident: its failures are absorbed silently for mute_for_days'],
+    ['reopen', 'set an incident back to open'],
+  ] as const) {
+    remoteOptions(
+      storeOptions(
+        incidents
+          .command(verb)
+          .description(`${what}; notifies the addresses of that status`)
+          .argument('<id>', 'the incident id (see dqctl incidents list)')
+          .option('--connection <name>', 'the connection of the incident (with --server, saves a search)')
+          .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+      ),
+    ).action((id: string, options) => setResult(import('./commands/incidents.js').then((m) => m.incidentStatusCommand(verb, id, options, io))));
+  }
+
+  const notifications = program.command('notifications').description('the notification outbox: messages of incident events and their delivery');
+  remoteOptions(
+    storeOptions(
+      notifications
+        .command('list')
+        .description('the messages, newest first: pending, delivered or failed (and why)')
+        .option('--failed', 'only the messages given up on (same as --status failed)')
+        .addOption(new Option('--status <status>', 'only this status').choices(['pending', 'delivered', 'failed']))
+        .option('--limit <n>', 'at most this many', '100')
+        .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
+  ).action((options) => setResult(import('./commands/incidents.js').then((m) => m.notificationsListCommand(options, io))));
 
   // plan and apply run through a server when given one (remote.ts)
   for (const name of ['plan', 'apply']) {

@@ -31,6 +31,7 @@ export const LOADER_DIAGNOSTICS = {
   threshold_order: { severity: 'warning', description: 'A warning threshold looser than the error one, or an error looser than the fatal one.' },
   plaintext_secret: { severity: 'warning', description: 'A literal password or secret instead of a ${ENV} / ${credential://…} reference.' },
   partitioned_without_partition_column: { severity: 'warning', description: 'Partitioned checks on a table without timestamp_columns.partition_by_column.' },
+  invalid_address: { severity: 'error', description: 'A notification address (incident_*_addresses of a connection, of a filtered notification or of settings/defaultnotifications.dqonotifications.yaml) that is neither an http(s) URL nor an e-mail address.' },
   invalid_cron: {
     severity: 'warning',
     description:

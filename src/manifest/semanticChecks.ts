@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
-import { isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind, appendAll } from '../model/index.js';
+import { appendAll, isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
+import { checkAddress } from './notificationAddresses.js';
 import type { ParsedYaml } from './yamlDocument.js';
 
 /** An object whose file parsed and passed its schema: the input of the checks that span files. */
@@ -66,6 +67,10 @@ function documentFindings(o: LoadedObject): readonly Diagnostic[] {
     case 'source':
       checkSecrets(o, out);
       checkCronExpressions(o, out);
+      if (isJsonObject(o.rawSpec.incident_grouping)) checkAddresses(o, o.rawSpec.incident_grouping.incident_notification, ['spec', 'incident_grouping', 'incident_notification'], out);
+      break;
+    case 'default_notifications':
+      checkAddresses(o, o.rawSpec, ['spec'], out);
       break;
     case 'table':
       checkEachCheck(o, out);
@@ -163,6 +168,36 @@ function checkSecrets(o: LoadedObject, out: Diagnostic[]): void {
         range: o.parsed.locate(['spec', block, key], true),
       });
     }
+  }
+}
+
+const ADDRESS_FIELDS = ['incident_opened_addresses', 'incident_acknowledged_addresses', 'incident_resolved_addresses', 'incident_muted_addresses'];
+
+/** Every address of a notification spec and of its filtered notifications' targets is a URL or an e-mail address. */
+function checkAddresses(o: LoadedObject, notification: JsonValue | undefined, path: Array<string | number>, out: Diagnostic[]): void {
+  if (!isJsonObject(notification)) return;
+  const checkFields = (holder: JsonObject, at: Array<string | number>) => {
+    for (const field of ADDRESS_FIELDS) {
+      const list = holder[field];
+      if (typeof list !== 'string') continue;
+      for (const address of list.split(',').map((a) => a.trim())) {
+        if (address === '') continue;
+        const checked = checkAddress(address);
+        if (!('invalid' in checked)) continue;
+        out.push({
+          severity: 'error',
+          code: 'invalid_address',
+          summary: `${field}: ${checked.invalid}`,
+          detail: 'Write comma-separated http(s) webhook URLs (generic JSON, Slack or Microsoft Teams incoming webhooks) or e-mail addresses; ${ENV_VAR} references are resolved when sending.',
+          range: o.parsed.locate([...at, field]),
+        });
+      }
+    }
+  };
+  checkFields(notification, path);
+  const filtered = isJsonObject(notification.filtered_notifications) ? notification.filtered_notifications : {};
+  for (const [name, spec] of Object.entries(filtered)) {
+    if (isJsonObject(spec) && isJsonObject(spec.target)) checkFields(spec.target, [...path, 'filtered_notifications', name, 'target']);
   }
 }
 

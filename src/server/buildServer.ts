@@ -9,6 +9,7 @@ import { DataSources } from '../datasource/index.js';
 import { defaultExecutors } from '../jobs/executors/index.js';
 import { ConnectionSchedules, type ConnectionSchedulesOptions } from '../jobs/connectionSchedules.js';
 import { JobService } from '../jobs/jobService.js';
+import { Deliverer, type DelivererOptions } from '../notify/index.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
 import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
@@ -59,6 +60,11 @@ export interface ServerOptions {
    */
   metrics?: ServerMetrics;
   metricsRoute?: boolean;
+  /**
+   * Deliver the notification outbox (`serve` does): a Deliverer started with the server and stopped before it
+   * closes. Off by default: an app built in a test sends nothing unless asked.
+   */
+  notifications?: Omit<DelivererOptions, 'store' | 'log'>;
 }
 
 /**
@@ -111,7 +117,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   });
   const objects = new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs });
   const dataSources = options.dataSources ?? new DataSources({ credentialsDir: process.env.DQCTL_CREDENTIALS_DIR ?? resolve('.credentials') });
-  const jobs = options.jobs ?? new JobService(options.store, defaultExecutors({ store: options.store, objects, dataSources }));
+  // a check run that opened incidents wrote messages: the deliverer looks at once instead of at its next poll
+  let deliverer: Deliverer | undefined;
+  const onMessages = () => deliverer?.nudge();
+  const jobs = options.jobs ?? new JobService(options.store, defaultExecutors({ store: options.store, objects, dataSources, onMessages }));
   // process metrics start observers of their own: only `serve` (which passes its metrics) wants them
   const metrics = options.metrics ?? new ServerMetrics({ store: options.store, reconciler: options.reconciler, processMetrics: false });
   const context: ServerContext = {
@@ -124,6 +133,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     gitopsBodyLimit: options.gitopsBodyLimit,
     reconciler: options.reconciler,
   };
+  if (options.notifications) {
+    context.deliverer = deliverer = new Deliverer({
+      store: options.store,
+      ...options.notifications,
+      log: (level, message, fields) => app.log[level]({ notifications: true, ...fields }, message),
+    });
+  }
 
   registerApiSchemas(app);
   useValidators(app);
@@ -179,6 +195,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   }
   // the pools it made close after the jobs that use them stopped
   if (!options.dataSources) app.addHook('onClose', async () => dataSources.close());
+  if (context.deliverer) {
+    const started = context.deliverer;
+    started.start();
+    app.addHook('onClose', async () => started.stop());
+  }
   await app.ready();
   return app;
 }

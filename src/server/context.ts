@@ -2,6 +2,7 @@ import type { DataSources } from '../datasource/index.js';
 import type { LiveObjects } from '../inspect/liveObjects.js';
 import type { JobService } from '../jobs/jobService.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
+import type { Deliverer } from '../notify/index.js';
 import type { Store } from '../store/store.js';
 import type { ServerMetrics } from './metrics.js';
 import { roleAtLeast, type Caller, type Role } from './tokens.js';
@@ -18,6 +19,8 @@ export interface ServerContext {
   schedulesRunning?: boolean;
   /** Body limit of POST /api/gitops/plan and /apply (decompressed bytes); default 100 MB. */
   gitopsBodyLimit?: number;
+  /** The notification deliverer of `serve`; routes that write outbox messages nudge it. */
+  deliverer?: Deliverer;
   /** The reconcile loop of `serve --repo | --git`, when one runs. */
   reconciler?: Reconciler;
   /** Prometheus metrics (GET /metrics); routes count what only they see, e.g. API applies. */

@@ -1,3 +1,4 @@
+import { deleteIncidents } from './incidentRows.js';
 import type { SqlParam, SqlQueryable } from './sql/sqlClient.js';
 
 /**
@@ -37,6 +38,11 @@ export interface DeleteStoredDataRequest {
   errorSamples: boolean;
   /** Statistics (every collector, every data group). */
   statistics?: boolean;
+  /**
+   * Incidents of the tables (and their sent or failed messages; pending ones still go out), by the day they were
+   * first seen. An incident belongs to a table, not to a column: a request naming columns leaves them alone.
+   */
+  incidents?: boolean;
 }
 
 export interface DeleteStoredDataCounts {
@@ -44,6 +50,8 @@ export interface DeleteStoredDataCounts {
   errors: number;
   error_samples: number;
   statistics: number;
+  /** Present when the request asked for incidents. */
+  incidents?: number;
 }
 
 function likePattern(glob: string): string {
@@ -122,6 +130,19 @@ export async function deleteStoredData(sql: SqlQueryable, request: DeleteStoredD
     if (f.collectorTarget === 'table') c.sql.push('column_name is null');
     if (f.collectorTarget === 'column') c.sql.push('column_name is not null');
     counts.statistics = (await sql.query(`delete from dqctl.statistics where ${c.where()} returning 1`, c.params)).length;
+  }
+  if (request.incidents) {
+    counts.incidents = 0;
+    if (!request.columnNames || request.columnNames.length === 0) {
+      counts.incidents = await deleteIncidents(sql, {
+        connection: request.connection,
+        schemaPattern: likePattern(schema),
+        tablePattern: likePattern(table),
+        ...(request.table ? { exactTable: request.table } : {}),
+        ...(request.dateStart ? { firstSeenFrom: request.dateStart } : {}),
+        ...(request.dateEnd ? { firstSeenTo: request.dateEnd } : {}),
+      });
+    }
   }
   return counts;
 }

@@ -30,9 +30,11 @@ import {
 import { leaderChannel, tryLeadership, type Leadership, type LeadershipOptions } from './leadership.js';
 import { insertStatistics, readLatestStatistics, type StatisticsFilter, type StatisticsInput, type StatisticsRow } from './statistics.js';
 import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
-import type { JobQueueStore, LeadershipRole, LockRequest, Store, StoreTransaction } from './store.js';
+import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole, LockRequest, OutboxStore, Store, StoreTransaction } from './store.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
+import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
+import { claimMessages, enqueueMessages, listMessages, settleMessage } from './outboxRows.js';
 import { SummaryCache } from './summaryCache.js';
 
 /**
@@ -60,6 +62,8 @@ class SqlStore implements Store {
   readonly #leaderships = new Set<Leadership>();
 
   readonly jobs: JobQueueStore;
+  readonly incidents: IncidentStore;
+  readonly outbox: OutboxStore;
   /** Kept between reads: a reconcile pass lists every summary twice, and usually only a few rows changed. */
   private readonly summaries = new SummaryCache();
 
@@ -82,6 +86,19 @@ class SqlStore implements Store {
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
       requestCancel: guarded('jobs.requestCancel', (id) => requestCancel(client, id)),
       countUnfinished: guarded('jobs.countUnfinished', () => countUnfinishedJobs(client)),
+    };
+    this.incidents = {
+      list: guarded('incidents.list', (filter) => listIncidents(client, filter)),
+      get: guarded('incidents.get', (connection, id) => findIncident(client, connection, id)),
+      getById: guarded('incidents.getById', (id) => findIncidentById(client, id)),
+      statistics: guarded('incidents.statistics', () => incidentStatistics(client)),
+      issues: guarded('incidents.issues', (incident, filter) => incidentIssues(client, incident, filter)),
+      transaction: guarded('incidents.transaction', (work) => this.inTransaction((tx) => work(incidentTransaction(tx)))),
+    };
+    this.outbox = {
+      claim: guarded('outbox.claim', (request) => claimMessages(client, request)),
+      settle: guarded('outbox.settle', (id, worker, outcome) => settleMessage(client, id, worker, outcome)),
+      list: guarded('outbox.list', (filter) => listMessages(client, filter)),
     };
   }
 
@@ -129,6 +146,15 @@ class SqlStore implements Store {
   async insertCheckResults(rows: readonly CheckResultInput[]): Promise<number> {
     this.refuseInsideWork('insertCheckResults');
     return this.inTransaction((tx) => insertCheckResults(tx, rows));
+  }
+
+  async recordCheckResults(rows: readonly CheckResultInput[], afterInsert: (tx: IncidentTransaction) => Promise<void>): Promise<number> {
+    this.refuseInsideWork('recordCheckResults');
+    return this.inTransaction(async (tx) => {
+      const written = await insertCheckResults(tx, rows);
+      await afterInsert(incidentTransaction(tx));
+      return written;
+    });
   }
 
   async insertErrorSamples(rows: readonly ErrorSampleInput[]): Promise<number> {
@@ -246,6 +272,17 @@ class SqlStore implements Store {
     await Promise.all([...this.#leaderships].map((l) => l.release()));
     await this.client.close();
   }
+}
+
+function incidentTransaction(sql: SqlQueryable): IncidentTransaction {
+  return {
+    lockTables: (connection, tables) => lockIncidentKeys(sql, connection, tables),
+    newestIncidents: (connection, hashes) => newestIncidents(sql, connection, hashes),
+    findIncident: (connection, id, options) => findIncident(sql, connection, id, options),
+    insertIncidents: (records) => insertIncidents(sql, records),
+    updateIncidents: (records) => updateIncidents(sql, records),
+    enqueueMessages: (messages) => enqueueMessages(sql, messages),
+  };
 }
 
 class SqlTransaction implements StoreTransaction {

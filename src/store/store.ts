@@ -14,6 +14,8 @@ import type {
 } from '../model/index.js';
 import type { CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
 import type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
+import type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord } from './incidentRows.js';
+import type { OutboxFilter, OutboxInput, OutboxMessage } from './outboxRows.js';
 
 export type { CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
 export type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
@@ -74,6 +76,48 @@ export interface JobQueueStore {
 }
 
 export type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
+export type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord, IncidentSortOrder, IncidentStatus } from './incidentRows.js';
+export { INCIDENT_STATUSES } from './incidentRows.js';
+export type { OutboxEvent, OutboxFilter, OutboxInput, OutboxMessage, OutboxStatus } from './outboxRows.js';
+
+/**
+ * Incident rows and outbox messages inside one transaction (see incidentRows.ts, outboxRows.ts): what
+ * src/incidents needs to turn failures or a status change into incidents and messages atomically.
+ */
+export interface IncidentTransaction {
+  /** Serializes writers of these tables' incidents until the transaction ends. */
+  lockTables(connection: string, tables: readonly string[]): Promise<void>;
+  /** The newest incident of each hash (one per hash that has any). */
+  newestIncidents(connection: string, hashes: readonly number[]): Promise<IncidentRecord[]>;
+  findIncident(connection: string, id: string, options?: { forUpdate?: boolean }): Promise<IncidentRecord | undefined>;
+  insertIncidents(records: readonly IncidentRecord[]): Promise<void>;
+  updateIncidents(records: readonly IncidentRecord[]): Promise<void>;
+  enqueueMessages(messages: readonly OutboxInput[]): Promise<void>;
+}
+
+export interface IncidentStore {
+  list(filter: IncidentFilter): Promise<IncidentRecord[]>;
+  get(connection: string, id: string): Promise<IncidentRecord | undefined>;
+  /** By id alone (what the CLI is given). */
+  getById(id: string): Promise<IncidentRecord | undefined>;
+  /** Per connection: open incidents and the newest first seen. */
+  statistics(): Promise<Array<{ connection: string; openIncidents: number; mostRecentFirstSeen: string }>>;
+  /** The check results grouped into an incident, newest first. */
+  issues(incident: IncidentRecord, filter?: IncidentIssuesFilter): Promise<IncidentIssueRow[]>;
+  /** One transaction (outside the store lock): all of `work`'s writes or none. */
+  transaction<T>(work: (tx: IncidentTransaction) => Promise<T>): Promise<T>;
+}
+
+/** The notification outbox (outboxRows.ts); each method one statement. */
+export interface OutboxStore {
+  claim(request: { worker: string; now: string; leaseUntil: string; limit: number }): Promise<OutboxMessage[]>;
+  settle(
+    id: number,
+    worker: string,
+    outcome: { kind: 'delivered'; at: string } | { kind: 'retry'; nextAttemptAt: string; error: string } | { kind: 'failed'; at: string; error: string },
+  ): Promise<boolean>;
+  list(filter?: OutboxFilter): Promise<OutboxMessage[]>;
+}
 
 export interface Store extends StoreReader {
   readonly jobs: JobQueueStore;
@@ -111,6 +155,13 @@ export interface Store extends StoreReader {
   checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]>;
   errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]>;
   insertCheckResults(rows: readonly CheckResultInput[]): Promise<number>;
+  /**
+   * Check results and what they cause, in ONE transaction: the rows, then `afterInsert` (incidents and their
+   * outbox messages, src/incidents). A failure of either writes nothing.
+   */
+  recordCheckResults(rows: readonly CheckResultInput[], afterInsert: (tx: IncidentTransaction) => Promise<void>): Promise<number>;
+  readonly incidents: IncidentStore;
+  readonly outbox: OutboxStore;
   insertErrorSamples(rows: readonly ErrorSampleInput[]): Promise<number>;
   /**
    * Statistics of tables and columns (see statistics.ts): the latest collection per table, column and collector

@@ -236,6 +236,15 @@ const CASES: Case[] = [
     objects: ONLY_SOURCE,
   },
   {
+    name: 'invalid_address',
+    expected: [
+      ['error', 'invalid_address', 'settings/defaultnotifications.dqonotifications.yaml:5:29', '"team at example dot com"', 'incident_muted_addresses'],
+      ['error', 'invalid_address', `${CONNECTION}:11:34`, '"https://hooks.example.com/x, not-an-address"', '"not-an-address" is neither an http(s) URL nor an e-mail address'],
+      ['error', 'invalid_address', `${CONNECTION}:19:40`, 'ftp://pager.example.com', '"ftp://pager.example.com" is neither'],
+    ],
+    objects: [],
+  },
+  {
     name: 'invalid_cron',
     expected: [
       // a check's schedule_override, in a policy (disabled, still checked) and in a table file

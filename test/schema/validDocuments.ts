@@ -124,14 +124,9 @@ const DOCUMENTS: Record<DocumentKind, Record<string, unknown>> = {
     apiVersion: 'dqo/v1',
     kind: 'default_notifications',
     spec: {
-      incident_opened_addresses: 'dq-team@example.com',
+      incident_opened_addresses: 'https://hooks.slack.com/services/${SLACK_PATH}, oncall@example.com',
       filtered_notifications: {
-        'critical tables': {
-          filter: { table: 'fact_*', highest_severity: 3, check_type: 'monitoring' },
-          target: { incident_opened_addresses: 'https://hooks.example.com/dq' },
-          priority: 100,
-          process_additional_filters: true,
-        },
+        fatal_only: { priority: 1, filter: { table: 'fact_*', highest_severity: 3 }, target: { incident_opened_addresses: '${PAGER_WEBHOOK}' }, message: 'page' },
       },
     },
   },

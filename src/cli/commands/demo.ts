@@ -11,7 +11,9 @@ import {
   type DemoSource,
 } from '../../demo/index.js';
 import { runChecks, type RunChecksRun } from '../../jobs/executors/runChecks.js';
+import { listIncidents } from '../../app/incidentCommands.js';
 import { DqError } from '../../model/index.js';
+import type { IncidentRecord } from '../../store/store.js';
 import { withDataSources } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import type { StoreFlags } from '../storeOptions.js';
@@ -63,6 +65,7 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
   if (applied !== 0) return applied;
 
   let exitCode = 0;
+  let incidentConnections: string[] = [];
   if (source.kind === 'none') {
     io.stderr('\nChecks not run: there is no data source (see above).\n');
   } else {
@@ -77,12 +80,24 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
     );
     if (databases) io.stdout(`The warnings and errors come from problems put into the demo data on purpose (examples/shop/README.md lists them).\n`);
     if (result.execution_errors > 0) exitCode = 4;
+    const byConnection = new Map<string, number>();
+    for (const incident of run.incidents) byConnection.set(incident.connection, (byConnection.get(incident.connection) ?? 0) + 1);
+    io.stdout(`The failures opened ${plural(run.incidents.length, 'incident')} (grouped by table, quality dimension and check category)${run.incidents.length > 0 ? ':' : '.'}\n`);
+    for (const incident of run.incidents.slice(0, 5)) {
+      io.stdout(`  ${incident.connection}/${incident.schema}.${incident.table}  ${[incident.qualityDimension, incident.checkCategory].filter(Boolean).join(' / ')}  ${plural(incident.failedChecksCount, 'failed check')}\n`);
+    }
+    if (run.incidents.length > 5) io.stdout(`  … and ${run.incidents.length - 5} more\n`);
+    incidentConnections = [...byConnection.keys()];
   }
 
-  if (!options.serve) return exitCode;
-  io.stdout(
-    `\nServing the API. Results overview of a table, e.g.: http://${hostForUrl(options.host)}:${options.port}/api/connections/shop_oltp/schemas/public/tables/customers/monitoring/daily/overview\n`,
-  );
+  if (!options.serve) {
+    if (incidentConnections.length > 0) io.stdout(`See them with: dqctl incidents list${storeFlags.stateDir ? ` --state-dir ${storeFlags.stateDir}` : ''}\n`);
+    return exitCode;
+  }
+  const base = `http://${hostForUrl(options.host)}:${options.port}`;
+  io.stdout(`\nServing the API. Results overview of a table, e.g.: ${base}/api/connections/shop_oltp/schemas/public/tables/customers/monitoring/daily/overview\n`);
+  for (const connection of incidentConnections) io.stdout(`Incidents of ${connection}: ${base}/api/incidents/${encodeURIComponent(connection)}\n`);
+  if (incidentConnections.length > 0) io.stdout(`Or in a terminal: dqctl incidents list --server ${base}\n`);
   const serveOptions: ServeOptions = { ...storeFlags, port: options.port, host: options.host, bodyLimit: String(5 * 1024 * 1024), logLevel: options.logLevel, logFormat: options.logFormat };
   return serveCommand(serveOptions, io);
 }
@@ -128,10 +143,12 @@ async function prepare(source: DemoSource, prefix: string, io: CliIo): Promise<D
 }
 
 /** The same executor as `dqctl run checks` and POST /api/jobs/runchecks, over every table of the store. */
-async function runAllChecks(repository: string, storeFlags: StoreFlags, io: CliIo): Promise<RunChecksRun> {
-  return withDataSources({ ...storeFlags, repository }, io, 'demo: run checks', ({ store, objects, dataSources, signal }) =>
-    runChecks({ store, objects, dataSources }, { check_search_filters: {} }, signal),
-  );
+async function runAllChecks(repository: string, storeFlags: StoreFlags, io: CliIo): Promise<RunChecksRun & { incidents: IncidentRecord[] }> {
+  return withDataSources({ ...storeFlags, repository }, io, 'demo: run checks', async ({ store, objects, dataSources, signal }) => {
+    const run = await runChecks({ store, objects, dataSources }, { check_search_filters: {} }, signal);
+    // the run grouped its failures into incidents (in the transaction of its results): the demo shows them
+    return { ...run, incidents: await listIncidents(store, { statuses: ['open', 'acknowledged', 'muted'] }) };
+  });
 }
 
 function hostForUrl(host: string): string {

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { DqError } from '../../model/index.js';
+import { loadDeliverySettings } from '../../app/deliverySettingsFile.js';
 import { buildServer } from '../../server/buildServer.js';
 import { parseTokens, type TokenSet } from '../../server/tokens.js';
 import type { CliIo } from '../io.js';
@@ -29,6 +30,8 @@ export interface ServeOptions extends StoreFlags, ReconcileFlags {
   metricsHost?: string;
   /** false with --no-schedules. */
   schedules?: boolean;
+  /** false with --no-notifications: the outbox is left to other replicas. */
+  notifications?: boolean;
 }
 
 /** The URL a process on this machine reaches the server at: loopback for a wildcard or loopback bind. */
@@ -88,6 +91,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
       `refusing to serve an API without tokens on ${options.host}: anyone who can reach it could change the configuration; pass --tokens FILE (or DQCTL_TOKENS), or --insecure`,
     );
   }
+  const delivery = options.notifications === false ? undefined : await loadDeliverySettings(resolve(io.cwd, options.repo ?? '.'));
   const store = await openStoreFromFlags(options, io, { operation: 'serve' });
   const stateDir = store.engine === 'pglite' ? openOptionsFromFlags(options, io, { operation: 'serve' }).stateDir : undefined;
   let reconciler;
@@ -108,6 +112,16 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     bodyLimit,
     gitopsBodyLimit,
     schedules: options.schedules !== false,
+    ...(delivery
+      ? {
+          notifications: {
+            settings: delivery.settings,
+            env: io.env,
+            // links point at the public URL of dqctl.yaml, else at where this server listens
+            baseUrl: () => delivery.settings.publicUrl ?? localUrl(options.host, app.server.address()),
+          },
+        }
+      : {}),
     logger: serverLogger({ level: options.logLevel, format: options.logFormat }, io),
   });
   const metricsApp = metricsPort === undefined ? undefined : await buildMetricsServer(metrics);

@@ -1,3 +1,4 @@
+import { defaultQualityDimension } from '../../catalog/index.js';
 import type { CheckResultInput } from '../../store/store.js';
 import type { PlannedCheck } from './plannedChecks.js';
 
@@ -14,7 +15,7 @@ export function checkIdentity(check: PlannedCheck, timeGradient: string) {
     checkName: check.checkName,
     checkHash: check.checkHash,
     sensorName: check.catalog.sensor,
-    qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : null,
+    qualityDimension: typeof check.spec.quality_dimension === 'string' ? check.spec.quality_dimension : defaultQualityDimension(check.checkName),
   };
 }
 

@@ -73,6 +73,7 @@ export function deleteStoredDataRequest(p: JsonObject): DeleteStoredDataRequest 
     errors: p.deleteErrors === true,
     errorSamples: p.deleteErrorSamples === true,
     statistics: p.deleteStatistics === true,
+    incidents: p.deleteIncidents === true,
   };
 }
 

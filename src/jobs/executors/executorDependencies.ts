@@ -7,4 +7,6 @@ export interface ExecutorDependencies {
   store: Store;
   objects: LiveObjects;
   dataSources: DataSources;
+  /** Told when a run wrote notification messages to the outbox (the server's deliverer sends them at once). */
+  onMessages?: () => void;
 }

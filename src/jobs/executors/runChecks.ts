@@ -6,6 +6,8 @@ import { ownScheduleOf } from '../checkScheduleOverrides.js';
 import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks.js';
 import { periodOf, resultBase } from '../checkRun/resultRows.js';
 import { runTableChecks } from '../checkRun/runTableChecks.js';
+import { DEFAULT_NOTIFICATIONS_NAME } from '../../manifest/objectPaths.js';
+import { recordResultsWithIncidents, type IncidentConfiguration } from '../../incidents/index.js';
 import type { JobExecutor } from '../jobService.js';
 import { collectTableErrorSamples, samplingChecks } from './collectErrorSamples.js';
 import type { ExecutorDependencies } from './executorDependencies.js';
@@ -78,7 +80,13 @@ export async function runChecks(
   deps: ExecutorDependencies,
   parameters: JsonObject,
   signal: AbortSignal,
-  options: { onProgress?: (done: number, total: number) => void; /** The run's clock (default: now), for timeliness and partitions. */ now?: Date } = {},
+  options: {
+    onProgress?: (done: number, total: number) => void;
+    /** The run's clock (default: now), for timeliness and partitions. */
+    now?: Date;
+    /** The spec of settings/defaultnotifications.dqonotifications.yaml (addresses for connections without their own). */
+    defaultNotifications?: JsonObject;
+  } = {},
 ): Promise<RunChecksRun> {
   const p = parameters;
   const filters = (isJsonObject(p.check_search_filters) ? p.check_search_filters : {}) as CheckSearchFilters;
@@ -99,6 +107,14 @@ export async function runChecks(
     if (!spec) throw new DqError('NOT_FOUND', `the reference connection ${JSON.stringify(connection)} does not exist`);
     const referenceTable = await deps.objects.get('table', tableKey({ connection, schema, table }));
     return { dataSource: deps.dataSources.get(connection, spec), ...(referenceTable ? { tableSpec: referenceTable.spec } : {}) };
+  };
+  // incidents are grouped in the transaction that stores each table's results (src/incidents)
+  const defaultNotifications = options.defaultNotifications ?? (await deps.objects.get('default_notifications', DEFAULT_NOTIFICATIONS_NAME))?.spec;
+  const tableSpecs = new Map(work.map((w) => [JSON.stringify([w.table.connection, w.table.schema, w.table.table]), w.table.spec]));
+  const incidentConfiguration: IncidentConfiguration = {
+    connectionSpec: (connection) => connections.get(connection),
+    tableSpec: (connection, schema, table) => tableSpecs.get(JSON.stringify([connection, schema, table])),
+    defaultNotifications,
   };
   const rows: CheckResultInput[] = [];
   const tables: TableCheckOutcome[] = [];
@@ -128,7 +144,10 @@ export async function runChecks(
           tableRows = checks.map((c) => failureRow(c, now, (error as Error).message));
         }
       }
-      if (tableRows.length > 0) await deps.store.insertCheckResults(tableRows);
+      if (tableRows.length > 0) {
+        const incidents = await recordResultsWithIncidents(deps.store, tableRows, incidentConfiguration);
+        if (incidents.messages > 0) deps.onMessages?.();
+      }
       const sampled = checksToSample(checks, tableRows, p.collect_error_samples === true);
       if (dataSource && !failure && sampled.length > 0) {
         // samples are extra: a sampler that fails stores nothing and does not change the run's results

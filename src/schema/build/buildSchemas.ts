@@ -2,10 +2,11 @@
 import type { CheckCatalog } from '../../catalog/index.js';
 import { SCHEMA_FILES, type DocumentKind } from '../schemaFiles.js';
 import { connectionSchema } from './connectionSchema.js';
+import { defaultNotificationsSchema } from './notificationSchemas.js';
 import { policySchema } from './policySchemas.js';
 import { ruleSchema } from './ruleSchema.js';
 import type { Schema } from './schemaShapes.js';
-import { defaultNotificationsSchema, defaultSchedulesSchema } from './settingsFileSchemas.js';
+import { defaultSchedulesSchema } from './settingsFileSchemas.js';
 import { settingsSchema } from './settingsSchema.js';
 import { tableSchema } from './tableSchema.js';
 

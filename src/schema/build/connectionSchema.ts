@@ -5,6 +5,7 @@
  */
 import { documentSchema } from './documentSchema.js';
 import { closedObject, enumOf, freeObject, int, ref, str, stringMap, type Schema } from './schemaShapes.js';
+import { incidentNotificationSchema } from './notificationSchemas.js';
 import { commentDefs, cronScheduleDefs, cronSchedulesOf, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
 
 export const PROVIDER_TYPES = [
@@ -40,16 +41,7 @@ export function connectionSchema(file: string): Schema {
     incident_grouping: closedObject(
       {
         ...incidentGroupingFields(),
-        incident_notification: closedObject(
-          {
-            incident_opened_addresses: str('Where to notify when an incident is opened (emails or webhook URLs).'),
-            incident_acknowledged_addresses: str('Where to notify when an incident is acknowledged.'),
-            incident_resolved_addresses: str('Where to notify when an incident is resolved.'),
-            incident_muted_addresses: str('Where to notify when an incident is muted.'),
-            filtered_notifications: freeObject('Notifications sent only for incidents matching filters.'),
-          },
-          { description: 'Notification addresses for incidents of this source.' },
-        ),
+        incident_notification: incidentNotificationSchema('Notification addresses for incidents of this source (empty fields fall back to settings/defaultnotifications.dqonotifications.yaml).'),
       },
       { description: 'How failed checks of this source are grouped into incidents.' },
     ),

@@ -8,7 +8,7 @@ export function settingsSchema(file: string): Schema {
     $schema: JSON_SCHEMA_DRAFT,
     $id: `${SCHEMA_BASE_URL}${file}`,
     title: 'dqctl settings',
-    description: 'Optional dqctl.yaml at the repository root: ownership namespace, protected objects and prune settings.',
+    description: 'Optional dqctl.yaml at the repository root: ownership namespace, protected objects, prune settings and notification delivery.',
     type: 'object',
     required: ['apiVersion', 'kind', 'spec'],
     properties: {
@@ -38,6 +38,27 @@ export function settingsSchema(file: string): Schema {
               },
             },
             { description: 'What apply may delete.' },
+          ),
+          notifications: closedObject(
+            {
+              public_url: { type: 'string', pattern: '^https?://', description: 'Base URL of the incident links in messages (default: the URL the server listens on).' },
+              retry_for_seconds: { type: 'number', exclusiveMinimum: 0, default: 3600, description: 'A message not delivered this long after it was written is marked failed.' },
+              send_timeout_seconds: { type: 'number', exclusiveMinimum: 0, default: 10, description: 'One attempt that takes longer counts as a timeout and is retried.' },
+              initial_backoff_seconds: { type: 'number', exclusiveMinimum: 0, default: 1, description: 'Delay before the first retry; doubled on each retry.' },
+              max_backoff_seconds: { type: 'number', exclusiveMinimum: 0, default: 300, description: 'Longest delay between retries.' },
+              smtp: closedObject(
+                {
+                  host: { type: 'string', minLength: 1, description: 'SMTP server host.' },
+                  port: { type: 'integer', minimum: 1, maximum: 65535, description: 'SMTP port (default 587, or 465 with secure).' },
+                  secure: bool('TLS from the start (port 465); otherwise STARTTLS when offered.'),
+                  user: { type: 'string', description: 'SMTP user.' },
+                  password: { type: 'string', pattern: '^\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}$', description: 'The SMTP password as an ${ENV_VAR} reference (resolved when sending; never a literal).' },
+                  from: { type: 'string', minLength: 3, description: 'Sender address of notification e-mails.' },
+                },
+                { description: 'SMTP server for e-mail addresses.', required: ['host', 'from'] },
+              ),
+            },
+            { description: 'Delivery of incident notifications by `dqctl serve`.' },
           ),
         },
         { description: 'dqctl settings.' },

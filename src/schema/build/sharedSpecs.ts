@@ -10,9 +10,9 @@ import { RULE_SEVERITIES } from '../../model/index.js';
 export const INCIDENT_GROUPING_LEVELS = [
   'table',
   'table_dimension',
-  'table_category',
   'table_dimension_category',
-  'table_category_name',
+  'table_dimension_category_type',
+  'table_dimension_category_name',
 ] as const;
 
 export function commentDefs(): Record<string, Schema> {

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isSecretKey, redactValue, SENSITIVE } from '../../diff/secrets.js';
 import { DqError, isJsonObject, tableKeyPrefix, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
 import { validateDocument, type SchemaViolation } from '../../schema/index.js';
+import { refuseInvalidAddresses } from '../../app/incidentSettings.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
 import { checkName } from '../names.js';
@@ -107,7 +108,11 @@ function withSecrets(incoming: JsonObject, current: JsonObject | undefined): Jso
  */
 export function validateConnectionSpec(spec: JsonObject, part?: readonly string[]): JsonObject {
   const violations = validateDocument('source', { apiVersion: 'dqo/v1', kind: 'source', spec });
-  if (violations.length === 0) return spec;
+  if (violations.length === 0) {
+    const grouping = isJsonObject(spec.incident_grouping) ? spec.incident_grouping : {};
+    refuseInvalidAddresses(grouping.incident_notification, part?.[0] === 'incident_grouping' ? '/incident_notification' : '/incident_grouping/incident_notification');
+    return spec;
+  }
   const listed = violations.map((v: SchemaViolation) => {
     const inSpec = v.path[0] === 'spec' ? v.path.slice(1) : v.path;
     const inPart = part !== undefined && part.every((segment, i) => inSpec[i] === segment);

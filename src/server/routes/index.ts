@@ -10,6 +10,8 @@ import { defaultSchedulesRoutes } from './defaultSchedules.js';
 import { gitopsRoutes } from './gitops.js';
 import { gitopsStatusRoutes } from './gitopsStatus.js';
 import { healthRoutes } from './health.js';
+import { filteredNotificationsRoutes } from './filteredNotifications.js';
+import { incidentsRoutes } from './incidents.js';
 import { instanceRoutes } from './instance.js';
 import { columnPoliciesRoutes } from './columnPolicies.js';
 import { jobsRoutes } from './jobs.js';
@@ -27,4 +29,30 @@ import { tablesRoutes } from './tables.js';
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes, columnPartsRoutes, checkResultsRoutes, dataGroupingsRoutes, dataSourcesRoutes, defaultSchedulesRoutes, instanceRoutes, tableSettingsRoutes, notServedRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [
+  rulesRoutes,
+  tablePoliciesRoutes,
+  columnPoliciesRoutes,
+  tablesRoutes,
+  lineageRoutes,
+  connectionsRoutes,
+  schemasRoutes,
+  checksBulkRoutes,
+  resultsRoutes,
+  incidentsRoutes,
+  filteredNotificationsRoutes,
+  statisticsRoutes,
+  jobsRoutes,
+  tableChecksRoutes,
+  gitopsRoutes,
+  gitopsStatusRoutes,
+  healthRoutes,
+  columnPartsRoutes,
+  checkResultsRoutes,
+  dataGroupingsRoutes,
+  dataSourcesRoutes,
+  defaultSchedulesRoutes,
+  instanceRoutes,
+  tableSettingsRoutes,
+  notServedRoutes,
+];

@@ -6,7 +6,7 @@ import { DqError } from '../../model/index.js';
  * program written against DQOps learns at once what is missing instead of a bare "route not found". dqctl keeps
  * its configuration in git and its users in tokens; it has no dashboards, data domains, cloud synchronization,
  * log shipping, rule mining, shared credentials or dictionaries, and its sensors and checks are DQOps's built-in
- * ones (the catalog), not editable definitions. Incidents and notifications come with a later issue.
+ * ones (the catalog), not editable definitions.
  */
 const NOT_SERVED: Array<{ prefixes: string[]; reason: string }> = [
   { prefixes: ['/users', '/mypassword'], reason: 'dqctl has no user accounts: callers are named by the tokens file of dqctl serve (--tokens)' },
@@ -20,16 +20,10 @@ const NOT_SERVED: Array<{ prefixes: string[]; reason: string }> = [
   { prefixes: ['/sensors', '/definitions/sensors', '/checks', '/definitions/checks'], reason: "dqctl runs DQOps's built-in sensors and checks (its catalog); they cannot be edited through the API" },
   { prefixes: ['/search'], reason: 'dqctl has no search; list tables and columns with the tables and columns operations' },
   { prefixes: ['/logs'], reason: 'dqctl does not take log entries from clients' },
-  { prefixes: ['/incidents', '/incidentstat', '/topincidents', '/default/filterednotifications'], reason: 'dqctl does not serve incidents and notifications yet' },
-  { prefixes: ['/defaults/defaultwebhooks'], reason: 'dqctl does not serve default webhooks; settings/defaultnotifications holds the notification addresses' },
 ];
 
-/** Rule mining and the filtered notifications of a connection live under the paths of connections and tables. */
+/** Rule mining lives under the paths of tables. */
 const NESTED: Array<{ paths: string[]; reason: string }> = [
-  {
-    paths: ['/connections/:connectionName/filterednotifications', '/connections/:connectionName/filterednotifications/:filteredNotificationName'],
-    reason: 'dqctl does not serve filtered notifications of connections yet',
-  },
   {
     paths: ['profiling', 'monitoring/:timeScale', 'partitioned/:timeScale'].flatMap((container) =>
       ['propose', 'applyproposal'].map((action) => `/connections/:connectionName/schemas/:schemaName/tables/:tableName/${container}/${action}`),

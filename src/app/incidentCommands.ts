@@ -1,0 +1,37 @@
+import { setIncidentStatus } from '../incidents/index.js';
+import { DEFAULT_NOTIFICATIONS_NAME } from '../manifest/objectPaths.js';
+import { DqError } from '../model/index.js';
+import type { IncidentRecord, IncidentStatus, OutboxMessage, OutboxStatus, Store } from '../store/store.js';
+
+/**
+ * The incident use cases of the CLI on a local store (`dqctl incidents …`, `dqctl notifications list`); with
+ * --server the CLI calls the REST API instead, which runs the same incidents functions. A status change writes
+ * its messages to the outbox; the deliverer of `dqctl serve` sends them.
+ */
+export async function listIncidents(store: Store, filter: { connection?: string; statuses?: readonly IncidentStatus[]; limit?: number }): Promise<IncidentRecord[]> {
+  return store.incidents.list({
+    ...(filter.connection ? { connection: filter.connection } : {}),
+    ...(filter.statuses && filter.statuses.length > 0 ? { statuses: filter.statuses } : {}),
+    order: 'firstSeen',
+    direction: 'desc',
+    limit: filter.limit ?? 1000,
+  });
+}
+
+export async function changeIncidentStatus(store: Store, id: string, status: IncidentStatus, by: string): Promise<{ incident: IncidentRecord; changed: boolean; messages: number }> {
+  const incident = await store.incidents.getById(id);
+  if (!incident) throw new DqError('NOT_FOUND', `incident ${JSON.stringify(id)} not found`);
+  const [source, defaults] = await Promise.all([
+    store.getObjects([{ kind: 'source', name: incident.connection }]),
+    store.getObjects([{ kind: 'default_notifications', name: DEFAULT_NOTIFICATIONS_NAME }]),
+  ]);
+  return setIncidentStatus(
+    store,
+    { connection: incident.connection, year: incident.year, month: incident.month, id },
+    { status, by, at: new Date().toISOString(), connectionSpec: source[0]?.spec, defaultNotifications: defaults[0]?.spec },
+  );
+}
+
+export async function listNotifications(store: Store, filter: { status?: OutboxStatus; limit?: number }): Promise<OutboxMessage[]> {
+  return store.outbox.list({ ...(filter.status ? { status: filter.status } : {}), limit: filter.limit ?? 100 });
+}

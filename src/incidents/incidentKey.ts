@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import type { EffectiveGrouping } from './effectiveGrouping.js';
+
+/**
+ * The grouping key of a failed check: the connection and table always; the data group when the grouping divides
+ * by data groups; then the quality dimension, check category, check type and check name as deep as the grouping
+ * level goes (DQOps's order). `incidentHash` names the key: the same key always gives the same hash, so all
+ * incidents of one key share it. DQOps hashes with farmhash into a signed 64-bit number; dqctl takes 52 bits of
+ * SHA-256, so the hash is exact as a JSON number (a documented deviation: hashes differ from DQOps's).
+ */
+export interface FailureFields {
+  connection: string;
+  schema: string;
+  table: string;
+  dataGroup: string | null;
+  qualityDimension: string | null;
+  checkCategory: string | null;
+  checkType: string | null;
+  checkName: string | null;
+}
+
+export type IncidentKey = FailureFields & { incidentHash: number };
+
+export function incidentKeyOf(failure: FailureFields, grouping: Pick<EffectiveGrouping, 'groupingLevel' | 'divideByDataGroups'>): IncidentKey {
+  const depth = ['table', 'table_dimension', 'table_dimension_category', 'table_dimension_category_type', 'table_dimension_category_name'].indexOf(
+    grouping.groupingLevel,
+  );
+  const key: IncidentKey = {
+    connection: failure.connection,
+    schema: failure.schema,
+    table: failure.table,
+    dataGroup: grouping.divideByDataGroups ? failure.dataGroup : null,
+    qualityDimension: depth >= 1 ? failure.qualityDimension : null,
+    checkCategory: depth >= 2 ? failure.checkCategory : null,
+    checkType: depth >= 3 ? failure.checkType : null,
+    checkName: depth >= 4 ? failure.checkName : null,
+    incidentHash: 0,
+  };
+  const components = [key.connection, key.schema, key.table, grouping.divideByDataGroups ? key.dataGroup : undefined];
+  if (depth >= 1) components.push(key.qualityDimension);
+  if (depth >= 2) components.push(key.checkCategory);
+  if (depth >= 3) components.push(key.checkType);
+  if (depth >= 4) components.push(key.checkName);
+  key.incidentHash = hash52(JSON.stringify(components));
+  return key;
+}
+
+/** A stable non-negative integer below 2^52 from a text. */
+export function hash52(text: string): number {
+  return parseInt(createHash('sha256').update(text).digest('hex').slice(0, 13), 16);
+}

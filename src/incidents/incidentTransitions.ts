@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import type { CheckResultInput, IncidentRecord, IncidentStatus } from '../store/store.js';
+import type { EffectiveGrouping } from './effectiveGrouping.js';
+import { incidentKeyOf, type IncidentKey } from './incidentKey.js';
+
+/**
+ * What failures do to incidents, and what a person's status change does: pure functions over values.
+ * - Failures of one key seen in a run are one observation (count, first and last seen, highest severity).
+ * - An observation joins (is absorbed by) the key's newest incident when that one is open, acknowledged or muted
+ *   and the failure falls within its `incidentUntil`; the status is kept and no message goes out.
+ * - Otherwise a NEW incident opens with the same hash: after a resolved one, or after one past its
+ *   `incidentUntil` (which is then closed: marked resolved, without a message, as nobody resolved it).
+ * - Muting keeps an incident muted for `mute_for_days` from the moment it is muted: its `incidentUntil` moves
+ *   out to then (never in).
+ */
+export interface Observation {
+  key: IncidentKey;
+  tablePriority: number | null;
+  firstSeen: string;
+  lastSeen: string;
+  highestSeverity: number;
+  count: number;
+  grouping: EffectiveGrouping;
+}
+
+const DAY_MS = 86_400_000;
+
+export function addDays(iso: string, days: number): string {
+  return new Date(Date.parse(iso) + days * DAY_MS).toISOString();
+}
+
+/** The failures (severity at or above the minimum) of result rows, one observation per grouping key. */
+export function observeFailures(
+  rows: readonly CheckResultInput[],
+  groupingOf: (row: CheckResultInput) => { grouping: EffectiveGrouping; tablePriority: number | null } | undefined,
+): Observation[] {
+  const byHash = new Map<number, Observation>();
+  // the key (and its SHA-256) once per distinct combination, not once per failed row: a run has many rows per key
+  const keys = new Map<string, IncidentKey>();
+  for (const row of rows) {
+    const severity = row.severity;
+    if (severity === null || severity === undefined || severity < 1) continue;
+    const settings = groupingOf(row);
+    if (!settings || settings.grouping.disabled || severity < settings.grouping.minimumSeverity) continue;
+    const g = settings.grouping;
+    const fields = {
+      connection: row.connectionName,
+      schema: row.schemaName,
+      table: row.tableName,
+      dataGroup: row.dataGroup ?? 'all data',
+      qualityDimension: row.qualityDimension ?? null,
+      checkCategory: row.checkCategory,
+      checkType: row.checkType,
+      checkName: row.checkName,
+    };
+    // NUL cannot occur in PostgreSQL text, so joining on it is unambiguous (and much cheaper than JSON per row)
+    const id = `${g.groupingLevel}\u0000${g.divideByDataGroups}\u0000${fields.connection}\u0000${fields.schema}\u0000${fields.table}\u0000${fields.dataGroup}\u0000${fields.qualityDimension}\u0000${fields.checkCategory}\u0000${fields.checkType}\u0000${fields.checkName}`;
+    let key = keys.get(id);
+    if (!key) {
+      key = incidentKeyOf(fields, g);
+      keys.set(id, key);
+    }
+    const seen = row.executedAt ?? new Date().toISOString();
+    const known = byHash.get(key.incidentHash);
+    if (known) {
+      known.count++;
+      if (seen < known.firstSeen) known.firstSeen = seen;
+      if (seen > known.lastSeen) known.lastSeen = seen;
+      known.highestSeverity = Math.max(known.highestSeverity, severity);
+    } else {
+      byHash.set(key.incidentHash, {
+        key,
+        tablePriority: settings.tablePriority,
+        firstSeen: seen,
+        lastSeen: seen,
+        highestSeverity: severity,
+        count: 1,
+        grouping: settings.grouping,
+      });
+    }
+  }
+  return [...byHash.values()];
+}
+
+export type ObservationOutcome =
+  | { kind: 'absorbed'; incident: IncidentRecord }
+  | { kind: 'opened'; incident: IncidentRecord; closed?: IncidentRecord };
+
+/** Whether the newest incident of a key takes this observation. */
+export function absorbs(newest: IncidentRecord | undefined, observation: Observation): boolean {
+  return (
+    newest !== undefined &&
+    newest.status !== 'resolved' &&
+    observation.firstSeen >= newest.firstSeen &&
+    Date.parse(observation.firstSeen) <= Date.parse(newest.incidentUntil)
+  );
+}
+
+export function applyObservation(newest: IncidentRecord | undefined, observation: Observation): ObservationOutcome {
+  if (newest && absorbs(newest, observation)) {
+    return {
+      kind: 'absorbed',
+      incident: {
+        ...newest,
+        failedChecksCount: newest.failedChecksCount + observation.count,
+        lastSeen: observation.lastSeen > newest.lastSeen ? observation.lastSeen : newest.lastSeen,
+        highestSeverity: Math.max(newest.highestSeverity, observation.highestSeverity),
+      },
+    };
+  }
+  const k = observation.key;
+  const first = new Date(observation.firstSeen);
+  const incident: IncidentRecord = {
+    id: incidentIdOf(k.connection, k.incidentHash, observation.firstSeen),
+    connection: k.connection,
+    schema: k.schema,
+    table: k.table,
+    tablePriority: observation.tablePriority,
+    incidentHash: k.incidentHash,
+    year: first.getUTCFullYear(),
+    month: first.getUTCMonth() + 1,
+    firstSeen: observation.firstSeen,
+    lastSeen: observation.lastSeen,
+    incidentUntil: addDays(observation.firstSeen, observation.grouping.maxIncidentLengthDays),
+    dataGroup: k.dataGroup,
+    qualityDimension: k.qualityDimension,
+    checkCategory: k.checkCategory,
+    checkType: k.checkType,
+    checkName: k.checkName,
+    highestSeverity: observation.highestSeverity,
+    minimumSeverity: observation.grouping.minimumSeverity,
+    failedChecksCount: observation.count,
+    issueUrl: null,
+    status: 'open',
+    statusChangedAt: observation.firstSeen,
+    statusChangedBy: null,
+  };
+  const stillOpen = newest !== undefined && newest.status !== 'resolved';
+  return stillOpen
+    ? { kind: 'opened', incident, closed: { ...newest, status: 'resolved', statusChangedAt: observation.firstSeen, statusChangedBy: 'dqctl: past incident_until' } }
+    : { kind: 'opened', incident };
+}
+
+/** A person's status change; undefined when the incident already has that status (no message then). */
+export function changeStatus(
+  incident: IncidentRecord,
+  status: IncidentStatus,
+  change: { at: string; by: string | null; muteForDays: number },
+): IncidentRecord | undefined {
+  if (incident.status === status) return undefined;
+  const changed: IncidentRecord = { ...incident, status, statusChangedAt: change.at, statusChangedBy: change.by };
+  if (status === 'muted') {
+    const mutedUntil = addDays(change.at, change.muteForDays);
+    if (Date.parse(mutedUntil) > Date.parse(incident.incidentUntil)) changed.incidentUntil = mutedUntil;
+  }
+  return changed;
+}
+
+/** A UUID-shaped id derived from the connection, the hash and the first failure: the same run gives the same id. */
+export function incidentIdOf(connection: string, incidentHash: number, firstSeen: string): string {
+  const hex = createHash('sha256').update(JSON.stringify([connection, incidentHash, firstSeen])).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

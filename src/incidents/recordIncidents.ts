@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonObject } from '../model/index.js';
+import type { CheckResultInput, IncidentRecord, IncidentStatus, IncidentTransaction, OutboxInput, Store } from '../store/store.js';
+import { effectiveGrouping, type EffectiveGrouping } from './effectiveGrouping.js';
+import { applyObservation, observeFailures } from './incidentTransitions.js';
+import { messagePayload } from './notificationMessage.js';
+import { notificationSettings, recipientsOf, type NotificationSettings } from './notificationTargets.js';
+
+/**
+ * After a check run: its results, the incidents they open or join, and the messages of opened incidents, all in
+ * the transaction that writes the results (store.recordCheckResults), so a crash keeps all or none of them.
+ * Absorbed failures send nothing (no storms): one message per state change and address.
+ */
+export interface IncidentConfiguration {
+  /** The connection's spec (its incident_grouping and incident_notification). */
+  connectionSpec(connection: string): JsonObject | undefined;
+  /** The table's spec (its incident_grouping override and priority). */
+  tableSpec(connection: string, schema: string, table: string): JsonObject | undefined;
+  /** The spec of settings/defaultnotifications.dqonotifications.yaml, when there is one. */
+  defaultNotifications: JsonObject | undefined;
+}
+
+export interface IncidentsOutcome {
+  opened: IncidentRecord[];
+  absorbed: number;
+  messages: number;
+}
+
+export async function recordResultsWithIncidents(store: Store, rows: readonly CheckResultInput[], configuration: IncidentConfiguration): Promise<IncidentsOutcome> {
+  let outcome: IncidentsOutcome = { opened: [], absorbed: 0, messages: 0 };
+  await store.recordCheckResults(rows, async (tx) => {
+    outcome = await groupIntoIncidents(tx, rows, configuration);
+  });
+  return outcome;
+}
+
+export async function groupIntoIncidents(tx: IncidentTransaction, rows: readonly CheckResultInput[], configuration: IncidentConfiguration): Promise<IncidentsOutcome> {
+  const settings = new Map<string, { grouping: EffectiveGrouping; tablePriority: number | null }>();
+  const observations = observeFailures(rows, (row) => {
+    const id = `${row.connectionName}\u0000${row.schemaName}\u0000${row.tableName}`;
+    let known = settings.get(id);
+    if (!known) {
+      const tableSpec = configuration.tableSpec(row.connectionName, row.schemaName, row.tableName);
+      known = {
+        grouping: effectiveGrouping(configuration.connectionSpec(row.connectionName), tableSpec),
+        tablePriority: typeof tableSpec?.priority === 'number' ? tableSpec.priority : null,
+      };
+      settings.set(id, known);
+    }
+    return known;
+  });
+  const outcome: IncidentsOutcome = { opened: [], absorbed: 0, messages: 0 };
+  const byConnection = new Map<string, typeof observations>();
+  for (const o of observations) {
+    const list = byConnection.get(o.key.connection);
+    if (list) list.push(o);
+    else byConnection.set(o.key.connection, [o]);
+  }
+  for (const [connection, group] of byConnection) {
+    await tx.lockTables(connection, group.map((o) => `${o.key.schema}.${o.key.table}`));
+    const newest = new Map((await tx.newestIncidents(connection, group.map((o) => o.key.incidentHash))).map((i) => [i.incidentHash, i]));
+    const inserts: IncidentRecord[] = [];
+    const updates: IncidentRecord[] = [];
+    for (const observation of group) {
+      const result = applyObservation(newest.get(observation.key.incidentHash), observation);
+      if (result.kind === 'absorbed') {
+        updates.push(result.incident);
+        outcome.absorbed++;
+      } else {
+        inserts.push(result.incident);
+        if (result.closed) updates.push(result.closed);
+        outcome.opened.push(result.incident);
+      }
+    }
+    const notify = notificationSettings(configuration.connectionSpec(connection), configuration.defaultNotifications);
+    const messages = inserts.flatMap((incident) => messagesOf(incident, 'open', notify, incident.firstSeen));
+    await tx.updateIncidents(updates);
+    await tx.insertIncidents(inserts);
+    await tx.enqueueMessages(messages);
+    outcome.messages += messages.length;
+  }
+  return outcome;
+}
+
+/** One outbox message per recipient of this event; each with its own idempotency key, kept across retries. */
+export function messagesOf(incident: IncidentRecord, status: IncidentStatus, settings: NotificationSettings, at: string): OutboxInput[] {
+  return recipientsOf(status, incident, settings).map((recipient) => ({
+    idempotencyKey: randomUUID(),
+    incidentId: incident.id,
+    connection: incident.connection,
+    event: status,
+    address: recipient.address,
+    filterName: recipient.filterName,
+    payload: messagePayload(incident, status, { name: recipient.filterName, message: recipient.message }),
+    createdAt: at,
+  }));
+}

@@ -1,0 +1,151 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recordResultsWithIncidents, type IncidentConfiguration } from '../../src/incidents/index.js';
+import type { JsonObject } from '../../src/model/index.js';
+import { openStore } from '../../src/store/openStore.js';
+import type { CheckResultInput, OpenStoreOptions } from '../../src/store/store.js';
+import { BIN, workspace } from '../helpers/cli.js';
+import { freePort, startHttpReceiver, type HttpReceiver } from '../helpers/receivers.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+
+/**
+ * Delivery across processes, with the real bin: messages written by a run survive a SIGKILL of `serve` before
+ * they went out, and are delivered after the restart; two `serve` replicas on one PostgreSQL deliver every
+ * message exactly once between them (FOR UPDATE SKIP LOCKED).
+ */
+const DQCTL_YAML = `apiVersion: dqctl/v1
+kind: settings
+spec:
+  notifications:
+    initial_backoff_seconds: 0.2
+    max_backoff_seconds: 0.5
+    send_timeout_seconds: 2
+`;
+
+function failures(count: number): CheckResultInput[] {
+  const at = new Date().toISOString();
+  return Array.from({ length: count }, (_, i) => ({
+    connectionName: 'shop',
+    schemaName: 'public',
+    tableName: `table_${i}`,
+    checkType: 'monitoring' as const,
+    timeGradient: 'day',
+    checkCategory: 'nulls',
+    checkName: 'daily_nulls_count',
+    checkHash: 1,
+    qualityDimension: 'Completeness',
+    timePeriod: '2026-11-20T00:00:00.000Z',
+    severity: 2,
+    executedAt: at,
+  }));
+}
+
+function opening(url: string): IncidentConfiguration {
+  const spec: JsonObject = { incident_grouping: { incident_notification: { incident_opened_addresses: url } } };
+  return { connectionSpec: () => spec, tableSpec: () => undefined, defaultNotifications: undefined };
+}
+
+/** Writes the incidents (and their messages) of `count` failing tables, as a check run does, then closes the store. */
+async function run(options: OpenStoreOptions, url: string, count: number): Promise<void> {
+  const store = await openStore({ ...options, operation: 'test run' });
+  try {
+    await recordResultsWithIncidents(store, failures(count), opening(url));
+  } finally {
+    await store.close();
+  }
+}
+
+async function serve(args: string[], cwd: string): Promise<{ child: ChildProcess; stderr: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--no-schedules', '--log-level', 'warn', ...args], { cwd, env: { ...process.env, NO_COLOR: '1', DQCTL_DATABASE_URL: '' } });
+  let err = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
+    child.stderr!.on('data', (c) => {
+      err += c;
+      if (err.includes('is serving')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', () => reject(new Error(`serve exited: ${err}`)));
+  });
+  return { child, stderr: () => err };
+}
+
+async function until(condition: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function outbox(port: number): Promise<JsonObject[]> {
+  return (await (await fetch(`http://127.0.0.1:${port}/api/notifications/outbox?limit=1000`)).json()) as JsonObject[];
+}
+
+describe('notification delivery across processes (real bin)', () => {
+  let ws: Awaited<ReturnType<typeof workspace>>;
+  const children: ChildProcess[] = [];
+  let receiver: HttpReceiver | undefined;
+  let database: TestDatabase | undefined;
+  beforeEach(async () => {
+    ws = await workspace();
+    await writeFile(join(ws.dir, 'dqctl.yaml'), DQCTL_YAML);
+  });
+  afterEach(async () => {
+    for (const child of children.splice(0)) child.kill('SIGKILL');
+    await receiver?.close();
+    receiver = undefined;
+    await database?.drop();
+    database = undefined;
+    await ws.cleanup();
+  });
+
+  for (const engine of ['pglite', 'postgres'] as const) {
+    it(`${engine}: a message written before a SIGKILL of serve is delivered after the restart, with its Idempotency-Key`, async () => {
+      const storeArgs = engine === 'pglite' ? ['--state-dir', join(ws.dir, 'state')] : ['--database', (database = await createTestDatabase()).url];
+      const options: OpenStoreOptions = engine === 'pglite' ? { stateDir: join(ws.dir, 'state') } : { databaseUrl: database!.url };
+      const receiverPort = await freePort();
+      await run(options, `http://127.0.0.1:${receiverPort}/hook`, 1);
+      const port = await freePort();
+      const first = await serve(['--port', String(port), ...storeArgs], ws.dir);
+      children.push(first.child);
+      // the receiver is down: the server tries, and keeps the message pending
+      await until(async () => Number((await outbox(port))[0]?.attempts ?? 0) >= 1, 20_000, 'a first attempt');
+      expect((await outbox(port))[0]).toMatchObject({ status: 'pending', event: 'open' });
+      first.child.kill('SIGKILL');
+      await new Promise((r) => first.child.once('exit', r));
+
+      receiver = await startHttpReceiver({ port: receiverPort });
+      const second = await serve(['--port', String(port), ...storeArgs], ws.dir);
+      children.push(second.child);
+      await until(() => receiver!.received.length >= 1, 20_000, 'the delivery after the restart');
+      await until(async () => (await outbox(port))[0]?.status === 'delivered', 10_000, 'the delivered status');
+      const [message] = await outbox(port);
+      expect(receiver.received).toHaveLength(1);
+      expect(receiver.received[0].headers['idempotency-key']).toBe(message.idempotencyKey);
+      expect(receiver.received[0].body).toMatchObject({ connection: 'shop', table: 'table_0', status: 'open' });
+    }, 180_000);
+  }
+
+  it('postgres: two servers on one store deliver every message once between them', async () => {
+    database = await createTestDatabase();
+    // a slow receiver, so that both replicas have sends in flight at once
+    receiver = await startHttpReceiver({ respond: () => 200 });
+    const slow = receiver;
+    const ports = [await freePort(), await freePort()];
+    for (const port of ports) children.push((await serve(['--port', String(port), '--database', database.url], ws.dir)).child);
+    const count = 120;
+    await run({ databaseUrl: database.url }, `${slow.url}/hook`, count);
+    await until(() => slow.received.length >= count, 60_000, `${count} deliveries`);
+    await new Promise((r) => setTimeout(r, 1_000)); // any duplicate would arrive by now
+    const keys = slow.received.map((r) => r.headers['idempotency-key']);
+    expect(keys).toHaveLength(count);
+    expect(new Set(keys).size).toBe(count);
+    const messages = await outbox(ports[0]);
+    expect(messages.filter((m) => m.status === 'delivered')).toHaveLength(count);
+  }, 180_000);
+});

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { recordResultsWithIncidents, setIncidentStatus, type IncidentConfiguration } from '../../src/incidents/index.js';
+import type { JsonObject } from '../../src/model/index.js';
+import type { CheckResultInput } from '../../src/store/store.js';
+import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+
+/**
+ * Failures become incidents in the transaction of their results, on both engines: grouped by the grouping level,
+ * absorbed while open/acknowledged/muted, a new one (same hash) after resolve or after incident_until, one
+ * outbox message per state change and address, none per absorbed failure.
+ */
+const failure = (overrides: Partial<CheckResultInput>): CheckResultInput => ({
+  connectionName: 'shop',
+  schemaName: 'public',
+  tableName: 'orders',
+  checkType: 'monitoring',
+  timeGradient: 'day',
+  checkCategory: 'nulls',
+  checkName: 'daily_nulls_count',
+  checkHash: 1,
+  qualityDimension: 'Completeness',
+  timePeriod: '2026-11-20T00:00:00.000Z',
+  actualValue: 10,
+  severity: 2,
+  executedAt: '2026-11-20T10:00:00.000Z',
+  ...overrides,
+});
+
+function configuration(grouping: JsonObject = {}, tables: Record<string, JsonObject> = {}): IncidentConfiguration {
+  const connection: JsonObject = {
+    incident_grouping: {
+      grouping_level: 'table_dimension',
+      incident_notification: { incident_opened_addresses: 'http://127.0.0.1:9/opened, ops@example.com', incident_resolved_addresses: 'http://127.0.0.1:9/resolved' },
+      ...grouping,
+    },
+  };
+  return { connectionSpec: () => connection, tableSpec: (_c, s, t) => tables[`${s}.${t}`], defaultNotifications: undefined };
+}
+
+describe.each(STORE_ENGINES)('incidents on $engine', (engine) => {
+  let fx: StoreFixture;
+  beforeAll(async () => {
+    fx = await engine.setup();
+  }, 60_000);
+  afterAll(async () => fx?.dispose());
+  beforeEach(async () => fx.reset());
+
+  it('groups failures by table and dimension, writes results and incidents together, one message per address', async () => {
+    const rows = [
+      failure({}),
+      failure({ checkName: 'daily_nulls_percent', checkHash: 2, severity: 3 }),
+      failure({ checkCategory: 'uniqueness', checkName: 'daily_duplicate_count', checkHash: 3, qualityDimension: 'Uniqueness', severity: 1 }),
+      failure({ checkName: 'daily_row_count', checkHash: 4, severity: 0 }),
+    ];
+    const outcome = await recordResultsWithIncidents(fx.store, rows, configuration());
+    expect(outcome.opened).toHaveLength(2);
+    const incidents = await fx.store.incidents.list({ connection: 'shop', order: 'highestSeverity' });
+    expect(incidents.map((i) => [i.qualityDimension, i.failedChecksCount, i.highestSeverity, i.status, i.checkCategory])).toEqual([
+      ['Completeness', 2, 3, 'open', null],
+      ['Uniqueness', 1, 1, 'open', null],
+    ]);
+    expect(incidents[0]).toMatchObject({ year: 2026, month: 11, firstSeen: '2026-11-20T10:00:00.000Z', incidentUntil: '2027-01-19T10:00:00.000Z' });
+    const messages = await fx.store.outbox.list({});
+    expect(messages).toHaveLength(4);
+    expect(new Set(messages.map((m) => m.idempotencyKey)).size).toBe(4);
+    expect(messages.every((m) => m.event === 'open' && m.status === 'pending')).toBe(true);
+    expect(await fx.store.checkResults({ connectionName: 'shop', schemaName: 'public', tableName: 'orders' })).toHaveLength(4);
+  });
+
+  it('absorbs later failures without a message, keeps the status, and opens a new incident after resolve', async () => {
+    await recordResultsWithIncidents(fx.store, [failure({})], configuration());
+    const [first] = await fx.store.incidents.list({ connection: 'shop' });
+    const address = { connection: 'shop', year: first.year, month: first.month, id: first.id };
+    await setIncidentStatus(fx.store, address, { status: 'acknowledged', by: 'alice', at: '2026-11-20T11:00:00.000Z', connectionSpec: undefined, defaultNotifications: undefined });
+    await recordResultsWithIncidents(fx.store, [failure({ executedAt: '2026-11-21T10:00:00.000Z', severity: 3 })], configuration());
+    let [current] = await fx.store.incidents.list({ connection: 'shop' });
+    expect(current).toMatchObject({ id: first.id, status: 'acknowledged', failedChecksCount: 2, highestSeverity: 3, lastSeen: '2026-11-21T10:00:00.000Z' });
+    expect(await fx.store.outbox.list({})).toHaveLength(2); // the two "opened" messages only
+
+    const spec = configuration().connectionSpec('shop');
+    const resolved = await setIncidentStatus(fx.store, address, { status: 'resolved', by: 'alice', at: '2026-11-21T12:00:00.000Z', connectionSpec: spec, defaultNotifications: undefined });
+    expect(resolved).toMatchObject({ changed: true, messages: 1 });
+    expect(await setIncidentStatus(fx.store, address, { status: 'resolved', by: 'alice', at: '2026-11-21T12:00:00.000Z', connectionSpec: spec, defaultNotifications: undefined })).toMatchObject({ changed: false, messages: 0 });
+    await recordResultsWithIncidents(fx.store, [failure({ executedAt: '2026-11-22T10:00:00.000Z' })], configuration());
+    const all = await fx.store.incidents.list({ connection: 'shop', order: 'firstSeen', direction: 'asc' });
+    expect(all.map((i) => i.status)).toEqual(['resolved', 'open']);
+    expect(all[1].incidentHash).toBe(all[0].incidentHash);
+    expect(all[1].id).not.toBe(all[0].id);
+    current = all[1];
+    expect(current.failedChecksCount).toBe(1);
+  });
+
+  it('closes an incident past incident_until and opens a new one; a muted one stays muted for mute_for_days', async () => {
+    const config = configuration({ max_incident_length_days: 2, mute_for_days: 10 });
+    await recordResultsWithIncidents(fx.store, [failure({})], config);
+    await recordResultsWithIncidents(fx.store, [failure({ executedAt: '2026-11-23T10:00:00.000Z' })], config);
+    let all = await fx.store.incidents.list({ connection: 'shop', order: 'firstSeen', direction: 'asc' });
+    expect(all.map((i) => i.status)).toEqual(['resolved', 'open']);
+    const second = all[1];
+    await setIncidentStatus(fx.store, { connection: 'shop', year: 2026, month: 11, id: second.id }, { status: 'muted', by: 'bob', at: '2026-11-23T11:00:00.000Z', connectionSpec: config.connectionSpec('shop'), defaultNotifications: undefined });
+    // five days later: past the 2-day incident length, within the 10 muted days
+    await recordResultsWithIncidents(fx.store, [failure({ executedAt: '2026-11-28T10:00:00.000Z' })], config);
+    all = await fx.store.incidents.list({ connection: 'shop', order: 'firstSeen', direction: 'asc' });
+    expect(all.map((i) => [i.status, i.failedChecksCount])).toEqual([['resolved', 1], ['muted', 2]]);
+    expect(all[1].incidentUntil).toBe('2026-12-03T11:00:00.000Z');
+  });
+
+  it('follows the table override: grouping level, minimum severity, disabled, data groups', async () => {
+    const tables = {
+      'public.orders': { priority: 2, incident_grouping: { grouping_level: 'table', minimum_severity: 'error', divide_by_data_group: true } },
+      'public.quiet': { incident_grouping: { disabled: true } },
+    };
+    await recordResultsWithIncidents(
+      fx.store,
+      [
+        failure({ dataGroup: 'EU' }),
+        failure({ dataGroup: 'US', qualityDimension: 'Validity' }),
+        failure({ dataGroup: 'US', severity: 1 }),
+        failure({ tableName: 'quiet', severity: 3 }),
+      ],
+      configuration({}, tables),
+    );
+    const incidents = await fx.store.incidents.list({ connection: 'shop', order: 'dataGroup', direction: 'asc' });
+    expect(incidents.map((i) => [i.table, i.dataGroup, i.qualityDimension, i.failedChecksCount, i.tablePriority, i.minimumSeverity])).toEqual([
+      ['orders', 'EU', null, 1, 2, 2],
+      ['orders', 'US', null, 1, 2, 2],
+    ]);
+  });
+
+  it('a failing incident write rolls back the results too', async () => {
+    const broken: IncidentConfiguration = {
+      ...configuration(),
+      connectionSpec: () => {
+        throw new Error('boom');
+      },
+    };
+    await expect(recordResultsWithIncidents(fx.store, [failure({})], broken)).rejects.toThrow('boom');
+    expect(await fx.store.checkResults({ connectionName: 'shop', schemaName: 'public', tableName: 'orders' })).toHaveLength(0);
+  });
+
+  it('deleteStoredData with incidents removes them', async () => {
+    await recordResultsWithIncidents(fx.store, [failure({}), failure({ tableName: 'customers' })], configuration());
+    const counts = await fx.store.deleteStoredData({ connection: 'shop', fullTableName: 'public.orders', checkResults: false, errors: false, errorSamples: false, incidents: true });
+    expect(counts.incidents).toBe(1);
+    expect((await fx.store.incidents.list({ connection: 'shop' })).map((i) => i.table)).toEqual(['customers']);
+  });
+});
