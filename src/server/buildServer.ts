@@ -13,6 +13,7 @@ import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
 import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
+import { registerConsole } from './console.js';
 import type { ServerContext } from './context.js';
 import { registerErrorHandler } from './errorHandler.js';
 import { registerRequestLog } from './requestLog.js';
@@ -50,6 +51,8 @@ export interface ServerOptions {
    * times (`serve` does, unless --no-schedules). Off by default: an app built in a test schedules nothing.
    */
   schedules?: boolean | ConnectionSchedulesOptions;
+  /** The web console at `/` (default: on, from dist/console); a folder serves another build; false: none. */
+  console?: boolean | string;
 }
 
 /**
@@ -119,6 +122,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
     { prefix: '/api' },
   );
+  if (options.console !== false) await registerConsole(app, typeof options.console === 'string' ? options.console : undefined);
   if (options.schedules) {
     const schedule = new ConnectionSchedules(jobs, objects, {
       log: (level, message, fields) => app.log[level]({ schedules: true, ...fields }, message),

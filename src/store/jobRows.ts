@@ -139,3 +139,14 @@ export async function requestCancel(sql: SqlQueryable, id: number): Promise<JobR
   );
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
+
+/** The newest jobs first (at most `limit`), optionally only some statuses: the job list of the console and GET /api/jobs/jobs. */
+export async function listJobs(sql: SqlQueryable, options: { limit: number; statuses?: readonly string[] }): Promise<JobRecord[]> {
+  const rows = await sql.query<JobRow>(
+    `select ${COLUMNS} from dqctl.jobs
+      where ($2::text is null or status = any(string_to_array($2, ',')))
+      order by id desc limit $1`,
+    [options.limit, options.statuses && options.statuses.length > 0 ? options.statuses.join(',') : null],
+  );
+  return rows.map(toRecord);
+}

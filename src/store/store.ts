@@ -12,10 +12,10 @@ import type {
   ObjectKind,
   ObjectWrite,
 } from '../model/index.js';
-import type { CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
+import type { CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
 import type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 
-export type { CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
+export type { CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
 export type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 
 /**
@@ -67,6 +67,8 @@ export interface JobQueueStore {
   claimNext(worker: string, jobTypes: readonly string[]): Promise<JobRecord | undefined>;
   finish(id: number, outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;
   requestCancel(id: number): Promise<JobRecord | undefined>;
+  /** The newest jobs first, at most `limit`; with `statuses`, only those. */
+  list(options: { limit: number; statuses?: readonly string[] }): Promise<JobRecord[]>;
 }
 
 export type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
@@ -105,6 +107,8 @@ export interface Store extends StoreReader {
    * all its rows in one transaction (or none) and returns how many it wrote.
    */
   checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]>;
+  /** Every table with results: the worst severity of each check's newest run, in one read (the console's overview). */
+  tableSeverities(): Promise<TableSeverityRow[]>;
   errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]>;
   insertCheckResults(rows: readonly CheckResultInput[]): Promise<number>;
   insertErrorSamples(rows: readonly ErrorSampleInput[]): Promise<number>;

@@ -8,6 +8,7 @@ import { healthRoutes } from './health.js';
 import { columnPoliciesRoutes } from './columnPolicies.js';
 import { jobsRoutes } from './jobs.js';
 import { lineageRoutes } from './lineage.js';
+import { overviewRoutes } from './overview.js';
 import { resultsRoutes } from './results.js';
 import { rulesRoutes } from './rules.js';
 import { schemasRoutes } from './schemas.js';
@@ -19,4 +20,4 @@ import { tablesRoutes } from './tables.js';
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes, overviewRoutes];

@@ -63,6 +63,15 @@ function historyEntry(job: JobRecord): JsonObject {
   return entry;
 }
 
+/** A job in the list: its history entry with who queued it and when it started and ended. */
+function listEntry(job: JobRecord): JsonObject {
+  const entry = historyEntry(job);
+  if (job.createdBy) entry.createdBy = job.createdBy;
+  if (job.startedAt) entry.startedAt = job.startedAt;
+  if (job.finishedAt) entry.finishedAt = job.finishedAt;
+  return entry;
+}
+
 export async function jobsRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
   {
     const jobs = context.jobs;
@@ -103,6 +112,30 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
     api.post('/jobs/collectstatistics/withgrouping', { schema: startSchema('collect_statistics_on_data_groups', 'collect_statistics_on_data_groups', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics', { dataScope: 'data_group' }));
     api.post('/jobs/collecterrorsamples', { schema: startSchema('collect_error_samples', 'collect_error_samples', 'CollectErrorSamplesParameters'), config: { role: 'operator' } }, start(JOB_TYPES.collectErrorSamples, 'collecting error samples', {}, refuseUnsupportedCheckFilters));
     api.post('/jobs/deletestoreddata', { schema: startSchema('delete_stored_data', 'delete_stored_data', 'DeleteStoredDataQueueJobParameters'), config: { role: 'operator' } }, start(JOB_TYPES.deleteStoredData, 'deleting stored data', {}, deleteStoredDataRequest));
+
+    api.get(
+      '/jobs/jobs',
+      {
+        schema: {
+          tags,
+          summary: 'get_all_jobs: the newest jobs first (queued, running and finished), at most `limit` (default 100); `status` keeps some statuses only',
+          operationId: 'get_all_jobs',
+          querystring: {
+            type: 'object',
+            properties: {
+              limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+              status: { type: 'array', items: { type: 'string', enum: ['queued', 'running', 'waiting', 'finished', 'failed', 'cancel_requested', 'cancelled'] } },
+            },
+          },
+          response: { 200: { type: 'object', properties: { jobs: { type: 'array', items: ref('JobHistoryEntryModel') }, lastSequenceNumber: { type: 'integer' } } } },
+        },
+      },
+      async (request) => {
+        const query = request.query as { limit?: number; status?: string[] };
+        const list = await context.store.jobs.list({ limit: query.limit ?? 100, statuses: query.status });
+        return { jobs: list.map(listEntry), lastSequenceNumber: list.reduce((n, j) => Math.max(n, j.id), 0) };
+      },
+    );
 
     const jobIdParams = { type: 'object', properties: { jobId: { type: 'string', minLength: 1, maxLength: 256 } }, required: ['jobId'] };
     api.get('/jobs/jobs/:jobId', { schema: { tags, summary: 'get_job: by id or business key', operationId: 'get_job', params: jobIdParams, response: { 200: ref('JobHistoryEntryModel') } } }, async (request) =>
