@@ -5,16 +5,20 @@ import { formatTime, KIND_WORDS } from '../words';
 
 /** What `dqctl plan` would do now, what changed outside git since the last apply, and the apply history. */
 export function Plan() {
-  const plan = useLoad('plan', () =>
-    request<string>('GET', '/api/gitops/plan?format=text', { text: true }).then(
+  const overview = useLoad('plan-overview', () => get<Overview>('/api/overview'));
+  // only a server running the reconcile loop has a pending plan: the others are not asked (no 404 to show)
+  const loop = overview.data?.sync.loop;
+  const plan = useLoad(`plan:${loop}`, async () => {
+    if (loop === undefined) return new Promise<never>(() => {});
+    if (!loop) return { text: null, reason: 'this server runs no reconcile loop.' };
+    return request<string>('GET', '/api/gitops/plan?format=text', { text: true }).then(
       (text) => ({ text, reason: null as string | null }),
       (error: unknown) => {
         if (error instanceof ApiError && error.status === 404) return { text: null, reason: error.message };
         throw error;
       },
-    ),
-  );
-  const overview = useLoad('plan-overview', () => get<Overview>('/api/overview'));
+    );
+  });
   const history = useLoad('history', () => get<ApplyEntry[]>('/api/gitops/history?limit=50'));
   return (
     <>
