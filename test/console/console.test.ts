@@ -1,4 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -215,7 +215,7 @@ describe('web console', () => {
     await graph.waitFor();
     const depthOne = await graph.locator('a.node').count();
     await page.getByRole('combobox', { name: 'Depth' }).selectOption('3');
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=lineage-graph] a.node').length > n, depthOne);
+    await page.waitForFunction(`document.querySelectorAll('[data-testid=lineage-graph] a.node').length > ${depthOne}`);
     expect(new URL(page.url()).searchParams.get('depth')).toBe('3');
     const labels = await graph.locator('a.node').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('aria-label')));
     expect(labels).toContain('shop_oltp/public.payments: warning');
@@ -291,7 +291,7 @@ describe('web console with tokens', () => {
     await page.getByTestId('checks').waitFor();
     expect(await page.getByText('vera (viewer)').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Run checks' }).count()).toBe(0);
-    expect(await page.evaluate(() => sessionStorage.getItem('dqctl.token'))).toBe('viewer-token-1');
+    expect(await page.evaluate("sessionStorage.getItem('dqctl.token')")).toBe('viewer-token-1');
     // the token survives a reload of the tab
     await page.reload();
     await page.getByTestId('checks').waitFor();
