@@ -15,8 +15,8 @@ export interface Threshold {
 export function ReadoutChart({ results, thresholds, title }: { results: readonly ResultEntry[]; thresholds: readonly Threshold[]; title: string }) {
   const points = results
     .filter((r) => r.actual_value !== null)
-    .map((r) => ({ t: new Date(r.time_period).getTime(), v: r.actual_value as number, e: r.expected_value, s: r.severity }))
-    .sort((a, b) => a.t - b.t);
+    .map((r) => ({ t: new Date(r.time_period).getTime(), run: r.executed_at, v: r.actual_value as number, e: r.expected_value, s: r.severity }))
+    .sort((a, b) => a.t - b.t || (a.run < b.run ? -1 : 1));
   if (points.length === 0) return <p class="empty">No readouts to draw: every result of this check is an execution error.</p>;
   const width = 640;
   const height = 220;
@@ -32,14 +32,16 @@ export function ReadoutChart({ results, thresholds, title }: { results: readonly
   min -= span * 0.08;
   max += span * 0.08;
   const t0 = points[0].t;
-  const t1 = points[points.length - 1].t === t0 ? t0 + 1 : points[points.length - 1].t;
-  const x = (t: number) => pad.left + ((t - t0) / (t1 - t0)) * (width - pad.left - pad.right);
+  const t1 = points[points.length - 1].t;
+  // evenly spaced in time order: readouts of one period (several runs, data groups) stay apart
+  const step = (width - pad.left - pad.right - 16) / Math.max(1, points.length - 1);
+  const xs = points.map((_, i) => pad.left + 8 + (points.length === 1 ? (width - pad.left - pad.right - 16) / 2 : i * step));
   const y = (v: number) => pad.top + (1 - (v - min) / (max - min)) * (height - pad.top - pad.bottom);
-  const line = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.t).toFixed(1)},${y(p.v).toFixed(1)}`).join(' ');
-  const expected = points.filter((p) => p.e !== null);
-  const expectedLine = expected.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.t).toFixed(1)},${y(p.e as number).toFixed(1)}`).join(' ');
+  const line = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${xs[i].toFixed(1)},${y(p.v).toFixed(1)}`).join(' ');
+  const expected = points.map((p, i) => ({ p, x: xs[i] })).filter(({ p }) => p.e !== null);
+  const expectedLine = expected.map(({ p, x }, i) => `${i === 0 ? 'M' : 'L'}${x.toFixed(1)},${y(p.e as number).toFixed(1)}`).join(' ');
   const ticks = [min + (max - min) * 0.1, (min + max) / 2, max - (max - min) * 0.1];
-  const fmt = (v: number) => (Math.abs(v) >= 1000 || Number.isInteger(v) ? v.toFixed(0) : v.toPrecision(3));
+  const fmt = (v: number) => (Math.abs(v) >= 100 || Number.isInteger(v) ? v.toFixed(0) : String(Number(v.toPrecision(3))));
   return (
     <figure class="chart">
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={`${title}: ${points.length} readouts from ${formatTime(new Date(t0).toISOString())}`}>
@@ -62,8 +64,8 @@ export function ReadoutChart({ results, thresholds, title }: { results: readonly
         ))}
         {expected.length > 0 ? <path d={expectedLine} class="expected" /> : null}
         <path d={line} class="actual" />
-        {points.map((p) => (
-          <circle key={`${p.t}-${p.v}`} cx={x(p.t)} cy={y(p.v)} r={3.5} class={`point point-${p.s ?? 'none'}`}>
+        {points.map((p, i) => (
+          <circle key={i} cx={xs[i]} cy={y(p.v)} r={3.5} class={`point point-${p.s ?? 'none'}`}>
             <title>
               {formatTime(new Date(p.t).toISOString())}: {p.v} ({p.s ?? 'no severity'})
             </title>
