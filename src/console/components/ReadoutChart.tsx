@@ -24,6 +24,8 @@ export function ReadoutChart({ results, thresholds, title }: { results: readonly
   const values = [...points.map((p) => p.v), ...points.flatMap((p) => (p.e === null ? [] : [p.e])), ...thresholds.map((t) => t.value)];
   let min = Math.min(...values);
   let max = Math.max(...values);
+  // labelled ticks at the values' own range: its ends and middle
+  const ticks = min === max ? [min] : [min, (min + max) / 2, max];
   if (min === max) {
     min -= 1;
     max += 1;
@@ -40,7 +42,6 @@ export function ReadoutChart({ results, thresholds, title }: { results: readonly
   const line = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${xs[i].toFixed(1)},${y(p.v).toFixed(1)}`).join(' ');
   const expected = points.map((p, i) => ({ p, x: xs[i] })).filter(({ p }) => p.e !== null);
   const expectedLine = expected.map(({ p, x }, i) => `${i === 0 ? 'M' : 'L'}${x.toFixed(1)},${y(p.e as number).toFixed(1)}`).join(' ');
-  const ticks = [min + (max - min) * 0.1, (min + max) / 2, max - (max - min) * 0.1];
   const fmt = (v: number) => (Math.abs(v) >= 100 || Number.isInteger(v) ? v.toFixed(0) : String(Number(v.toPrecision(3))));
   return (
     <figure class="chart">
