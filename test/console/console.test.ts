@@ -151,6 +151,27 @@ describe('web console', () => {
     expect(await page.locator('main img').count()).toBe(0);
   });
 
+  it('the Content-Security-Policy refuses inline script on the console', async () => {
+    const { page: probe, problems: seen } = await watchedPage(browser);
+    const response = await probe.goto(`${base}/objects`);
+    expect(response?.headers()['content-security-policy']).toMatch(/script-src 'self'/);
+    await probe.getByRole('heading', { level: 1, name: 'Objects' }).waitFor();
+    const ran = await probe.evaluate(`(() => {
+      window.inlineRan = false;
+      const script = document.createElement('script');
+      script.textContent = 'window.inlineRan = true';
+      document.body.appendChild(script);
+      const img = document.createElement('img');
+      img.setAttribute('onerror', 'window.inlineRan = true');
+      img.src = 'data:,broken';
+      document.body.appendChild(img);
+      return new Promise((done) => setTimeout(() => done(window.inlineRan), 200));
+    })()`);
+    expect(ran).toBe(false);
+    expect(seen.some((p) => /Content Security Policy/i.test(p))).toBe(true);
+    await probe.context().close();
+  });
+
   it('objects: the search box filters as you type, the filters live in the URL', async () => {
     await page.goto(`${base}/objects`);
     const search = page.getByRole('searchbox', { name: 'Search' });
@@ -303,6 +324,48 @@ describe('web console with tokens', () => {
     expect(await page.getByRole('button', { name: 'Collect statistics' }).count()).toBe(1);
     // the 401 of the wrong token is the one expected error in the browser's console
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+    await page.context().close();
+  });
+});
+
+describe('web console on an empty store', () => {
+  let fx: StoreFixture;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    fx = await STORE_ENGINES.find((e) => e.engine === 'postgres')!.setup();
+    app = await serverOn(fx.store);
+    base = await listen(app);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await fx?.dispose();
+  });
+
+  it('says what to do, and works from the keyboard', async () => {
+    const { page, problems } = await watchedPage(browser);
+    await page.goto(`${base}/`);
+    await page.getByRole('heading', { name: 'The live store is empty' }).waitFor();
+    expect(await page.getByText('dqctl apply path/to/repo').count()).toBe(1);
+    // the skip link comes first, then the views; Enter on a link navigates
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Overview');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Objects' }).waitFor();
+    await page.getByText('0 objects').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/objects');
+    await page.goto(`${base}/jobs`);
+    await page.getByText('No job has run on this store yet.').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
     await page.context().close();
   });
 });

@@ -15,7 +15,7 @@ async function loadIncidents(connections: string[]): Promise<{ available: boolea
   const incidents: Incident[] = [];
   for (const connection of connections) {
     try {
-      const list = await get<Incident[] | { incidents?: Incident[] }>(`/api/incidents/${encodeURIComponent(connection)}?days=60&page=1&limit=200`);
+      const list = await get<Incident[] | { incidents?: Incident[] }>(`/api/incidents/${encodeURIComponent(connection)}?months=3&open=true&acknowledged=true&resolved=true&muted=true&page=1&limit=200`);
       incidents.push(...(Array.isArray(list) ? list : (list.incidents ?? [])));
     } catch (error) {
       // a route this server does not have: incidents are not available here

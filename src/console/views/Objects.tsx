@@ -80,7 +80,9 @@ function ObjectList({ rows, query }: { rows: ObjectRow[]; query: URLSearchParams
       <p role="status" class="result-count" data-testid="result-count">
         {filtered.length === rows.length ? `${rows.length} objects` : `${filtered.length} of ${rows.length} objects`}
       </p>
-      {filtered.length === 0 ? (
+      {rows.length === 0 ? (
+        <p class="empty">The live store has no objects yet: apply a repository (dqctl apply DIR) or serve one (dqctl serve --repo DIR --auto-apply).</p>
+      ) : filtered.length === 0 ? (
         <p class="empty">No object matches these filters.</p>
       ) : (
         <VirtualList
