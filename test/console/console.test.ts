@@ -1,7 +1,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseTokens } from '../../src/server/tokens.js';
 import type { CheckResultInput } from '../../src/store/readResults.js';
 import { launchBrowser, listen, watchedPage } from '../helpers/browser.js';
@@ -12,6 +12,9 @@ import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
  * The web console in a real Chromium against a real server on a real store (the shop example applied, check
  * results written through the store), used as a person would: open a view, read, type, click.
  */
+// a browser, a server and a store per describe: generous on a busy machine
+vi.setConfig({ hookTimeout: 300_000, testTimeout: 180_000 });
+
 const HOSTILE = '<img src=x onerror=alert(1)>';
 const DAY = 24 * 3600 * 1000;
 
