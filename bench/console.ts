@@ -81,8 +81,18 @@ async function writeLineageGraph(repo: string): Promise<void> {
   await writeFile(join(dir, 's.sink.dqotable.yaml'), `apiVersion: dqo/v1\nkind: table\nspec:\n  columns: {}\n  source_tables:\n${all}`);
 }
 
+/** How fast this machine runs JavaScript now: a fixed loop, for reading the figures on a shared machine. */
+function calibrate(): number {
+  const start = performance.now();
+  let sum = 0;
+  for (let i = 0; i < 1e8; i++) sum += i % 7;
+  if (sum < 0) throw new Error('unreachable');
+  return performance.now() - start;
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  const calibrationBefore = calibrate();
   if (!(await readdir(CONSOLE_DIR).catch(() => null))) throw new Error(`the console is not built in ${CONSOLE_DIR}: npm run build`);
   const root = await mkdtemp(join(tmpdir(), 'dqctl-bench-console-'));
   const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -205,12 +215,14 @@ async function main(): Promise<void> {
         jsGzip,
       };
       const pass = (ok: boolean) => (ok ? 'pass' : '**FAIL**');
+      const calibration = (calibrationBefore + calibrate()) / 2;
       const section = [
         SECTION_START,
         '## Web console (`npm run bench:console`)',
         '',
         `${options.tables.toLocaleString('en')} generated tables plus a ${PER_LAYER * LAYERS + 1}-table lineage graph (${objects.toLocaleString('en')} objects), check results on ${rows.length.toLocaleString('en')} tables, PostgreSQL store, Debian Chromium ${browser.version()} headless (playwright-core), median of ${options.runs} runs after a warm-up. ` +
-          `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${platform()} ${release()}, load ${loadavg()[0].toFixed(1)} (shared with other work).`,
+          `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${platform()} ${release()}, load ${loadavg()[0].toFixed(1)} (shared with other work). ` +
+          `Speed check: a fixed loop of 10^8 additions took ${calibration.toFixed(0)} ms in this run: compare runs by it; the higher it is, the busier the machine was with other work and the more every figure below is inflated.`,
         '',
         '| measure | median | worst | target | |',
         '|---|---|---|---|---|',

@@ -66,7 +66,25 @@ export async function request<T>(method: string, path: string, options: { body?:
   return (options.text ? await response.text() : await response.json()) as T;
 }
 
-export const get = <T>(path: string) => request<T>('GET', path);
+/**
+ * A GET started before the app knows who is signed in (the overview, at boot), used once by the first `get` of
+ * the same path when it succeeded: the page's data and the profile travel together instead of one after the other.
+ */
+const prefetched = new Map<string, Promise<unknown>>();
+
+export function prefetch(path: string): void {
+  prefetched.set(path, request<unknown>('GET', path, { token: getToken() }).catch(() => undefined));
+}
+
+export async function get<T>(path: string): Promise<T> {
+  const early = prefetched.get(path);
+  if (early) {
+    prefetched.delete(path);
+    const value = await early;
+    if (value !== undefined) return value as T;
+  }
+  return request<T>('GET', path);
+}
 
 export function tablePath(connection: string, schema: string, table: string): string {
   return `/api/connections/${encodeURIComponent(connection)}/schemas/${encodeURIComponent(schema)}/tables/${encodeURIComponent(table)}`;
