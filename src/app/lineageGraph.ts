@@ -61,17 +61,28 @@ export function lineageFlows(tables: Iterable<{ ref: TableRef; spec: JsonObject 
   return flows;
 }
 
-/**
- * The flows reachable from `start`: upstream (breadth first through sources), then downstream (through
- * targets). A flow found by both walks (a cycle through `start`) is listed once, where it was first found.
- */
-export function walkLineage(start: TableRef, flows: readonly LineageFlow[], options: LineageWalkOptions = {}): LineageFlow[] {
+/** The flows by source and by target table: built once, it serves many walks over the same flows. */
+export interface FlowIndex {
+  bySource: Map<string, LineageFlow[]>;
+  byTarget: Map<string, LineageFlow[]>;
+}
+
+export function indexFlows(flows: readonly LineageFlow[]): FlowIndex {
   const bySource = new Map<string, LineageFlow[]>();
   const byTarget = new Map<string, LineageFlow[]>();
   for (const flow of flows) {
     push(bySource, tableRefKey(flow.source), flow);
     push(byTarget, tableRefKey(flow.target), flow);
   }
+  return { bySource, byTarget };
+}
+
+/**
+ * The flows reachable from `start`: upstream (breadth first through sources), then downstream (through
+ * targets). A flow found by both walks (a cycle through `start`) is listed once, where it was first found.
+ */
+export function walkLineage(start: TableRef, flows: readonly LineageFlow[] | FlowIndex, options: LineageWalkOptions = {}): LineageFlow[] {
+  const { bySource, byTarget } = 'bySource' in flows ? flows : indexFlows(flows);
   const result: LineageFlow[] = [];
   const reported = new Set<string>();
   const walk = (edges: Map<string, LineageFlow[]>, next: (flow: LineageFlow) => TableRef): void => {

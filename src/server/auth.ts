@@ -8,7 +8,8 @@ import { roleAtLeast, type TokenSet } from './tokens.js';
 /**
  * Bearer tokens: with a token set, every /api request needs `Authorization: Bearer <token>` (401 without or
  * with an unknown one) and a role at least the route's (403 otherwise). Without tokens every caller is an
- * anonymous admin; `serve` then binds to loopback only. The API docs and the health check need no token. The push webhook of the reconcile loop is the one route
+ * anonymous admin; `serve` then binds to loopback only. The API docs, the health check and the web console's
+ * files (everything outside /api) need no token. The push webhook of the reconcile loop is the one route
  * without a token, and only when a webhook secret is configured: the HMAC signature of its body authenticates it
  * (routes/gitopsStatus.ts checks it before anything happens).
  */
@@ -21,6 +22,11 @@ export function registerAuth(app: FastifyInstance, tokens: TokenSet | null, opti
   app.decorateRequest('caller', null as never);
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0];
+    // the console's files (outside /api) hold no data; the console signs in for the API itself
+    if (!path.startsWith('/api/') && path !== '/api') {
+      request.caller = { name: 'anonymous', role: 'viewer' };
+      return;
+    }
     if (path === '/api/openapi.json' || path.startsWith('/api/docs') || path === HEALTHCHECK_PATH || path === '/api/ishealthy') {
       request.caller = { name: 'anonymous', role: 'viewer' };
       return authorize(request);

@@ -14,6 +14,7 @@ import type { Reconciler } from '../reconcile/reconciler.js';
 import type { Store } from '../store/store.js';
 import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
+import { registerConsole } from './console.js';
 import type { ServerContext } from './context.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './errorHandler.js';
 import { registerHostileInputGuard } from './hostileInput.js';
@@ -65,6 +66,8 @@ export interface ServerOptions {
    * closes. Off by default: an app built in a test sends nothing unless asked.
    */
   notifications?: Omit<DelivererOptions, 'store' | 'log'>;
+  /** The web console at `/` (default: on, from dist/console); a folder serves another build; false: none. */
+  console?: boolean | string;
 }
 
 /**
@@ -179,6 +182,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
     { prefix: '/api' },
   );
+  if (options.console !== false) await registerConsole(app, typeof options.console === 'string' ? options.console : undefined);
   if (options.schedules) {
     const schedule = new ConnectionSchedules(jobs, objects, {
       log: (level, message, fields) => app.log[level]({ schedules: true, ...fields }, message),

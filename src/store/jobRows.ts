@@ -86,15 +86,6 @@ export async function findJob(sql: SqlQueryable, idOrKey: string): Promise<JobRe
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
-/** The newest jobs first, at most `limit`, optionally only those after id `afterId` (DQOps's job list and its changes). */
-export async function listRecentJobs(sql: SqlQueryable, options: { limit: number; afterId?: number }): Promise<JobRecord[]> {
-  const rows = await sql.query<JobRow>(
-    `select ${COLUMNS} from dqctl.jobs where id > $1 order by id desc limit $2`,
-    [options.afterId ?? 0, options.limit],
-  );
-  return rows.map(toRecord);
-}
-
 /** How many jobs have not ended, by status (queued, running, waiting, cancel_requested), across every server of the store. */
 export async function countUnfinishedJobs(sql: SqlQueryable): Promise<Partial<Record<JobStatus, number>>> {
   const rows = await sql.query<{ status: JobStatus; count: number }>(
@@ -156,4 +147,15 @@ export async function requestCancel(sql: SqlQueryable, id: number): Promise<JobR
     [id],
   );
   return rows[0] ? toRecord(rows[0]) : undefined;
+}
+
+/** The newest jobs first (at most `limit`), optionally only some statuses: the job list of the console and GET /api/jobs/jobs. */
+export async function listJobs(sql: SqlQueryable, options: { limit: number; afterId?: number; statuses?: readonly string[] }): Promise<JobRecord[]> {
+  const rows = await sql.query<JobRow>(
+    `select ${COLUMNS} from dqctl.jobs
+      where id > $3 and ($2::text is null or status = any(string_to_array($2, ',')))
+      order by id desc limit $1`,
+    [options.limit, options.statuses && options.statuses.length > 0 ? options.statuses.join(',') : null, options.afterId ?? 0],
+  );
+  return rows.map(toRecord);
 }

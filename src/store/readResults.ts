@@ -440,3 +440,65 @@ function checkHashOf(hash: number, index: number): void {
     throw new DqError('INVALID_ARGUMENT', `row ${index}: checkHash must be an integer within ±2^53, not ${hash}`);
   }
 }
+
+/** One table's data quality now: the newest run of each of its checks, folded. */
+export interface TableSeverityRow {
+  connectionName: string;
+  schemaName: string;
+  tableName: string;
+  /** The highest severity of those results (0 valid … 3 fatal); null when every one is an execution error. */
+  severity: number | null;
+  /** Results of those runs by severity, and execution errors. */
+  valid: number;
+  warnings: number;
+  errors: number;
+  fatals: number;
+  executionErrors: number;
+  lastExecutedAt: string;
+}
+
+/**
+ * Every table's current status in one statement: for each check (column, type, gradient, category, name,
+ * comparison) the rows of its newest run, then per table the worst severity and the counts. The same fold as
+ * app/tableQualityStatus.ts does for one table, for all of them at once.
+ */
+export async function readTableSeverities(sql: SqlQueryable): Promise<TableSeverityRow[]> {
+  const rows = await sql.query<{
+    connection_name: string;
+    schema_name: string;
+    table_name: string;
+    severity: number | null;
+    valid: number | string;
+    warnings: number | string;
+    errors: number | string;
+    fatals: number | string;
+    execution_errors: number | string;
+    last_executed_at: string;
+  }>(
+    `select r.connection_name, r.schema_name, r.table_name, max(r.severity) as severity,
+            count(*) filter (where r.severity = 0)::integer as valid,
+            count(*) filter (where r.severity = 1)::integer as warnings,
+            count(*) filter (where r.severity = 2)::integer as errors,
+            count(*) filter (where r.severity = 3)::integer as fatals,
+            count(*) filter (where r.severity is null)::integer as execution_errors,
+            ${isoTimestamp('max(r.executed_at)')} as last_executed_at
+       from (select r.*, dense_rank() over (partition by r.connection_name, r.schema_name, r.table_name, ${CHECK_PARTITION}
+                                            order by r.executed_at desc) as run_rank
+               from dqctl.check_results r) r
+      where r.run_rank = 1
+      group by r.connection_name, r.schema_name, r.table_name
+      order by r.connection_name collate "C", r.schema_name collate "C", r.table_name collate "C"`,
+  );
+  return rows.map((row) => ({
+    connectionName: row.connection_name,
+    schemaName: row.schema_name,
+    tableName: row.table_name,
+    severity: row.severity === null ? null : Number(row.severity),
+    valid: Number(row.valid),
+    warnings: Number(row.warnings),
+    errors: Number(row.errors),
+    fatals: Number(row.fatals),
+    executionErrors: Number(row.execution_errors),
+    lastExecutedAt: row.last_executed_at,
+  }));
+}

@@ -13,13 +13,15 @@ import {
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listRecentJobs, requestCancel } from './jobRows.js';
+import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listJobs, requestCancel } from './jobRows.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
   insertErrorSamples,
   readCheckResults,
   readErrorSamples,
+  readTableSeverities,
+  type TableSeverityRow,
   type CheckResultFilter,
   type CheckResultInput,
   type CheckResultRow,
@@ -80,8 +82,8 @@ class SqlStore implements Store {
     this.jobs = {
       enqueue: guarded('jobs.enqueue', (job) => enqueueJob(client, job)),
       find: guarded('jobs.find', (idOrKey) => findJob(client, idOrKey)),
+      list: guarded('jobs.list', (options) => listJobs(client, options)),
       findUnfinished: guarded('jobs.findUnfinished', (prefix) => findUnfinishedJob(client, prefix)),
-      recent: guarded('jobs.recent', (options) => listRecentJobs(client, options)),
       claimNext: guarded('jobs.claimNext', (worker, types) => claimNextJob(client, worker, types)),
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
       requestCancel: guarded('jobs.requestCancel', (id) => requestCancel(client, id)),
@@ -136,6 +138,11 @@ class SqlStore implements Store {
   async checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]> {
     this.refuseInsideWork('checkResults');
     return readCheckResults(this.client, filter);
+  }
+
+  async tableSeverities(): Promise<TableSeverityRow[]> {
+    this.refuseInsideWork('tableSeverities');
+    return readTableSeverities(this.client);
   }
 
   async errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]> {

@@ -12,12 +12,12 @@ import type {
   ObjectKind,
   ObjectWrite,
 } from '../model/index.js';
-import type { CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
+import type { CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
 import type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 import type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord } from './incidentRows.js';
 import type { OutboxFilter, OutboxInput, OutboxMessage } from './outboxRows.js';
 
-export type { CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow } from './readResults.js';
+export type { CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
 export type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 
 /**
@@ -66,13 +66,14 @@ export interface JobQueueStore {
   /** The oldest job not ended yet whose business key starts with this prefix (e.g. one schedule's runs). */
   findUnfinished(businessKeyPrefix: string): Promise<JobRecord | undefined>;
   /** The newest jobs first, at most `limit`, optionally only those with an id above `afterId`. */
-  recent(options: { limit: number; afterId?: number }): Promise<JobRecord[]>;
   /** The oldest queued job of these types, now `running` and claimed by `worker` (FOR UPDATE SKIP LOCKED). */
   claimNext(worker: string, jobTypes: readonly string[]): Promise<JobRecord | undefined>;
   finish(id: number, outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;
   requestCancel(id: number): Promise<JobRecord | undefined>;
   /** Jobs not ended yet, by status (for the server's metrics). */
   countUnfinished(): Promise<Partial<Record<JobStatus, number>>>;
+  /** The newest jobs first, at most `limit`; only those after id `afterId`, and with `statuses` only those. */
+  list(options: { limit: number; afterId?: number; statuses?: readonly string[] }): Promise<JobRecord[]>;
 }
 
 export type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
@@ -153,6 +154,8 @@ export interface Store extends StoreReader {
    * all its rows in one transaction (or none) and returns how many it wrote.
    */
   checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]>;
+  /** Every table with results: the worst severity of each check's newest run, in one read (the console's overview). */
+  tableSeverities(): Promise<TableSeverityRow[]>;
   errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]>;
   insertCheckResults(rows: readonly CheckResultInput[]): Promise<number>;
   /**

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 
 /**
@@ -36,8 +36,7 @@ export function importsOf(root: string, file: string): ImportEdge[] {
     const specifier = match[1] ?? match[2];
     const line = text.slice(0, match.index).split('\n').length;
     if (specifier.startsWith('.')) {
-      let target = normalize(join(dirname(file), specifier)).replace(/\.js$/, '.ts');
-      if (!/\.tsx?$/.test(target)) target = join(target, 'index.ts');
+      const target = resolveRelative(root, normalize(join(dirname(file), specifier)));
       edges.push({ from: file, to: target, external: false, line });
     } else {
       const parts = specifier.split('/');
@@ -46,6 +45,19 @@ export function importsOf(root: string, file: string): ImportEdge[] {
     }
   }
   return edges;
+}
+
+/**
+ * A relative specifier → the file it names: `x.js` is `x.ts` (or `x.tsx`) under nodenext; the console's bundler
+ * resolution also takes `x` for `x.ts`, `x.tsx` or `x/index.ts`.
+ */
+function resolveRelative(root: string, path: string): string {
+  const candidates = /\.js$/.test(path)
+    ? [path.replace(/\.js$/, '.ts'), path.replace(/\.js$/, '.tsx')]
+    : /\.(tsx?|css|json|svg)$/.test(path)
+      ? [path]
+      : [`${path}.ts`, `${path}.tsx`, join(path, 'index.ts'), join(path, 'index.tsx')];
+  return candidates.find((candidate) => existsSync(join(root, candidate))) ?? candidates[0];
 }
 
 /** The module (first folder under src/) a file belongs to. */

@@ -39,7 +39,8 @@ export interface DemoOptions extends StoreFlags {
  * `dqctl demo [DIR]`, what `npm start` runs: bring up the demo data source (demo/chooseDemoSource.ts), validate
  * and apply the example, run its checks once so the results overview has something to show, and serve the API.
  * One process, so the environment the demo sets (connection variables, sslmode override) reaches the check run
- * and the server. Exit: validation errors 3 (nothing applied), otherwise what serve returns, or 0 with --no-serve
+ * and the server; the server runs the reconcile loop on the repository (plan only), so the web console shows its
+ * sync state and plan. Exit: validation errors 3 (nothing applied), otherwise what serve returns, or 0 with --no-serve
  * (warnings and errors of the checks are the demo's point, not a failure; execution errors exit 4 like
  * `run checks`).
  */
@@ -95,10 +96,16 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
     return exitCode;
   }
   const base = `http://${hostForUrl(options.host)}:${options.port}`;
-  io.stdout(`\nServing the API. Results overview of a table, e.g.: ${base}/api/connections/shop_oltp/schemas/public/tables/customers/monitoring/daily/overview\n`);
-  for (const connection of incidentConnections) io.stdout(`Incidents of ${connection}: ${base}/api/incidents/${encodeURIComponent(connection)}\n`);
-  if (incidentConnections.length > 0) io.stdout(`Or in a terminal: dqctl incidents list --server ${base}\n`);
-  const serveOptions: ServeOptions = { ...storeFlags, port: options.port, host: options.host, bodyLimit: String(5 * 1024 * 1024), logLevel: options.logLevel, logFormat: options.logFormat };
+  io.stdout(
+    `\nServing the web console and the API. Open the console: ${base}/\n` +
+      `  API: ${base}/api (docs: ${base}/api/docs); results overview of a table, e.g.: ${base}/api/connections/shop_oltp/schemas/public/tables/customers/monitoring/daily/overview\n`,
+  );
+  if (incidentConnections.length > 0) {
+    io.stdout(`  Incidents: ${base}/incidents in the console; ${incidentConnections.map((c) => `${base}/api/incidents/${encodeURIComponent(c)}`).join(', ')}; or dqctl incidents list --server ${base}\n`);
+  }
+  // The reconcile loop watches the demo repository (without --auto-apply): the console shows its sync state and
+  // plan, and an edit of a file shows up as a pending plan.
+  const serveOptions: ServeOptions = { ...storeFlags, repo: repository, port: options.port, host: options.host, bodyLimit: String(5 * 1024 * 1024), logLevel: options.logLevel, logFormat: options.logFormat };
   return serveCommand(serveOptions, io);
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DqError, type ApplyRecord } from '../../model/index.js';
+import { renderPlanText } from '../../plan/renderText.js';
 import type { Reconciler } from '../../reconcile/reconciler.js';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../reconcile/webhookSignature.js';
 import { ref } from '../apiSchemas.js';
@@ -56,11 +57,16 @@ export async function gitopsStatusRoutes(api: FastifyInstance, context: ServerCo
     '/gitops/plan',
     {
       config: { role: 'viewer' },
-      schema: { tags, summary: 'the plan of the last comparison: what the loop would apply now (the JSON plan of `dqctl plan --format json`)' },
+      schema: {
+        tags,
+        summary: 'the plan of the last comparison: what the loop would apply now (the JSON plan of `dqctl plan --format json`; with ?format=text the text `dqctl plan` prints, as text/plain)',
+        querystring: { type: 'object', properties: { format: { type: 'string', enum: ['json', 'text'], default: 'json' } } },
+      },
     },
-    async () => {
+    async (request, reply) => {
       const plan = loopOf(context).pendingPlan();
       if (!plan) throw new DqError('NOT_FOUND', 'no pass has planned yet; see GET /api/gitops/status');
+      if ((request.query as { format?: string }).format === 'text') return reply.type('text/plain; charset=utf-8').send(renderPlanText(plan, { color: false }));
       return plan;
     },
   );

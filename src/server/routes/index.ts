@@ -17,6 +17,7 @@ import { columnPoliciesRoutes } from './columnPolicies.js';
 import { jobsRoutes } from './jobs.js';
 import { lineageRoutes } from './lineage.js';
 import { notServedRoutes } from './notServed.js';
+import { overviewRoutes } from './overview.js';
 import { resultsRoutes } from './results.js';
 import { rulesRoutes } from './rules.js';
 import { schemasRoutes } from './schemas.js';
@@ -54,5 +55,6 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   defaultSchedulesRoutes,
   instanceRoutes,
   tableSettingsRoutes,
+  overviewRoutes,
   notServedRoutes,
 ];

@@ -66,6 +66,15 @@ function historyEntry(job: JobRecord): JsonObject {
   return entry;
 }
 
+/** A job in the list: its history entry with who queued it and when it started and ended. */
+function listEntry(job: JobRecord): JsonObject {
+  const entry = historyEntry(job);
+  if (job.createdBy) entry.createdBy = job.createdBy;
+  if (job.startedAt) entry.startedAt = job.startedAt;
+  if (job.finishedAt) entry.finishedAt = job.finishedAt;
+  return entry;
+}
+
 export async function jobsRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
   {
     const jobs = context.jobs;
@@ -145,14 +154,22 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
       {
         schema: {
           tags,
-          summary: 'get_all_jobs: the newest 200 jobs, newest first, and the highest job id as lastSequenceNumber',
+          summary: 'get_all_jobs: the newest jobs first (queued, running and finished), at most `limit` (default 100); `status` keeps some statuses only',
           operationId: 'get_all_jobs',
-          response: { 200: { type: 'object', properties: { jobs: { type: 'array', items: jobListEntry }, lastSequenceNumber: { type: 'integer' } } } },
+          querystring: {
+            type: 'object',
+            properties: {
+              limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+              status: { type: 'array', items: { type: 'string', enum: ['queued', 'running', 'waiting', 'finished', 'failed', 'cancel_requested', 'cancelled'] } },
+            },
+          },
+          response: { 200: { type: 'object', properties: { jobs: { type: 'array', items: ref('JobHistoryEntryModel') }, lastSequenceNumber: { type: 'integer' } } } },
         },
       },
-      async () => {
-        const recent = await context.store.jobs.recent({ limit: RECENT_JOBS });
-        return { jobs: recent.map(historyEntry), lastSequenceNumber: recent[0]?.id ?? 0 };
+      async (request) => {
+        const query = request.query as { limit?: number; status?: string[] };
+        const list = await context.store.jobs.list({ limit: query.limit ?? 100, statuses: query.status });
+        return { jobs: list.map(listEntry), lastSequenceNumber: list.reduce((n, j) => Math.max(n, j.id), 0) };
       },
     );
     api.get(
@@ -168,7 +185,7 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
       },
       async (request) => {
         const after = (request.params as { sequenceNumber: number }).sequenceNumber;
-        const recent = (await context.store.jobs.recent({ limit: RECENT_JOBS, afterId: after })).reverse();
+        const recent = (await context.store.jobs.list({ limit: RECENT_JOBS, afterId: after })).reverse();
         return {
           jobChanges: recent.map((job) => ({ jobId: jobIdModel(job), status: job.status, changeSequence: job.id, statusChangedAt: job.statusChangedAt, updatedModel: historyEntry(job) })),
           lastSequenceNumber: recent.at(-1)?.id ?? after,

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { lineageFlows, sourceTablesOf, tableRefKey, walkLineage, type TableRef, type TableRef as LineageTableRef } from '../../app/lineageGraph.js';
+import { indexFlows, lineageFlows, sourceTablesOf, tableRefKey, walkLineage, type FlowIndex, type TableRef, type TableRef as LineageTableRef } from '../../app/lineageGraph.js';
 import { combineStatuses, tableQualityStatus, type TableQualityStatus } from '../../app/tableQualityStatus.js';
 import {
   CHECK_TYPES,
@@ -94,7 +94,8 @@ function tableKeyModel(ref: TableRef): JsonObject {
 interface LineageIndex {
   /** Tables with `source_tables`, with their entries. */
   targets: Array<{ live: LiveObject; ref: TableRef; entries: JsonValue[] }>;
-  flows: ReturnType<typeof lineageFlows>;
+  /** Every flow, indexed by source and target for the walks. */
+  flowIndex: FlowIndex;
 }
 
 async function lineageIndex(context: ServerContext): Promise<LineageIndex> {
@@ -107,7 +108,7 @@ async function lineageIndex(context: ServerContext): Promise<LineageIndex> {
     }
     return {
       targets: withSources.map((t) => ({ live: { ...t.live, spec: {} }, ref: t.ref, entries: entriesOf(t.spec) })),
-      flows: lineageFlows(withSources),
+      flowIndex: indexFlows(lineageFlows(withSources)),
     };
   });
 }
@@ -215,7 +216,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       await requireTable(context, path);
       const query = request.query as { upstream?: boolean; downstream?: boolean };
       const start = toRef(path);
-      const allFlows = (await lineageIndex(context)).flows;
+      const allFlows = (await lineageIndex(context)).flowIndex;
       const flows = walkLineage(start, allFlows, { upstream: query.upstream !== false, downstream: query.downstream !== false });
       // each table's current status from its latest results; a flow's upstream status folds every table upstream of its source
       const statuses = new Map<string, Promise<TableQualityStatus>>();
@@ -227,11 +228,20 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       // DQOps's clients parse a status only as a whole object whose severity is set: a table without results
       // has its status left out, and a combined status without any result drops its null fields
       const visible = (s: TableQualityStatus) => (s.last_check_executed_at === null ? undefined : s);
+      // once per table: flows of a graph share sources (a 500-table graph has ~1,000 flows)
+      const upstreamStatuses = new Map<string, ReturnType<typeof combineStatuses> | Promise<ReturnType<typeof combineStatuses>>>();
       const upstreamOf = async (table: LineageTableRef) => {
-        const upstream = walkLineage(table, allFlows, { upstream: true, downstream: false });
-        const tables = new Map<string, LineageTableRef>([[tableRefKey(table), table]]);
-        for (const flow of upstream) tables.set(tableRefKey(flow.source), flow.source);
-        return combineStatuses(await Promise.all([...tables.values()].map(statusOf)));
+        const key = tableRefKey(table);
+        const known = upstreamStatuses.get(key);
+        if (known !== undefined) return known;
+        const computed = (async () => {
+          const upstream = walkLineage(table, allFlows, { upstream: true, downstream: false });
+          const tables = new Map<string, LineageTableRef>([[key, table]]);
+          for (const flow of upstream) tables.set(tableRefKey(flow.source), flow.source);
+          return combineStatuses(await Promise.all([...tables.values()].map(statusOf)));
+        })();
+        upstreamStatuses.set(key, computed);
+        return computed;
       };
       return {
         relative_table: tableKeyModel(start),

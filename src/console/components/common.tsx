@@ -1,0 +1,73 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+import { QUALITY_WORDS, SYNC_WORDS, toneOfQuality } from '../words';
+
+/** A status written as a word; the tone only colours it. */
+export function Status({ value, kind = 'quality' }: { value: string | null | undefined; kind?: 'quality' | 'sync' | 'plain' }) {
+  const key = value ?? 'not_run';
+  const word = kind === 'quality' ? (QUALITY_WORDS[key as keyof typeof QUALITY_WORDS] ?? key) : kind === 'sync' ? (SYNC_WORDS[key] ?? key) : key;
+  return <span class={`status ${toneOfQuality(key)}`}>{word}</span>;
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ApiError | undefined;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Fetches when `key` changes; keeps the previous data while reloading. */
+export function useLoad<T>(key: string, load: () => Promise<T>): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (error: unknown) =>
+        live && setState({ error: error instanceof ApiError ? error : new ApiError(0, 'CLIENT', (error as Error).message), loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+/** The loading, error and loaded states of one fetch, in one place. */
+export function Show<T>({ loaded, what, children }: { loaded: Loaded<T>; what: string; children: (data: T) => ComponentChildren }) {
+  if (loaded.data !== undefined) return <>{children(loaded.data)}</>;
+  if (loaded.error) return <ErrorBox error={loaded.error} what={what} />;
+  return (
+    <p class="loading" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+export function ErrorBox({ error, what }: { error: ApiError; what: string }) {
+  return (
+    <div class="error-box" role="alert">
+      <strong>Could not load {what}.</strong> {error.message}
+      {error.code ? <span class="code"> ({error.code})</span> : null}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="empty">{children}</p>;
+}
+
+export function Section({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {
+  const headingId = `h-${id ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <section aria-labelledby={headingId} class="card">
+      <h2 id={headingId}>{title}</h2>
+      {children}
+    </section>
+  );
+}

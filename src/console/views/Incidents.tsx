@@ -1,0 +1,221 @@
+import { useContext, useState } from 'preact/hooks';
+import { ProfileContext } from '../profile';
+import { ApiError, get, request, type Incident, type IncidentIssue, type Profile } from '../api';
+import { Empty, ErrorBox, Section, Status, useLoad } from '../components/common';
+import { links, setQueryParam, type Location } from '../router';
+import { formatTime, incidentSeverityWord } from '../words';
+
+/**
+ * Incidents, read from the incidents API (GET /api/incidents/{connection}); a server without it (404) is said
+ * so plainly. Operators acknowledge, resolve and mute from the list.
+ */
+const STATUSES = ['open', 'acknowledged', 'resolved', 'muted'] as const;
+
+async function loadIncidents(connections: string[]): Promise<{ available: boolean; incidents: Incident[] }> {
+  const incidents: Incident[] = [];
+  for (const connection of connections) {
+    try {
+      const list = await get<Incident[] | { incidents?: Incident[] }>(`/api/incidents/${encodeURIComponent(connection)}?months=3&open=true&acknowledged=true&resolved=true&muted=true&page=1&limit=200`);
+      incidents.push(...(Array.isArray(list) ? list : (list.incidents ?? [])));
+    } catch (error) {
+      // a route this server does not have: incidents are not available here
+      if (error instanceof ApiError && error.status === 404 && /route not found/.test(error.message)) return { available: false, incidents: [] };
+      throw error;
+    }
+  }
+  return { available: true, incidents };
+}
+
+function useIncidents(connections: string[]) {
+  // a server that says it has no incidents API is not asked (no 404 in the browser's console)
+  const known = useContext(ProfileContext)?.features?.incidents;
+  return useLoad(`incidents:${connections.join('\u0000')}`, () => (known === false ? Promise.resolve({ available: false, incidents: [] }) : loadIncidents(connections)));
+}
+
+function NotAvailable() {
+  return <p class="empty" data-testid="incidents-unavailable">Incidents are not available on this server: it has no incidents API (GET /api/incidents answers 404).</p>;
+}
+
+export function IncidentsSummary({ connections }: { connections: string[] }) {
+  const loaded = useIncidents(connections);
+  if (loaded.error) return <ErrorBox error={loaded.error} what="incidents" />;
+  if (!loaded.data) return <p class="loading">Loading incidents…</p>;
+  if (!loaded.data.available) return <NotAvailable />;
+  const open = loaded.data.incidents.filter((i) => i.status === 'open' || i.status === 'acknowledged');
+  return (
+    <>
+      <p>
+        {open.length} open or acknowledged. <a href={links.incidents({ status: 'open' })}>All incidents →</a>
+      </p>
+      <ul>
+        {open.slice(0, 5).map((i) => (
+          <li key={i.incidentId}>
+            <Status value={incidentSeverityWord(i.highestSeverity)} /> <a href={links.table(i.connection, i.schema, i.table)}>{`${i.connection}/${i.schema}.${i.table}`}</a>{' '}
+            {i.checkCategory ?? ''} <Status value={i.status} kind="plain" />
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function Incidents({ location, profile, connections }: { location: Location; profile: Profile; connections: string[] }) {
+  const loaded = useIncidents(connections);
+  const status = location.query.get('status') ?? '';
+  const selected = location.query.get('incident');
+  const [notice, setNotice] = useState<string | null>(null);
+  const setStatus = async (incident: Incident, next: (typeof STATUSES)[number]) => {
+    try {
+      await request('POST', `/api/incidents/${encodeURIComponent(incident.connection)}/${incident.year}/${incident.month}/${encodeURIComponent(incident.incidentId)}/status?status=${next}`);
+      setNotice(`Incident ${incident.incidentId} is now ${next}.`);
+      loaded.reload();
+    } catch (error) {
+      setNotice(`Could not set incident ${incident.incidentId} to ${next}: ${(error as Error).message}`);
+    }
+  };
+  return (
+    <>
+      <h1>Incidents</h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status
+          <select value={status} onChange={(e) => setQueryParam('status', (e.currentTarget as HTMLSelectElement).value)}>
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      {notice ? <p role="status">{notice}</p> : null}
+      {loaded.error ? <ErrorBox error={loaded.error} what="incidents" /> : null}
+      {!loaded.data ? (
+        loaded.error ? null : <p class="loading">Loading incidents…</p>
+      ) : !loaded.data.available ? (
+        <NotAvailable />
+      ) : (
+        <IncidentTable incidents={loaded.data.incidents.filter((i) => !status || i.status === status)} profile={profile} setStatus={setStatus} selected={selected} />
+      )}
+    </>
+  );
+}
+
+function IncidentTable({
+  incidents,
+  profile,
+  setStatus,
+  selected,
+}: {
+  incidents: Incident[];
+  profile: Profile;
+  setStatus: (i: Incident, s: (typeof STATUSES)[number]) => void;
+  selected: string | null;
+}) {
+  if (incidents.length === 0) return <Empty>No incident matches. Incidents open when checks fail with the connection’s incident grouping.</Empty>;
+  const chosen = incidents.find((i) => i.incidentId === selected);
+  return (
+    <>
+      <table data-testid="incidents">
+        <thead>
+          <tr>
+            <th scope="col">Status</th>
+            <th scope="col">Severity</th>
+            <th scope="col">Table</th>
+            <th scope="col">Category / dimension</th>
+            <th scope="col">Failed checks</th>
+            <th scope="col">First seen</th>
+            <th scope="col">Last seen</th>
+            {profile.can_manage_incidents ? <th scope="col">Actions</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {incidents.map((i) => (
+            <tr key={i.incidentId}>
+              <td>
+                <Status value={i.status} kind="plain" />
+              </td>
+              <td>
+                <Status value={incidentSeverityWord(i.highestSeverity)} />
+              </td>
+              <td>
+                <a href={links.table(i.connection, i.schema, i.table)}>{`${i.connection}/${i.schema}.${i.table}`}</a>
+              </td>
+              <td>{[i.checkCategory, i.qualityDimension].filter(Boolean).join(' / ') || '—'}</td>
+              <td>
+                <a href={links.incidents({ incident: i.incidentId })}>{i.failedChecksCount}</a>
+              </td>
+              <td>{formatTime(i.firstSeen)}</td>
+              <td>{formatTime(i.lastSeen)}</td>
+              {profile.can_manage_incidents ? (
+                <td class="actions">
+                  {i.status !== 'acknowledged' && i.status !== 'resolved' ? (
+                    <button type="button" onClick={() => setStatus(i, 'acknowledged')}>
+                      Acknowledge
+                    </button>
+                  ) : null}
+                  {i.status !== 'resolved' ? (
+                    <button type="button" onClick={() => setStatus(i, 'resolved')}>
+                      Resolve
+                    </button>
+                  ) : null}
+                  {i.status !== 'muted' ? (
+                    <button type="button" onClick={() => setStatus(i, 'muted')}>
+                      Mute
+                    </button>
+                  ) : null}
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {chosen ? <FailedChecks incident={chosen} /> : null}
+    </>
+  );
+}
+
+function FailedChecks({ incident }: { incident: Incident }) {
+  const url = `/api/incidents/${encodeURIComponent(incident.connection)}/${incident.year}/${incident.month}/${encodeURIComponent(incident.incidentId)}/issues?page=1&limit=50`;
+  const loaded = useLoad(url, () => get<IncidentIssue[]>(url));
+  return (
+    <Section title={`Failed checks of incident ${incident.incidentId}`}>
+      {loaded.error ? <ErrorBox error={loaded.error} what="the failed checks" /> : null}
+      {loaded.data ? (
+        loaded.data.length === 0 ? (
+          <Empty>No failed check is stored for this incident.</Empty>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Check</th>
+                <th scope="col">Column</th>
+                <th scope="col">Severity</th>
+                <th scope="col">Actual</th>
+                <th scope="col">Expected</th>
+                <th scope="col">When</th>
+              </tr>
+            </thead>
+            <tbody>
+              {loaded.data.map((c, n) => (
+                <tr key={n}>
+                  <td>{c.checkDisplayName ?? c.checkName}</td>
+                  <td>{c.columnName ?? '(table)'}</td>
+                  <td>
+                    <Status value={incidentSeverityWord(c.severity ?? 0)} />
+                  </td>
+                  <td>{c.actualValue ?? '—'}</td>
+                  <td>{c.expectedValue ?? '—'}</td>
+                  <td>{formatTime(c.executedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      ) : loaded.error ? null : (
+        <p class="loading">Loading…</p>
+      )}
+    </Section>
+  );
+}

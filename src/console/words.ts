@@ -1,0 +1,92 @@
+/**
+ * Severity, sync and status are always written as words; colour only adds to them (the `tone` class).
+ */
+export type QualityStatus = 'valid' | 'warning' | 'error' | 'fatal' | 'execution_error' | 'not_run';
+export type SyncStatus = 'Synced' | 'OutOfSync' | 'Missing' | 'Extraneous' | 'Drifted';
+export type ObjectKindName = 'source' | 'table' | 'rule' | 'default_table_checks' | 'default_column_checks';
+
+export const QUALITY_WORDS: Record<QualityStatus, string> = {
+  valid: 'valid',
+  warning: 'warning',
+  error: 'error',
+  fatal: 'fatal',
+  execution_error: 'execution error',
+  not_run: 'not run',
+};
+
+export const QUALITY_ORDER: QualityStatus[] = ['fatal', 'error', 'warning', 'execution_error', 'valid', 'not_run'];
+
+export const SYNC_WORDS: Record<string, string> = {
+  Synced: 'synced',
+  OutOfSync: 'out of sync',
+  Missing: 'missing',
+  Extraneous: 'not in git',
+  Drifted: 'changed outside git',
+  Unknown: 'unknown',
+};
+
+export const KIND_WORDS: Record<ObjectKindName, string> = {
+  source: 'connection',
+  table: 'table',
+  rule: 'rule',
+  default_table_checks: 'table policy',
+  default_column_checks: 'column policy',
+};
+
+export const KIND_PLURAL: Record<ObjectKindName, string> = {
+  source: 'connections',
+  table: 'tables',
+  rule: 'rules',
+  default_table_checks: 'table policies',
+  default_column_checks: 'column policies',
+};
+
+/** DQOps's incident severities: 1 warning, 2 error, 3 fatal. */
+export function incidentSeverityWord(severity: number): string {
+  return ['valid', 'warning', 'error', 'fatal'][severity] ?? `severity ${severity}`;
+}
+
+export function toneOfQuality(status: string | null | undefined): string {
+  switch (status) {
+    case 'valid':
+    case 'Synced':
+    case 'finished':
+    case 'resolved':
+      return 'tone-good';
+    case 'warning':
+    case 'Drifted':
+    case 'Extraneous':
+    case 'acknowledged':
+    case 'queued':
+    case 'running':
+      return 'tone-warn';
+    case 'error':
+    case 'OutOfSync':
+    case 'Missing':
+    case 'open':
+    case 'failed':
+      return 'tone-bad';
+    case 'fatal':
+      return 'tone-fatal';
+    default:
+      return 'tone-none';
+  }
+}
+
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+}
+
+export function plural(count: number, noun: string, many = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : many}`;
+}
+
+/** Readouts as people read them: integers whole, others to six significant digits. */
+export function formatNumber(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  if (Number.isInteger(value)) return String(value);
+  return String(Number(value.toPrecision(6)));
+}

@@ -1,0 +1,61 @@
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../catalog/packagePaths.js';
+
+/**
+ * The web console (src/console, built by vite into dist/console during `npm ci`): its files at `/`, and
+ * index.html for every other GET outside /api so that a view's URL (`/tables/…`, `/lineage?…`) survives a
+ * reload. Everything outside /api carries a Content-Security-Policy that allows scripts from this origin only
+ * (no inline script, no eval) and refuses framing. The console's files hold no data: they need no token; the
+ * data comes from /api, which does.
+ */
+export const CONSOLE_DIR = join(PACKAGE_ROOT, 'dist', 'console');
+
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // Preact sets style properties through the CSSOM, which CSP does not restrict; no style attribute is written.
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function isApi(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/');
+}
+
+export async function registerConsole(app: FastifyInstance, dir: string = CONSOLE_DIR): Promise<void> {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!isApi(request.url.split('?')[0])) {
+      reply.header('content-security-policy', CONSOLE_CSP);
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'no-referrer');
+    }
+    return payload;
+  });
+  const built = existsSync(join(dir, 'index.html'));
+  if (built) {
+    // wildcard: false registers one route per built file, so unknown paths reach the fallback below
+    await app.register(fastifyStatic, { root: dir, prefix: '/', wildcard: false, index: false, cacheControl: false });
+  }
+  const page = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    if (isApi(request.url.split('?')[0])) return reply.callNotFound();
+    if (!built) {
+      return reply
+        .status(503)
+        .type('text/plain; charset=utf-8')
+        .send(`The web console is not built in ${dir}.\nRun \`npm run build\` in the dqctl folder (npm ci builds it too). The API is at /api (docs: /api/docs).\n`);
+    }
+    // the page names its hashed assets: it must be revalidated, they may be cached for long
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+  };
+  app.get('/', { schema: { hide: true } }, page);
+  app.get('/*', { schema: { hide: true } }, page);
+}

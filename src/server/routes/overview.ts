@@ -1,0 +1,152 @@
+import type { FastifyInstance } from 'fastify';
+import { readObjectRows, readOverview } from '../../app/objectsOverview.js';
+import { tableEffectiveChecks } from '../../app/tableEffectiveChecks.js';
+import { isObjectKind, DqError } from '../../model/index.js';
+import type { CheckResultRow } from '../../store/store.js';
+import { arrayOf, ref } from '../apiSchemas.js';
+import type { ServerContext } from '../context.js';
+import { roleAtLeast } from '../tokens.js';
+import { requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf } from './tables.js';
+
+/**
+ * What the web console reads besides DQOps's own routes, served to every program alike: the overview (sync,
+ * objects, connections, data quality, active jobs), every object with its sync and quality status, the caller's
+ * profile (role and what it may do), a table's effective checks with their origin, and a table's newest results
+ * with actual and expected values (the readout history the console charts).
+ */
+const SEVERITY_WORDS = ['valid', 'warning', 'error', 'fatal'] as const;
+
+function resultHistories(rows: readonly CheckResultRow[]) {
+  const byCheck = new Map<string, { head: CheckResultRow; rows: CheckResultRow[] }>();
+  for (const row of rows) {
+    const key = [row.columnName ?? '', row.checkType, row.timeGradient, row.checkCategory, row.checkName, row.tableComparison ?? ''].join('\u0000');
+    const entry = byCheck.get(key);
+    if (entry) entry.rows.push(row);
+    else byCheck.set(key, { head: row, rows: [row] });
+  }
+  return [...byCheck.values()].map(({ head, rows }) => ({
+    check_type: head.checkType,
+    time_gradient: head.timeGradient,
+    check_category: head.checkCategory,
+    check_name: head.checkName,
+    column_name: head.columnName,
+    table_comparison: head.tableComparison,
+    check_hash: head.checkHash,
+    quality_dimension: head.qualityDimension,
+    results: rows.map((r) => ({
+      time_period: r.timePeriod,
+      executed_at: r.executedAt,
+      data_group: r.dataGroup,
+      actual_value: r.actualValue,
+      expected_value: r.expectedValue,
+      severity: r.severity === null ? null : SEVERITY_WORDS[Math.min(r.severity, 3)],
+      error_message: r.errorMessage,
+    })),
+  }));
+}
+
+export async function overviewRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
+  const tags = ['console'];
+  let features: { incidents: boolean } | undefined;
+
+  api.get(
+    '/overview',
+    {
+      schema: {
+        tags,
+        operationId: 'get_overview',
+        summary: 'get_overview: sync status (revision, last apply, last pass), objects by kind and owner, connections with their sync and worst severity, data quality by severity, active jobs',
+        response: { 200: ref('OverviewModel') },
+      },
+    },
+    async () => readOverview(context.store, context.reconciler),
+  );
+
+  api.get(
+    '/objects',
+    {
+      schema: {
+        tags,
+        operationId: 'get_object_statuses',
+        summary: 'get_object_statuses: every live object (connections, tables, rules, policies) with its owner (git or api), sync status and data quality status; ?kind= one kind',
+        querystring: { type: 'object', properties: { kind: { type: 'string', enum: ['source', 'table', 'rule', 'default_table_checks', 'default_column_checks'] } } },
+        response: { 200: ref('ObjectStatusListModel') },
+      },
+    },
+    async (request) => {
+      const kind = (request.query as { kind?: string }).kind;
+      if (kind !== undefined && !isObjectKind(kind)) throw new DqError('INVALID_ARGUMENT', `unknown kind ${JSON.stringify(kind)}`);
+      const rows = await readObjectRows(context.store, context.reconciler);
+      return { generated_at: new Date().toISOString(), objects: kind ? rows.filter((r) => r.kind === kind) : rows };
+    },
+  );
+
+  api.get(
+    '/environment/profile',
+    {
+      schema: { tags, operationId: 'get_user_profile', summary: 'get_user_profile: the caller’s name, role and what the role may do', response: { 200: ref('DqoUserProfileModel') } },
+    },
+    async (request) => {
+      // which optional route groups this server has (the console hides what it lacks instead of calling a 404)
+      features ??= { incidents: Object.keys((api.swagger() as { paths?: Record<string, unknown> }).paths ?? {}).some((p) => p.startsWith('/api/incidents')) };
+      const role = request.caller.role;
+      const operator = roleAtLeast(role, 'operator');
+      const editor = roleAtLeast(role, 'editor');
+      return {
+        user: request.caller.name,
+        account_role: role,
+        can_view_any_object: true,
+        can_manage_scheduler: operator,
+        can_cancel_jobs: operator,
+        can_run_checks: operator,
+        can_delete_data: operator,
+        can_collect_statistics: operator,
+        can_manage_data_sources: editor,
+        can_edit_comments: editor,
+        can_edit_labels: editor,
+        can_manage_definitions: editor,
+        can_manage_incidents: operator,
+        features,
+      };
+    },
+  );
+
+  api.get(
+    `${TABLE_URL}/effectivechecks`,
+    {
+      schema: {
+        tags: ['table checks'],
+        operationId: 'get_table_effective_checks',
+        summary: 'get_table_effective_checks: every check of the table and its columns, with where it comes from (the table’s file, or a policy and its priority)',
+        params: TABLE_PARAMS,
+        response: { 200: arrayOf('EffectiveCheckModel') },
+      },
+    },
+    async (request) => tableEffectiveChecks(context.objects, await requireTable(context, tablePathOf(request))),
+  );
+
+  api.get(
+    `${TABLE_URL}/checkresults`,
+    {
+      schema: {
+        tags: ['results'],
+        operationId: 'get_table_check_results',
+        summary: 'get_table_check_results: per check of the table and its columns (every check type), its newest results (results_count time periods, default 30) with actual and expected values and severity',
+        params: TABLE_PARAMS,
+        querystring: { type: 'object', properties: { results_count: { type: 'integer', minimum: 1, maximum: 1000, default: 30 } } },
+        response: { 200: arrayOf('CheckResultHistoryModel') },
+      },
+    },
+    async (request) => {
+      const path = tablePathOf(request);
+      await requireTable(context, path);
+      const rows = await context.store.checkResults({
+        connectionName: path.connection,
+        schemaName: path.schema,
+        tableName: path.table,
+        newest: { of: 'periods', count: (request.query as { results_count?: number }).results_count ?? 30 },
+      });
+      return resultHistories(rows);
+    },
+  );
+}

@@ -1,0 +1,374 @@
+import { AxeBuilder } from '@axe-core/playwright';
+import type { FastifyInstance } from 'fastify';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseTokens } from '../../src/server/tokens.js';
+import type { CheckResultInput } from '../../src/store/readResults.js';
+import { launchBrowser, listen, watchedPage } from '../helpers/browser.js';
+import { applyExamples, serverOn } from '../helpers/server.js';
+import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+
+/**
+ * The web console in a real Chromium against a real server on a real store (the shop example applied, check
+ * results written through the store), used as a person would: open a view, read, type, click.
+ */
+// a browser, a server and a store per describe: generous on a busy machine
+vi.setConfig({ hookTimeout: 300_000, testTimeout: 180_000 });
+
+const HOSTILE = '<img src=x onerror=alert(1)>';
+const DAY = 24 * 3600 * 1000;
+
+function readouts(): CheckResultInput[] {
+  const rows: CheckResultInput[] = [];
+  // ten days of daily_row_count on customers; the last one falls below the error threshold (min_count 100)
+  for (let i = 0; i < 10; i++) {
+    const period = new Date(Date.UTC(2026, 10, 10 + i)).toISOString();
+    const actual = i === 9 ? 40 : 1500 + i * 10;
+    rows.push({
+      connectionName: 'shop_oltp',
+      schemaName: 'public',
+      tableName: 'customers',
+      checkType: 'monitoring',
+      timeGradient: 'day',
+      checkCategory: 'volume',
+      checkName: 'daily_row_count',
+      checkHash: 11,
+      timePeriod: period,
+      actualValue: actual,
+      expectedValue: 1000,
+      severity: i === 9 ? 2 : 0,
+      executedAt: new Date(Date.parse(period) + DAY / 2).toISOString(),
+    });
+  }
+  rows.push({
+    connectionName: 'shop_oltp',
+    schemaName: 'public',
+    tableName: 'payments',
+    checkType: 'monitoring',
+    timeGradient: 'day',
+    checkCategory: 'volume',
+    checkName: 'daily_row_count',
+    checkHash: 12,
+    timePeriod: '2026-11-19T00:00:00.000Z',
+    actualValue: 5000,
+    severity: 1,
+    executedAt: '2026-11-19T12:00:00.000Z',
+  });
+  rows.push({
+    connectionName: 'shop_oltp',
+    schemaName: 'public',
+    tableName: HOSTILE,
+    checkType: 'monitoring',
+    timeGradient: 'day',
+    checkCategory: 'volume',
+    checkName: 'daily_row_count',
+    checkHash: 13,
+    timePeriod: '2026-11-19T00:00:00.000Z',
+    actualValue: 0,
+    severity: 3,
+    executedAt: '2026-11-19T12:00:00.000Z',
+  });
+  return rows;
+}
+
+async function apiCall(base: string, method: string, path: string, body?: unknown, token?: string): Promise<Response> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  return fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+describe('web console', () => {
+  let fx: StoreFixture;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  let problems: string[];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    fx = await STORE_ENGINES.find((e) => e.engine === 'postgres')!.setup();
+    await applyExamples(fx.store);
+    app = await serverOn(fx.store);
+    base = await listen(app);
+    // a table with a hostile name, created through the API like any client would
+    const created = await apiCall(base, 'POST', `/api/connections/shop_oltp/schemas/public/tables/${encodeURIComponent(HOSTILE)}`, { columns: {} });
+    expect(created.status).toBe(201);
+    await fx.store.insertCheckResults(readouts());
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await fx?.dispose();
+  });
+
+  beforeAll(async () => {
+    ({ page, problems } = await watchedPage(browser));
+  });
+  afterEach(() => {
+    // no test leaves an error in the browser's console, a page error or a dialog (an alert would mean script ran)
+    const seen = problems.splice(0);
+    expect(seen).toEqual([]);
+  });
+
+  it('overview: connections by name, the data quality counts, objects by kind and owner', async () => {
+    await page.goto(`${base}/`);
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    const connections = page.getByTestId('connections');
+    await expect(connections.getByRole('link', { name: 'shop_oltp' }).textContent()).resolves.toBe('shop_oltp');
+    await expect(connections.getByRole('link', { name: 'analytics_dwh' }).textContent()).resolves.toBe('analytics_dwh');
+    // shop_oltp has a fatal (the hostile table) and an error: its worst severity is a word
+    const shopRow = connections.locator('tr', { hasText: 'shop_oltp' });
+    expect(await shopRow.locator('td').nth(2).textContent()).toBe('fatal');
+    expect(await shopRow.locator('td').nth(3).textContent()).toBe('7');
+    const counts = page.getByTestId('quality-counts');
+    expect(await counts.getByRole('link', { name: /fatal/ }).textContent()).toBe('1 fatal');
+    expect(await counts.getByRole('link', { name: /^\d+ error$/ }).textContent()).toBe('1 error');
+    expect(await counts.getByRole('link', { name: /warning/ }).textContent()).toBe('1 warning');
+    expect(await counts.getByRole('link', { name: /not run/ }).textContent()).toBe('10 not run');
+    const objects = page.getByTestId('object-counts');
+    expect(await objects.locator('tr', { hasText: 'tables' }).locator('td').allTextContents()).toEqual(['12', '1']);
+    expect(await page.getByText('Incidents are not available on this server').count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('a hostile name is text: shown exactly, never run', async () => {
+    await page.goto(`${base}/objects?q=${encodeURIComponent('onerror')}`);
+    const link = page.getByRole('link', { name: `shop_oltp/public.${HOSTILE}` });
+    await link.waitFor();
+    expect(await link.textContent()).toBe(`shop_oltp/public.${HOSTILE}`);
+    expect(await page.locator('main img').count()).toBe(0);
+    await link.click();
+    await page.getByRole('heading', { level: 1, name: `shop_oltp/public.${HOSTILE}` }).waitFor();
+    expect(await page.locator('main img').count()).toBe(0);
+    await page.goto(`${base}/`);
+    await page.getByText(`shop_oltp/public.${HOSTILE}`).first().waitFor();
+    expect(await page.locator('main img').count()).toBe(0);
+  });
+
+  it('the Content-Security-Policy refuses inline script on the console', async () => {
+    const { page: probe, problems: seen } = await watchedPage(browser);
+    const response = await probe.goto(`${base}/objects`);
+    expect(response?.headers()['content-security-policy']).toMatch(/script-src 'self'/);
+    await probe.getByRole('heading', { level: 1, name: 'Objects' }).waitFor();
+    const ran = await probe.evaluate(`(() => {
+      window.inlineRan = false;
+      const script = document.createElement('script');
+      script.textContent = 'window.inlineRan = true';
+      document.body.appendChild(script);
+      const img = document.createElement('img');
+      img.setAttribute('onerror', 'window.inlineRan = true');
+      img.src = 'data:,broken';
+      document.body.appendChild(img);
+      return new Promise((done) => setTimeout(() => done(window.inlineRan), 200));
+    })()`);
+    expect(ran).toBe(false);
+    expect(seen.some((p) => /Content Security Policy/i.test(p))).toBe(true);
+    await probe.context().close();
+  });
+
+  it('objects: the search box filters as you type, the filters live in the URL', async () => {
+    await page.goto(`${base}/objects`);
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    await search.waitFor();
+    expect(await page.getByTestId('result-count').textContent()).toBe('23 objects');
+    await search.pressSequentially('cust', { delay: 20 });
+    await page.getByTestId('result-count').getByText('of 23 objects').waitFor();
+    const names = await page.locator('.orow:not(.ohead) .oname').allTextContents();
+    expect(names.sort()).toEqual(['analytics_dwh/mart.dim_customer', 'shop_oltp/public.customers']);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('cust');
+    // the filter survives a reload and combines with the selects
+    await page.reload();
+    await page.getByRole('combobox', { name: 'Connection' }).selectOption('shop_oltp');
+    await page.getByText('1 of 23 objects').waitFor();
+    expect(new URL(page.url()).searchParams.get('connection')).toBe('shop_oltp');
+    await page.getByRole('combobox', { name: 'Worst severity' }).selectOption('error');
+    expect(await page.locator('.orow:not(.ohead) .oname').allTextContents()).toEqual(['shop_oltp/public.customers']);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('table: effective checks with their origin, the latest results, the readout chart with its thresholds', async () => {
+    await page.goto(`${base}/objects?q=customers&kind=table&connection=shop_oltp`);
+    await page.getByRole('link', { name: 'shop_oltp/public.customers' }).click();
+    await page.getByRole('heading', { level: 1, name: 'shop_oltp/public.customers' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/tables/shop_oltp/public/customers');
+    const checks = page.getByTestId('checks');
+    const row = checks.locator('tr', { has: page.getByRole('link', { name: 'daily_row_count' }) });
+    expect(await row.locator('td').allTextContents()).toEqual(['daily_row_count', '(table)', 'monitoring daily', 'table file', 'error', '40', '1000', '2026-11-19 12:00:00 UTC']);
+    // a check a policy adds says which policy
+    expect(await checks.getByText(/^policy oltp\/critical_tables_schema_drift \(priority \d+\)$/).count()).toBeGreaterThan(0);
+    // the failing check is charted: ten readouts and its three thresholds
+    const chart = page.locator('figure.chart svg');
+    await chart.waitFor();
+    expect(await chart.locator('circle').count()).toBe(10);
+    expect(await chart.locator('.threshold text').allTextContents()).toEqual(['warning min count 1000', 'error min count 100', 'fatal min count 1']);
+    expect(await chart.locator('circle.point-error').count()).toBe(1);
+    // lineage neighbours are links
+    expect(await page.getByRole('link', { name: 'analytics_dwh/mart.dim_customer' }).count()).toBe(1);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('plan and drift: a write through the API shows as changed outside git', async () => {
+    const write = await apiCall(base, 'PUT', '/api/connections/shop_oltp/schemas/public/tables/orders/labels', ['changed-in-the-ui']);
+    expect(write.status).toBe(204);
+    await page.goto(`${base}/plan`);
+    const drift = page.getByTestId('drift-table');
+    await drift.waitFor();
+    const row = drift.locator('tr', { hasText: 'shop_oltp/public.orders' });
+    expect(await row.locator('td').nth(2).textContent()).toBe('changed outside git');
+    // without a reconcile loop the page says how to get a plan
+    await page.getByText('No plan on this server').waitFor();
+    expect(await page.getByTestId('history').locator('tbody tr').count()).toBe(1);
+    await page.goto(`${base}/`);
+    await page.getByTestId('drift').getByRole('link', { name: 'shop_oltp/public.orders' }).waitFor();
+    expect(await page.getByTestId('sync-status').textContent()).toBe('out of sync');
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('lineage: the graph around a table, coloured by status, depth selectable, a click opens the table', async () => {
+    await page.goto(`${base}/lineage/analytics_dwh/mart/daily_revenue?depth=1`);
+    const graph = page.getByTestId('lineage-graph');
+    await graph.waitFor();
+    const depthOne = await graph.locator('a.node').count();
+    await page.getByRole('combobox', { name: 'Depth' }).selectOption('3');
+    await page.waitForFunction(`document.querySelectorAll('[data-testid=lineage-graph] a.node').length > ${depthOne}`);
+    expect(new URL(page.url()).searchParams.get('depth')).toBe('3');
+    const labels = await graph.locator('a.node').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('aria-label')));
+    expect(labels).toContain('shop_oltp/public.payments: warning');
+    expect(await graph.locator('a.node.node-warning').count()).toBeGreaterThan(0);
+    await graph.locator('a.node', { hasText: 'public.payments' }).click();
+    await page.getByRole('heading', { level: 1, name: 'shop_oltp/public.payments' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/tables/shop_oltp/public/payments');
+    await page.goBack();
+    await graph.waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('jobs and incidents views load; an admin may start a job from a table', async () => {
+    await page.goto(`${base}/tables/shop_oltp/public/customers`);
+    await page.getByRole('button', { name: 'Run checks' }).click();
+    await page.getByText(/Running checks queued as job \d+/).waitFor();
+    await page.getByRole('link', { name: 'See jobs' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Jobs' }).waitFor();
+    const jobs = page.getByTestId('jobs');
+    await jobs.waitFor();
+    expect(await jobs.locator('tbody tr').first().locator('td').nth(1).textContent()).toBe('run checks');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.goto(`${base}/incidents`);
+    await page.getByTestId('incidents-unavailable').waitFor();
+  });
+});
+
+describe('web console with tokens', () => {
+  let fx: StoreFixture;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    fx = await STORE_ENGINES.find((e) => e.engine === 'postgres')!.setup();
+    await applyExamples(fx.store);
+    const tokens = parseTokens(
+      ['- {name: vera, role: viewer, token: viewer-token-1}', '- {name: otto, role: operator, token: operator-token-1}'].join('\n'),
+      'test tokens',
+    );
+    app = await serverOn(fx.store, { tokens });
+    base = await listen(app);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await fx?.dispose();
+  });
+
+  it('signs in with a token kept for the tab; shows no data before; each role sees only its actions', async () => {
+    const { page, problems } = await watchedPage(browser);
+    const apiCalls: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/api/')) apiCalls.push(new URL(r.url()).pathname);
+    });
+    await page.goto(`${base}/tables/shop_oltp/public/customers`);
+    const token = page.getByLabel('API token');
+    await token.waitFor();
+    expect(await token.getAttribute('type')).toBe('password');
+    // before a valid token: only the profile was asked for (and refused), no data
+    expect(apiCalls).toEqual(['/api/environment/profile']);
+    expect(await page.getByText('customers').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await token.fill('not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('This token is not valid on this server.').waitFor();
+
+    await token.fill('viewer-token-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'shop_oltp/public.customers' }).waitFor();
+    await page.getByTestId('checks').waitFor();
+    expect(await page.getByText('vera (viewer)').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Run checks' }).count()).toBe(0);
+    expect(await page.evaluate("sessionStorage.getItem('dqctl.token')")).toBe('viewer-token-1');
+    // the token survives a reload of the tab
+    await page.reload();
+    await page.getByTestId('checks').waitFor();
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API token').fill('operator-token-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Run checks' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Collect statistics' }).count()).toBe(1);
+    // the 401 of the wrong token is the one expected error in the browser's console
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+    await page.context().close();
+  });
+});
+
+describe('web console on an empty store', () => {
+  let fx: StoreFixture;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    fx = await STORE_ENGINES.find((e) => e.engine === 'postgres')!.setup();
+    app = await serverOn(fx.store);
+    base = await listen(app);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await fx?.dispose();
+  });
+
+  it('says what to do, and works from the keyboard', async () => {
+    const { page, problems } = await watchedPage(browser);
+    await page.goto(`${base}/`);
+    await page.getByRole('heading', { name: 'The live store is empty' }).waitFor();
+    expect(await page.getByText('dqctl apply path/to/repo').count()).toBe(1);
+    // the skip link comes first, then the views; Enter on a link navigates
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Overview');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Objects' }).waitFor();
+    await page.getByText('0 objects').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/objects');
+    await page.goto(`${base}/jobs`);
+    await page.getByText('No job has run on this store yet.').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
