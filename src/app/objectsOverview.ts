@@ -1,5 +1,5 @@
 import type { LiveSummary, ObjectKind } from '../model/index.js';
-import { OBJECT_KINDS } from '../model/index.js';
+import { OBJECT_KINDS, SEVERITY_NAMES } from '../model/index.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
 import { statusFromStore } from '../reconcile/storeStatus.js';
@@ -12,7 +12,6 @@ import type { Store, TableSeverityRow } from '../store/store.js';
  * results: GET /api/overview and GET /api/objects. Severity and sync are words, as everywhere in the API.
  */
 export type QualityStatus = 'valid' | 'warning' | 'error' | 'fatal' | 'execution_error' | 'not_run';
-const SEVERITY_WORDS = ['valid', 'warning', 'error', 'fatal'] as const;
 /** Worst first when sorting; `execution_error` ranks between valid and warning (a check could not say). */
 const RANK: Record<QualityStatus, number> = { not_run: 0, valid: 1, execution_error: 2, warning: 3, error: 4, fatal: 5 };
 
@@ -99,7 +98,7 @@ function short(revision: string | null | undefined): string | null {
 
 function qualityOf(row: TableSeverityRow | undefined): QualityStatus {
   if (!row) return 'not_run';
-  return row.severity === null ? 'execution_error' : SEVERITY_WORDS[Math.min(row.severity, 3)];
+  return row.severity === null ? 'execution_error' : SEVERITY_NAMES[Math.min(row.severity, 3)];
 }
 
 function splitTable(name: string): { connection: string; schema: string; table: string } | null {

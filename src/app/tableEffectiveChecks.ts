@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type LiveObject } from '../model/index.js';
+import { isJsonObject, RULE_SEVERITIES, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../model/index.js';
 import type { LiveObjects } from '../inspect/liveObjects.js';
 import { compilePolicies, effectiveTableAndColumnChecks, tableRefOf, type EffectiveChecks } from '../policy/index.js';
 import type { EffectiveContainer } from '../policy/effectiveChecks.js';
@@ -10,8 +10,8 @@ import type { EffectiveContainer } from '../policy/effectiveChecks.js';
 export interface EffectiveCheckRow {
   target: 'table' | 'column';
   column_name: string | null;
-  check_type: 'profiling' | 'monitoring' | 'partitioned';
-  time_scale: 'daily' | 'monthly' | null;
+  check_type: CheckType;
+  time_scale: TimeScale | null;
   check_category: string;
   check_name: string;
   origin: { source: 'table' | 'policy'; policy_name: string | null; priority: number | null };
@@ -20,7 +20,6 @@ export interface EffectiveCheckRow {
   parameters: JsonObject;
 }
 
-const SEVERITY_KEYS = ['warning', 'error', 'fatal'] as const;
 
 function rowsOf(checks: EffectiveChecks, target: 'table' | 'column', column: string | null): EffectiveCheckRow[] {
   const containers: Array<[EffectiveCheckRow['check_type'], EffectiveCheckRow['time_scale'], EffectiveContainer]> = [
@@ -35,7 +34,7 @@ function rowsOf(checks: EffectiveChecks, target: 'table' | 'column', column: str
     for (const [category, byName] of Object.entries(container)) {
       for (const [checkName, effective] of Object.entries(byName)) {
         const rules: JsonObject = {};
-        for (const key of SEVERITY_KEYS) if (isJsonObject(effective.spec[key])) rules[key] = effective.spec[key];
+        for (const key of RULE_SEVERITIES) if (isJsonObject(effective.spec[key])) rules[key] = effective.spec[key];
         const origin = effective.origin;
         rows.push({
           target,

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../model/index.js';
+import { isJsonObject, SEVERITY_NUMBERS, type JsonObject } from '../model/index.js';
 
 /**
  * The incident grouping that applies to one table: its connection's `incident_grouping`, overridden field by
@@ -33,7 +33,6 @@ export const DEFAULT_GROUPING: EffectiveGrouping = {
   disabled: false,
 };
 
-const SEVERITY_LEVELS: Record<string, number> = { warning: 1, error: 2, fatal: 3 };
 
 function level(value: unknown): IncidentGroupingLevel | undefined {
   return typeof value === 'string' && (INCIDENT_GROUPING_LEVELS as readonly string[]).includes(value) ? (value as IncidentGroupingLevel) : undefined;
@@ -47,7 +46,7 @@ export function effectiveGrouping(connectionSpec: JsonObject | undefined, tableS
   const days = (key: string, fallback: number): number => (typeof c[key] === 'number' && Number.isInteger(c[key]) && (c[key] as number) >= 0 ? (c[key] as number) : fallback);
   return {
     groupingLevel: pick((o) => level(o.grouping_level), DEFAULT_GROUPING.groupingLevel),
-    minimumSeverity: pick((o) => (typeof o.minimum_severity === 'string' ? SEVERITY_LEVELS[o.minimum_severity] : undefined), DEFAULT_GROUPING.minimumSeverity),
+    minimumSeverity: pick((o) => (typeof o.minimum_severity === 'string' && o.minimum_severity in SEVERITY_NUMBERS && o.minimum_severity !== 'valid' ? SEVERITY_NUMBERS[o.minimum_severity as keyof typeof SEVERITY_NUMBERS] : undefined), DEFAULT_GROUPING.minimumSeverity),
     divideByDataGroups: pick((o) => bool('divide_by_data_groups')(o) ?? bool('divide_by_data_group')(o), DEFAULT_GROUPING.divideByDataGroups),
     maxIncidentLengthDays: days('max_incident_length_days', DEFAULT_GROUPING.maxIncidentLengthDays),
     muteForDays: days('mute_for_days', DEFAULT_GROUPING.muteForDays),

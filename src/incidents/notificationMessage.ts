@@ -1,4 +1,4 @@
-import type { JsonObject } from '../model/index.js';
+import { SEVERITY_NAMES, type JsonObject } from '../model/index.js';
 import type { IncidentRecord, IncidentStatus } from '../store/store.js';
 
 /**
@@ -9,7 +9,6 @@ import type { IncidentRecord, IncidentStatus } from '../store/store.js';
  * Names go into the text as they are (it is text, not HTML or markup); Slack's three control characters are
  * escaped for Slack as Slack asks (`slackText`).
  */
-const SEVERITY_NAMES = ['valid', 'warning', 'error', 'fatal'];
 
 export function messagePayload(incident: IncidentRecord, status: IncidentStatus, filter: { name: string | null; message: string | null }): JsonObject {
   const payload: JsonObject = {
@@ -59,7 +58,7 @@ export function messageText(payload: JsonObject, link: string): string {
   return (
     `Incident ${VERBS[String(payload.status)] ?? String(payload.status)} on table ${payload.schema}.${payload.table} (connection ${payload.connection})` +
     `${parts.length > 0 ? `, ${parts.join(', ')}` : ''}: ${count} failed check${count === 1 ? '' : 's'}, highest severity ` +
-    `${SEVERITY_NAMES[Number(payload.highest_severity)] ?? payload.highest_severity}, first seen ${payload.first_seen}.` +
+    `${(SEVERITY_NAMES as readonly string[])[Number(payload.highest_severity)] ?? payload.highest_severity}, first seen ${payload.first_seen}.` +
     `${typeof payload.message === 'string' ? ` ${payload.message}` : ''} ${link}`
   );
 }

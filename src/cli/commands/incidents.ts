@@ -1,5 +1,5 @@
 import { changeIncidentStatus, listIncidents, listNotifications } from '../../app/incidentCommands.js';
-import { DqError, type JsonObject } from '../../model/index.js';
+import { DqError, SEVERITY_NAMES, type JsonObject } from '../../model/index.js';
 import { INCIDENT_STATUSES, type IncidentRecord, type IncidentStatus, type OutboxMessage } from '../../store/store.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
@@ -32,7 +32,6 @@ export interface NotificationsListOptions extends StoreFlags, RemoteFlags {
 /** What the CLI shows of an incident: the store's record, from the local store or from a server's IncidentModel. */
 type IncidentView = Omit<IncidentRecord, 'statusChangedAt' | 'statusChangedBy'>;
 
-const SEVERITY = ['valid', 'warning', 'error', 'fatal'];
 export const STATUS_OF_VERB: Record<string, IncidentStatus> = { acknowledge: 'acknowledged', resolve: 'resolved', mute: 'muted', reopen: 'open' };
 
 function statusesOf(options: { status?: string[] }): IncidentStatus[] | undefined {
@@ -95,7 +94,7 @@ function renderIncidents(incidents: readonly IncidentView[]): string {
   if (incidents.length === 0) return 'No incidents.\n';
   return renderColumns(
     ['ID', 'STATUS', 'SEVERITY', 'FAILED', 'TABLE', 'GROUP', 'FIRST SEEN', 'LAST SEEN'],
-    incidents.map((i) => [i.id, i.status, SEVERITY[i.highestSeverity] ?? String(i.highestSeverity), String(i.failedChecksCount), `${i.connection}/${i.schema}.${i.table}`, keyOf(i), i.firstSeen, i.lastSeen]),
+    incidents.map((i) => [i.id, i.status, (SEVERITY_NAMES as readonly string[])[i.highestSeverity] ?? String(i.highestSeverity), String(i.failedChecksCount), `${i.connection}/${i.schema}.${i.table}`, keyOf(i), i.firstSeen, i.lastSeen]),
   );
 }
 

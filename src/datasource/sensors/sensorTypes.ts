@@ -4,7 +4,7 @@
  * answers with SQL text and bound values to run on the data source, and parses the rows those queries return
  * into readouts per sensor. It never connects to anything itself.
  */
-import type { JsonValue } from '../../model/index.js';
+import type { JsonValue, TimeScale } from '../../model/index.js';
 
 export interface SensorRequest {
   /** Chosen by the caller (e.g. the check's hash); readouts are returned under this id. Unique per request. */
@@ -27,7 +27,7 @@ export type DataGroupingRequest = { columns: readonly string[] } | { levels: rea
 export interface PartitioningRequest {
   /** timestamp_columns.partition_by_column of the table (a date, timestamp or timestamptz column). */
   column: string;
-  timeScale: 'daily' | 'monthly';
+  timeScale: TimeScale;
   /**
    * The incremental time window: the `recentDays` days (daily) or `recentMonths` months (monthly) before the
    * current day or month, plus the current one when `includeToday` (for monthly: the current month) is set.

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { readObjectRows, readOverview } from '../../app/objectsOverview.js';
 import { tableEffectiveChecks } from '../../app/tableEffectiveChecks.js';
-import { isObjectKind, DqError } from '../../model/index.js';
+import { DqError, isObjectKind, SEVERITY_NAMES } from '../../model/index.js';
 import type { CheckResultRow } from '../../store/store.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
@@ -14,7 +14,6 @@ import { requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf } from './tables.js'
  * profile (role and what it may do), a table's effective checks with their origin, and a table's newest results
  * with actual and expected values (the readout history the console charts).
  */
-const SEVERITY_WORDS = ['valid', 'warning', 'error', 'fatal'] as const;
 
 function resultHistories(rows: readonly CheckResultRow[]) {
   const byCheck = new Map<string, { head: CheckResultRow; rows: CheckResultRow[] }>();
@@ -39,7 +38,7 @@ function resultHistories(rows: readonly CheckResultRow[]) {
       data_group: r.dataGroup,
       actual_value: r.actualValue,
       expected_value: r.expectedValue,
-      severity: r.severity === null ? null : SEVERITY_WORDS[Math.min(r.severity, 3)],
+      severity: r.severity === null ? null : SEVERITY_NAMES[Math.min(r.severity, 3)],
       error_message: r.errorMessage,
     })),
   }));
