@@ -61,3 +61,13 @@ export function terminalProgress(io: CliIo, options: { quiet?: boolean } = {}): 
     },
   };
 }
+
+/** Runs long work with a progress bar on a terminal (nothing otherwise), and always takes the bar down after. */
+export async function withProgress<T>(io: CliIo, options: { quiet?: boolean }, work: (report: ProgressReporter | undefined) => Promise<T>): Promise<T> {
+  const progress = terminalProgress(io, options);
+  try {
+    return await work(progress.report);
+  } finally {
+    progress.stop();
+  }
+}

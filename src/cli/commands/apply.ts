@@ -8,7 +8,7 @@ import { renderPlanText } from '../../plan/renderText.js';
 import { whoAmI } from '../actor.js';
 import { confirmApply } from '../applyGate.js';
 import { parseDuration } from '../duration.js';
-import { terminalProgress } from '../progressBar.js';
+import { withProgress } from '../progressBar.js';
 import type { CliIo } from '../io.js';
 import { renderApplyComplete } from '../render/planOutput.js';
 import { remoteTargetOf } from '../remoteClient.js';
@@ -43,19 +43,16 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
       if (options.allowMassDelete) saved.options.allow_mass_delete = true;
       plan = await replanSavedPlan(saved, store, options.repository ? resolve(io.cwd, options.repository) : undefined);
     } else {
-      const progress = terminalProgress(io, options);
-      try {
-        ({ plan } = await planRepository({
+      ({ plan } = await withProgress(io, options, (progress) =>
+        planRepository({
           repository: path,
           store,
           pruneUnmanaged: options.pruneUnmanaged,
           keepDrift: options.keepDrift,
           allowMassDelete: options.allowMassDelete,
-          progress: progress.report,
-        }));
-      } finally {
-        progress.stop();
-      }
+          progress,
+        }),
+      ));
     }
     const doc = toPlanDocument(plan);
     if (options.format === 'text') io.stdout(renderPlanText(doc, { color: io.color }));
@@ -68,13 +65,9 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
       io,
     );
     const actor = whoAmI(io.env);
-    const progress = terminalProgress(io, options);
-    let result;
-    try {
-      result = await applyPlan(plan, store, { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, progress: progress.report });
-    } finally {
-      progress.stop();
-    }
+    const result = await withProgress(io, options, (progress) =>
+      applyPlan(plan, store, { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, progress }),
+    );
     if (options.format === 'json') {
       io.stdout(JSON.stringify({ plan: doc, applied: result }, null, 2) + '\n');
     } else {

@@ -6,7 +6,7 @@ import { blockingFindings } from '../../plan/plan.js';
 import { toPlanDocument } from '../../plan/planDocument.js';
 import type { CliIo } from '../io.js';
 import { renderPlan } from '../render/planOutput.js';
-import { terminalProgress } from '../progressBar.js';
+import { withProgress } from '../progressBar.js';
 import { remoteTargetOf } from '../remoteClient.js';
 import { withStore } from '../storeOptions.js';
 import type { PlanCommandOptions, PlanFormat } from './planApplyOptions.js';
@@ -26,20 +26,16 @@ export async function planCommand(dir: string | undefined, options: PlanCommandO
   const server = remoteTargetOf(options, io);
   if (server) return remotePlanCommand(server, repository, options, io);
   return withStore(options, io, { operation: 'plan' }, async (store) => {
-    const progress = terminalProgress(io, options);
-    let plan;
-    try {
-      ({ plan } = await planRepository({
+    const { plan } = await withProgress(io, options, (progress) =>
+      planRepository({
         repository,
         store,
         pruneUnmanaged: options.pruneUnmanaged,
         keepDrift: options.keepDrift,
         allowMassDelete: options.allowMassDelete,
-        progress: progress.report,
-      }));
-    } finally {
-      progress.stop();
-    }
+        progress,
+      }),
+    );
     const doc = toPlanDocument(plan);
     if (options.out) {
       await writeFile(resolve(io.cwd, options.out), JSON.stringify(doc, null, 2) + '\n');

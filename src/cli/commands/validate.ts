@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { loadRepository } from '../../manifest/loadRepository.js';
 import type { CliIo } from '../io.js';
-import { terminalProgress } from '../progressBar.js';
+import { withProgress } from '../progressBar.js';
 import { diagnosticsReport, renderDiagnosticsGithub, renderDiagnosticsText } from '../render/diagnostics.js';
 
 export interface ValidateOptions {
@@ -12,13 +12,7 @@ export interface ValidateOptions {
 
 /** `dqctl validate [DIR]`: every finding at once; exit 0 when there are no errors, 3 otherwise. */
 export async function validateCommand(dir: string | undefined, options: ValidateOptions, io: CliIo): Promise<number> {
-  const progress = terminalProgress(io, options);
-  let desired;
-  try {
-    desired = await loadRepository(resolve(io.cwd, dir ?? '.'), { progress: progress.report });
-  } finally {
-    progress.stop();
-  }
+  const desired = await withProgress(io, options, (progress) => loadRepository(resolve(io.cwd, dir ?? '.'), { progress }));
   const report = diagnosticsReport(desired.diagnostics);
   switch (options.format) {
     case 'json':
