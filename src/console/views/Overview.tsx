@@ -11,7 +11,7 @@ export function Overview() {
     <>
       <h1>Overview</h1>
       <Show loaded={loaded} what="the overview">
-        {(o) => (o.objects.total === 0 ? <EmptyStore /> : <OverviewBody o={o} />)}
+        {(o) => (o.objects.total === 0 && !o.sync.loop ? <EmptyStore /> : <OverviewBody o={o} />)}
       </Show>
     </>
   );
