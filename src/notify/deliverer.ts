@@ -32,6 +32,8 @@ export interface DelivererOptions {
   log?: (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
   /** Names this deliverer in claims (default host:pid:random). */
   worker?: string;
+  /** Told how each delivery attempt ended (the server counts them in its metrics). */
+  onSettled?: (outcome: keyof PassResult) => void;
 }
 
 export interface PassResult {
@@ -144,6 +146,12 @@ export class Deliverer {
   }
 
   private async settle(message: OutboxMessage, outcome: SendOutcome): Promise<keyof PassResult> {
+    const settled = await this.settleMessage(message, outcome);
+    this.options.onSettled?.(settled);
+    return settled;
+  }
+
+  private async settleMessage(message: OutboxMessage, outcome: SendOutcome): Promise<keyof PassResult> {
     const now = this.clock();
     const fields = { message: message.id, incident: message.incidentId, event: message.event, address: message.address, attempts: message.attempts };
     if (outcome.kind === 'delivered') {

@@ -4,6 +4,7 @@ import { ANONYMOUS } from './context.js';
 import { WEBHOOK_PATH } from './routes/gitopsStatus.js';
 import { HEALTHCHECK_PATH } from './routes/health.js';
 import { roleAtLeast, type TokenSet } from './tokens.js';
+import { METRICS_PATH } from './metricsRoute.js';
 
 /**
  * Bearer tokens: with a token set, every /api request needs `Authorization: Bearer <token>` (401 without or
@@ -22,8 +23,9 @@ export function registerAuth(app: FastifyInstance, tokens: TokenSet | null, opti
   app.decorateRequest('caller', null as never);
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0];
-    // the console's files (outside /api) hold no data; the console signs in for the API itself
-    if (!path.startsWith('/api/') && path !== '/api') {
+    // the console's files (outside /api) hold no data; the console signs in for the API itself. /metrics is a
+    // read like the API's and needs a token (or its own listener, serve --metrics-port)
+    if (!path.startsWith('/api/') && path !== '/api' && path !== METRICS_PATH) {
       request.caller = { name: 'anonymous', role: 'viewer' };
       return;
     }

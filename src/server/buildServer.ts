@@ -141,8 +141,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       store: options.store,
       ...options.notifications,
       log: (level, message, fields) => app.log[level]({ notifications: true, ...fields }, message),
+      onSettled: (outcome) => metrics.countDelivery(outcome),
     });
   }
+  metrics.setOpenIncidents(async () => (await options.store.incidents.statistics()).reduce((sum, c) => sum + c.openIncidents, 0));
+  metrics.setOutboxBacklog(() => options.store.outbox.countPending());
 
   registerApiSchemas(app);
   useValidators(app);

@@ -171,6 +171,12 @@ export interface OutboxFilter {
   limit?: number;
 }
 
+/** How many messages wait to be delivered (pending, due or not): the outbox backlog. */
+export async function countPendingMessages(sql: SqlQueryable): Promise<number> {
+  const rows = await sql.query<{ count: number }>(`select count(*)::int as count from dqctl.notification_outbox where status = 'pending'`);
+  return Number(rows[0]?.count ?? 0);
+}
+
 export async function listMessages(sql: SqlQueryable, filter: OutboxFilter = {}): Promise<OutboxMessage[]> {
   const params: SqlParam[] = [];
   const where: string[] = [];

@@ -36,7 +36,7 @@ import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole,
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
 import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
-import { claimMessages, enqueueMessages, listMessages, settleMessage } from './outboxRows.js';
+import { claimMessages, countPendingMessages, enqueueMessages, listMessages, settleMessage } from './outboxRows.js';
 import { SummaryCache } from './summaryCache.js';
 
 /**
@@ -101,6 +101,7 @@ class SqlStore implements Store {
       claim: guarded('outbox.claim', (request) => claimMessages(client, request)),
       settle: guarded('outbox.settle', (id, worker, outcome) => settleMessage(client, id, worker, outcome)),
       list: guarded('outbox.list', (filter) => listMessages(client, filter)),
+      countPending: guarded('outbox.countPending', () => countPendingMessages(client)),
     };
   }
 

@@ -118,6 +118,8 @@ export interface OutboxStore {
     outcome: { kind: 'delivered'; at: string } | { kind: 'retry'; nextAttemptAt: string; error: string } | { kind: 'failed'; at: string; error: string },
   ): Promise<boolean>;
   list(filter?: OutboxFilter): Promise<OutboxMessage[]>;
+  /** Messages not yet delivered nor failed (the backlog). */
+  countPending(): Promise<number>;
 }
 
 export interface Store extends StoreReader {

@@ -69,9 +69,9 @@ describe('GET /metrics', { timeout: 120_000 }, () => {
     expect(answer.raw).toContain('# TYPE dqctl_apply_duration_seconds histogram');
     expect(answer.raw).toContain('# TYPE dqctl_http_request_duration_seconds histogram');
     expect(answer.raw).toContain('dqctl_process_cpu_seconds_total');
-    // the hooks of the incidents branch: absent (not a false 0) until a function is registered
-    expect(answer.raw).not.toContain('dqctl_incidents_open');
-    expect(answer.raw).not.toContain('dqctl_notification_outbox_backlog');
+    // incidents and the outbox are read from the store at every scrape: none yet
+    expect(sample(answer.raw, 'dqctl_incidents_open')).toBe(0);
+    expect(sample(answer.raw, 'dqctl_notification_outbox_backlog')).toBe(0);
     expect(answer.raw).toContain('# TYPE dqctl_notification_deliveries_total counter');
   });
 
@@ -113,6 +113,8 @@ describe('GET /metrics', { timeout: 120_000 }, () => {
     expect(sample(text, 'dqctl_jobs_total{type="run_checks",outcome="finished"}')).toBe(1);
     expect(sample(text, 'dqctl_jobs{status="queued"}')).toBe(0);
     expect(sample(text, 'dqctl_jobs{status="running"}')).toBe(0);
+    // the error opened an incident (DQOps's default grouping: table, dimension, category; from warnings on)
+    expect(sample(text, 'dqctl_incidents_open')).toBe(1);
   });
 
   it('HTTP requests by route pattern (never the URL) and status', async () => {
