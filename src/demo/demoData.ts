@@ -27,7 +27,7 @@ import type { DemoConnection } from './demoConnections.js';
  * Statements use named parameters (`:anchor`, `:seed`, …), turned into `$n` bound values by `bindNamed`;
  * every identifier is quoted.
  */
-export const GENERATOR_VERSION = 2;
+export const GENERATOR_VERSION = 3;
 
 export interface DemoDataSize {
   customers: number;
@@ -77,13 +77,14 @@ function missingFromWarehouse(orderId: string): string {
 
 const FIRST_NAMES = ['Anna', 'Jonas', 'Lea', 'Lukas', 'Mia', 'Finn', 'Emma', 'Noah', 'Sofia', 'Elias', 'Marie', 'Paul', 'Clara', 'Jan', 'Eva', 'Tim', 'Lena', 'Max', 'Julia', 'Ben'];
 const LAST_NAMES = ['Müller', 'Schmidt', 'de Vries', 'Janssen', 'Dubois', 'Martin', 'Huber', 'Wagner', 'Keller', 'Meier', 'Nowak', 'Rossi', 'García', 'Jensen', 'Peeters', 'Bakker', 'Fischer', 'Weber', 'Lefebvre', "O'Brien"];
-const DOMAINS = ['mail.example', 'post.example', 'web.example', 'inbox.example', 'shop-mail.example'];
+// Top-level domain `.test` (reserved, RFC 2606): DQOps's e-mail pattern accepts top-level domains of 2 to 4 letters only.
+const DOMAINS = ['mail.test', 'post.test', 'web.test', 'inbox.test', 'shop-mail.test'];
 
 /** Every customer (public.customers; the warehouse derives its dimensions from the same rows). */
 const CUSTOMERS = `
 select g as customer_id,
   case
-    when mod(g, 1657) = 0 then 'customer' || g || '(at)mail.example'
+    when mod(g, 1657) = 0 then 'customer' || g || '(at)mail.test'
     when mod(g, 3001) = 0 then 'customer' || (g - 1) || '@' || (array['${DOMAINS.join("', '")}'])[1 + mod(g - 1, 5)::int]
     else 'customer' || g || '@' || (array['${DOMAINS.join("', '")}'])[1 + mod(g, 5)::int]
   end as email,
