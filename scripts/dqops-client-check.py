@@ -196,6 +196,9 @@ def body_for(op, annotation, client, modules):
     if op == 'create_table_grouping_configuration':
         return models.DataGroupingConfigurationTrimmedModel.from_dict(
             {'data_grouping_configuration_name': THROWAWAY['data_grouping_configuration_name'], 'spec': {'level_1': {'source': 'column_value', 'column': 'order_status'}}})
+    if op in ('update_table_default_grouping_configuration', 'update_connection_default_grouping_configuration'):
+        # an empty grouping is no grouping: dqctl stores {} as nothing (README: normalized specs)
+        return models.DataGroupingConfigurationSpec.from_dict({'level_1': {'source': 'column_value', 'column': 'order_status'}})
     if op == 'update_table_grouping_configuration':
         return models.DataGroupingConfigurationTrimmedModel.from_dict(
             {'data_grouping_configuration_name': 'client_grouping', 'spec': {'level_1': {'source': 'column_value', 'column': 'order_status'}}})
