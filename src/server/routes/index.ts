@@ -21,10 +21,11 @@ import { schemasRoutes } from './schemas.js';
 import { statisticsRoutes } from './statistics.js';
 import { tablePoliciesRoutes } from './tablePolicies.js';
 import { tableChecksRoutes } from './tableChecks.js';
+import { tableComparisonsRoutes } from './tableComparisons.js';
 import { tableSettingsRoutes } from './tableSettings.js';
 import { tablesRoutes } from './tables.js';
 
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes, columnPartsRoutes, checkResultsRoutes, dataGroupingsRoutes, dataSourcesRoutes, defaultSchedulesRoutes, instanceRoutes, tableSettingsRoutes, notServedRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes, columnPartsRoutes, checkResultsRoutes, dataGroupingsRoutes, dataSourcesRoutes, defaultSchedulesRoutes, instanceRoutes, tableComparisonsRoutes, tableSettingsRoutes, notServedRoutes];
