@@ -22,10 +22,11 @@ import { statisticsRoutes } from './statistics.js';
 import { tablePoliciesRoutes } from './tablePolicies.js';
 import { tableChecksRoutes } from './tableChecks.js';
 import { tableComparisonsRoutes } from './tableComparisons.js';
+import { tableExtrasRoutes } from './tableExtras.js';
 import { tableSettingsRoutes } from './tableSettings.js';
 import { tablesRoutes } from './tables.js';
 
 /** One file per resource group; each exports a function that registers its routes under /api. */
 export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promise<void> | void;
 
-export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes, columnPartsRoutes, checkResultsRoutes, dataGroupingsRoutes, dataSourcesRoutes, defaultSchedulesRoutes, instanceRoutes, tableComparisonsRoutes, tableSettingsRoutes, notServedRoutes];
+export const ROUTE_GROUPS: RouteGroup[] = [rulesRoutes, tablePoliciesRoutes, columnPoliciesRoutes, tablesRoutes, lineageRoutes, connectionsRoutes, schemasRoutes, checksBulkRoutes, resultsRoutes, statisticsRoutes, jobsRoutes, tableChecksRoutes, gitopsRoutes, gitopsStatusRoutes, healthRoutes, columnPartsRoutes, checkResultsRoutes, dataGroupingsRoutes, dataSourcesRoutes, defaultSchedulesRoutes, instanceRoutes, tableComparisonsRoutes, tableExtrasRoutes, tableSettingsRoutes, notServedRoutes];

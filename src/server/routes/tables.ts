@@ -166,7 +166,7 @@ function stringsOf(value: JsonValue | undefined): string[] {
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-function tableListModel(live: LiveObject, path: TablePath, capabilities: Capabilities): JsonObject {
+export function tableListModel(live: LiveObject, path: TablePath, capabilities: Capabilities): JsonObject {
   const spec = live.spec;
   const own = configuredChecksOf(spec);
   const columns = Object.values(columnsOf(spec)).map(configuredChecksOf);
