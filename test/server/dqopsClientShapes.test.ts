@@ -194,6 +194,28 @@ describe("DQOps's client shapes", () => {
     expect((await call(app, { method: 'GET', url: `${FACT}/tablecomparisons/vs_orders/profiling` })).status).toBe(404);
   });
 
+  it('answers the rest of the tables and columns operations: column check models, profiling status, similar tables, basic updates', async () => {
+    const models = (await call(app, { method: 'GET', url: `${ORDERS}/columnchecks/monitoring/daily/model?columnNamePattern=order_*` })).body;
+    expect(models.length).toBeGreaterThan(0);
+    expect(models.every((m: any) => m.check_target === 'column' && m.column_name.startsWith('order_') && m.table_name === 'orders')).toBe(true);
+    const status = (await call(app, { method: 'GET', url: `${ORDERS}/profilingstatus` })).body;
+    expect(status).toMatchObject({ connection_name: 'shop_oltp', target: { schema_name: 'public', table_name: 'orders' }, monitoring_checks_configured: true, basic_statistics_collected: false });
+    // the warehouse's fact_orders and the shop's other tables share some column names with orders; never itself
+    const similar = (await call(app, { method: 'GET', url: `${ORDERS}/similar?limit=3` })).body;
+    expect(similar.length).toBeGreaterThan(0);
+    expect(similar.length).toBeLessThanOrEqual(3);
+    expect(similar[0].similarity_pct).toBeGreaterThanOrEqual(similar.at(-1).similarity_pct);
+    expect(similar.every((t: any) => !(t.connection_name === 'shop_oltp' && t.table_name === 'orders'))).toBe(true);
+    const list = (await call(app, { method: 'GET', url: `${ORDERS}/basic` })).body;
+    expect((await call(app, { method: 'PUT', url: `${ORDERS}/basic`, payload: { ...list, stage: 'bronze', has_any_configured_checks: false } })).status).toBe(204);
+    const spec = (await call(app, { method: 'GET', url: ORDERS })).body.spec;
+    expect(spec.stage).toBe('bronze');
+    expect(spec.monitoring_checks).toBeDefined();
+    expect((await call(app, { method: 'PUT', url: `${ORDERS}/columns/order_status/basic`, payload: { column_name: 'order_status', sql_expression: 'lower({column})' } })).status).toBe(204);
+    expect((await call(app, { method: 'GET', url: ORDERS })).body.spec.columns.order_status.sql_expression).toBe('lower({column})');
+    expect((await call(app, { method: 'PUT', url: `${ORDERS}/columns/nope/basic`, payload: { disabled: true } })).status).toBe(404);
+  });
+
   it('answers 501 with the error body and a reason for the DQOps groups dqctl does not serve', async () => {
     for (const [method, url] of [
       ['GET', '/api/users'],
