@@ -64,6 +64,8 @@ GROUP_FIXTURE['column_quality_policies'] = {'pattern_name': 'email_columns_valid
 THROWAWAY_OF_OPERATION = {
     'create_connection_basic': {'connection_name': 'client_conn_basic'},
     'create_table_grouping_configuration': {'table_name': 'orders'},
+    **{f'create_table_comparison_{c}': {'table_name': 'fact_orders'} for c in (
+        'configuration', 'profiling', 'monitoring_daily', 'monitoring_monthly', 'partitioned_daily', 'partitioned_monthly')},
     'create_table_quality_policy_target': {'pattern_name': 'client policy target'},
     'create_column_quality_policy_target': {'pattern_name': 'client policy target'},
     'create_table_source_table': {'source_table': 'shipments'},
@@ -196,9 +198,32 @@ def body_for(op, annotation, client, modules):
     if op == 'create_table_grouping_configuration':
         return models.DataGroupingConfigurationTrimmedModel.from_dict(
             {'data_grouping_configuration_name': THROWAWAY['data_grouping_configuration_name'], 'spec': {'level_1': {'source': 'column_value', 'column': 'order_status'}}})
+    if op in ('update_table_default_grouping_configuration', 'update_connection_default_grouping_configuration'):
+        # an empty grouping is no grouping: dqctl stores {} as nothing (README: normalized specs)
+        return models.DataGroupingConfigurationSpec.from_dict({'level_1': {'source': 'column_value', 'column': 'order_status'}})
     if op == 'update_table_grouping_configuration':
         return models.DataGroupingConfigurationTrimmedModel.from_dict(
             {'data_grouping_configuration_name': 'client_grouping', 'spec': {'level_1': {'source': 'column_value', 'column': 'order_status'}}})
+    if op == 'create_table_comparison_configuration' or op.startswith('create_table_comparison_'):
+        container = op[len('create_table_comparison_'):]
+        name = THROWAWAY['table_comparison_configuration_name'] + ('' if container == 'configuration' else f'_{container}')
+        body = {'table_comparison_configuration_name': name, 'reference_connection': 'shop_oltp',
+                'reference_table': {'schema_name': 'public', 'table_name': 'orders'},
+                'grouping_columns': [{'compared_table_column_name': 'order_status', 'reference_table_column_name': 'order_status'}]}
+        if container == 'configuration':
+            return models.TableComparisonConfigurationModel.from_dict(body)
+        body['compare_row_count'] = {'warning_difference_percent': 0.0, 'error_difference_percent': 1.0}
+        return models.TableComparisonModel.from_dict(body)
+    if op.startswith('update_table_comparison_'):
+        container = op[len('update_table_comparison_'):]
+        getter = 'get_table_comparison_configuration' if container == 'configuration' else f'get_table_comparison_{container}'
+        module = modules.get(f'table_comparisons.{getter}')
+        if module is not None:
+            fixture = GROUP_FIXTURE['table_comparisons']
+            read = module.sync_detailed(client=client, connection_name=fixture['connection_name'], schema_name=fixture['schema_name'],
+                                        table_name=fixture['table_name'], table_comparison_configuration_name=fixture['table_comparison_configuration_name']).parsed
+            if read is not None:
+                return read
     if op == 'import_tables':
         return models.ImportTablesQueueJobParameters.from_dict({'connectionName': 'shop_oltp', 'schemaName': 'public', 'tableNames': ['orders']})
     if op == 'delete_stored_data':

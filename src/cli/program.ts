@@ -93,7 +93,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
     state
       .command('list')
       .description('list the objects of the live store with managed_by, owner and origin')
-      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_notifications')
+      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_schedules, default_notifications')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/stateList.js').then((m) => m.stateListCommand(options, io))));
 
@@ -103,7 +103,7 @@ Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-
       .description('write the live state as DQOps-format files (never deletes; refuses to overwrite differing files without --force)')
       .option('--out <dir>', 'folder to write into', '.')
       .option('--only-drift', 'only git-managed objects changed through the API since the last apply, at their origin files')
-      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_notifications')
+      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_schedules, default_notifications')
       .option('--namespace <namespace>', 'only git-managed objects of this ownership namespace')
       .option('--schema-base <url-or-path>', 'where the yaml-language-server line finds the schemas (default: their https://dqctl.dev/schemas/ ids)')
       .option('--include-secrets', 'write literal secrets as they are (default: replaced by ${DQCTL_SECRET_…} references)')

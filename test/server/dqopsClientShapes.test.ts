@@ -146,6 +146,76 @@ describe("DQOps's client shapes", () => {
     expect(templates.every((t: any) => t.check_target === 'table' && t.check_category === 'volume' && !('check_time_scale' in t.check_container_type))).toBe(true);
   });
 
+  it('serves table comparison configurations and comparisons with their compare checks, both ways', async () => {
+    const FACT = '/api/connections/analytics_dwh/schemas/mart/tables/fact_orders';
+    const configs = (await call(app, { method: 'GET', url: `${FACT}/tablecomparisonconfigurations` })).body;
+    expect(configs).toEqual([
+      expect.objectContaining({
+        table_comparison_configuration_name: 'matches_shop_orders',
+        compared_table: { schema_name: 'mart', table_name: 'fact_orders' },
+        reference_connection: 'shop_oltp',
+        reference_table: { schema_name: 'public', table_name: 'orders' },
+      }),
+    ]);
+    // examples/shop: daily_row_count_match warning 0 / error 2, and gross_amount's daily_sum_match against order_total
+    const daily = (await call(app, { method: 'GET', url: `${FACT}/tablecomparisons/matches_shop_orders/monitoring/daily` })).body;
+    expect(daily.compare_row_count).toEqual({ warning_difference_percent: 0, error_difference_percent: 2 });
+    expect(daily.columns.find((c: any) => c.compared_column_name === 'gross_amount')).toEqual({
+      compared_column_name: 'gross_amount',
+      reference_column_name: 'order_total',
+      compare_sum: { warning_difference_percent: 0, error_difference_percent: 2 },
+    });
+    // a new comparison for profiling: configuration and checks written into the table spec
+    const created = await call(app, {
+      method: 'POST',
+      url: `${FACT}/tablecomparisons/profiling`,
+      payload: {
+        table_comparison_configuration_name: 'vs_orders',
+        reference_connection: 'shop_oltp',
+        reference_table: { schema_name: 'public', table_name: 'orders' },
+        compare_row_count: { error_difference_percent: 1.5 },
+        columns: [{ compared_column_name: 'gross_amount', reference_column_name: 'order_total', compare_max: { fatal_difference_percent: 10 } }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const spec = (await call(app, { method: 'GET', url: FACT })).body.spec;
+    expect(spec.table_comparisons.vs_orders).toEqual({ reference_table_connection_name: 'shop_oltp', reference_table_schema_name: 'public', reference_table_name: 'orders' });
+    expect(spec.profiling_checks.comparisons.vs_orders).toEqual({ profile_row_count_match: { error: { max_diff_percent: 1.5 } } });
+    expect(spec.columns.gross_amount.profiling_checks.comparisons.vs_orders).toEqual({ reference_column: 'order_total', profile_max_match: { fatal: { max_diff_percent: 10 } } });
+    expect((await call(app, { method: 'POST', url: `${FACT}/tablecomparisons/profiling`, payload: { table_comparison_configuration_name: 'vs_orders' } })).status).toBe(409);
+    // a compare left out of the model written back removes its check; deleting the configuration removes the rest
+    const read = (await call(app, { method: 'GET', url: `${FACT}/tablecomparisons/vs_orders/profiling` })).body;
+    expect((await call(app, { method: 'PUT', url: `${FACT}/tablecomparisons/profiling/vs_orders`, payload: { ...read, compare_row_count: undefined } })).status).toBe(204);
+    expect((await call(app, { method: 'GET', url: FACT })).body.spec.profiling_checks?.comparisons?.vs_orders).toBeUndefined();
+    expect((await call(app, { method: 'DELETE', url: `${FACT}/tablecomparisonconfigurations/vs_orders` })).status).toBe(204);
+    const after = (await call(app, { method: 'GET', url: FACT })).body.spec;
+    expect(after.table_comparisons.vs_orders).toBeUndefined();
+    expect(after.columns.gross_amount.profiling_checks?.comparisons?.vs_orders).toBeUndefined();
+    expect((await call(app, { method: 'GET', url: `${FACT}/tablecomparisons/vs_orders/profiling` })).status).toBe(404);
+  });
+
+  it('answers the rest of the tables and columns operations: column check models, profiling status, similar tables, basic updates', async () => {
+    const models = (await call(app, { method: 'GET', url: `${ORDERS}/columnchecks/monitoring/daily/model?columnNamePattern=order_*` })).body;
+    expect(models.length).toBeGreaterThan(0);
+    expect(models.every((m: any) => m.check_target === 'column' && m.column_name.startsWith('order_') && m.table_name === 'orders')).toBe(true);
+    const status = (await call(app, { method: 'GET', url: `${ORDERS}/profilingstatus` })).body;
+    expect(status).toMatchObject({ connection_name: 'shop_oltp', target: { schema_name: 'public', table_name: 'orders' }, monitoring_checks_configured: true, basic_statistics_collected: false });
+    // the warehouse's fact_orders and the shop's other tables share some column names with orders; never itself
+    const similar = (await call(app, { method: 'GET', url: `${ORDERS}/similar?limit=3` })).body;
+    expect(similar.length).toBeGreaterThan(0);
+    expect(similar.length).toBeLessThanOrEqual(3);
+    expect(similar[0].similarity_pct).toBeGreaterThanOrEqual(similar.at(-1).similarity_pct);
+    expect(similar.every((t: any) => !(t.connection_name === 'shop_oltp' && t.table_name === 'orders'))).toBe(true);
+    const list = (await call(app, { method: 'GET', url: `${ORDERS}/basic` })).body;
+    expect((await call(app, { method: 'PUT', url: `${ORDERS}/basic`, payload: { ...list, stage: 'bronze', has_any_configured_checks: false } })).status).toBe(204);
+    const spec = (await call(app, { method: 'GET', url: ORDERS })).body.spec;
+    expect(spec.stage).toBe('bronze');
+    expect(spec.monitoring_checks).toBeDefined();
+    expect((await call(app, { method: 'PUT', url: `${ORDERS}/columns/order_status/basic`, payload: { column_name: 'order_status', sql_expression: 'lower({column})' } })).status).toBe(204);
+    expect((await call(app, { method: 'GET', url: ORDERS })).body.spec.columns.order_status.sql_expression).toBe('lower({column})');
+    expect((await call(app, { method: 'PUT', url: `${ORDERS}/columns/nope/basic`, payload: { disabled: true } })).status).toBe(404);
+  });
+
   it('answers 501 with the error body and a reason for the DQOps groups dqctl does not serve', async () => {
     for (const [method, url] of [
       ['GET', '/api/users'],

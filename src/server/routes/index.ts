@@ -24,6 +24,8 @@ import { schemasRoutes } from './schemas.js';
 import { statisticsRoutes } from './statistics.js';
 import { tablePoliciesRoutes } from './tablePolicies.js';
 import { tableChecksRoutes } from './tableChecks.js';
+import { tableComparisonsRoutes } from './tableComparisons.js';
+import { tableExtrasRoutes } from './tableExtras.js';
 import { tableSettingsRoutes } from './tableSettings.js';
 import { tablesRoutes } from './tables.js';
 
@@ -54,6 +56,8 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   dataSourcesRoutes,
   defaultSchedulesRoutes,
   instanceRoutes,
+  tableComparisonsRoutes,
+  tableExtrasRoutes,
   tableSettingsRoutes,
   overviewRoutes,
   notServedRoutes,
