@@ -1,5 +1,5 @@
 import { DqError, type JsonObject } from '../model/index.js';
-import type { IncidentRecord, IncidentStatus, Store } from '../store/store.js';
+import type { IncidentRecord, IncidentStatus, IncidentTransaction, Store } from '../store/store.js';
 import { effectiveGrouping } from './effectiveGrouping.js';
 import { changeStatus } from './incidentTransitions.js';
 import { notificationSettings } from './notificationTargets.js';
@@ -28,14 +28,26 @@ export async function findIncident(store: Store, address: IncidentAddress): Prom
   return incident;
 }
 
+/**
+ * The incident, locked for this transaction: first its table's incident lock (the one a check run holds while it
+ * absorbs failures), so a run and a status change never write over each other; then the row itself.
+ */
+async function lockedIncident(tx: IncidentTransaction, address: IncidentAddress): Promise<IncidentRecord> {
+  const seen = await tx.findIncident(address.connection, address.id);
+  if (!seen || seen.year !== address.year || seen.month !== address.month) throw incidentNotFound(address);
+  await tx.lockTables(address.connection, [`${seen.schema}.${seen.table}`]);
+  const incident = await tx.findIncident(address.connection, address.id, { forUpdate: true });
+  if (!incident) throw incidentNotFound(address);
+  return incident;
+}
+
 export async function setIncidentStatus(
   store: Store,
   address: IncidentAddress,
   change: { status: IncidentStatus; by: string | null; at: string; connectionSpec: JsonObject | undefined; defaultNotifications: JsonObject | undefined },
 ): Promise<{ incident: IncidentRecord; changed: boolean; messages: number }> {
   return store.incidents.transaction(async (tx) => {
-    const incident = await tx.findIncident(address.connection, address.id, { forUpdate: true });
-    if (!incident || incident.year !== address.year || incident.month !== address.month) throw incidentNotFound(address);
+    const incident = await lockedIncident(tx, address);
     const grouping = effectiveGrouping(change.connectionSpec, undefined);
     const changed = changeStatus(incident, change.status, { at: change.at, by: change.by, muteForDays: grouping.muteForDays });
     if (!changed) return { incident, changed: false, messages: 0 };
@@ -48,8 +60,7 @@ export async function setIncidentStatus(
 
 export async function setIncidentIssueUrl(store: Store, address: IncidentAddress, issueUrl: string | null): Promise<IncidentRecord> {
   return store.incidents.transaction(async (tx) => {
-    const incident = await tx.findIncident(address.connection, address.id, { forUpdate: true });
-    if (!incident || incident.year !== address.year || incident.month !== address.month) throw incidentNotFound(address);
+    const incident = await lockedIncident(tx, address);
     const changed = { ...incident, issueUrl };
     await tx.updateIncidents([changed]);
     return changed;

@@ -35,29 +35,33 @@ export function observeFailures(
   groupingOf: (row: CheckResultInput) => { grouping: EffectiveGrouping; tablePriority: number | null } | undefined,
 ): Observation[] {
   const byHash = new Map<number, Observation>();
-  // the key (and its SHA-256) once per distinct combination, not once per failed row: a run has many rows per key
-  const keys = new Map<string, IncidentKey>();
+  // the key (and its SHA-256) once per check and data group of a table, not once per failed row: `groupingOf`
+  // answers the same settings object for every row of a table, and a check hash names one check on it
+  const keysOfTable = new Map<object, Map<string, IncidentKey>>();
   for (const row of rows) {
     const severity = row.severity;
     if (severity === null || severity === undefined || severity < 1) continue;
     const settings = groupingOf(row);
     if (!settings || settings.grouping.disabled || severity < settings.grouping.minimumSeverity) continue;
-    const g = settings.grouping;
-    const fields = {
-      connection: row.connectionName,
-      schema: row.schemaName,
-      table: row.tableName,
-      dataGroup: row.dataGroup ?? 'all data',
-      qualityDimension: row.qualityDimension ?? null,
-      checkCategory: row.checkCategory,
-      checkType: row.checkType,
-      checkName: row.checkName,
-    };
-    // NUL cannot occur in PostgreSQL text, so joining on it is unambiguous (and much cheaper than JSON per row)
-    const id = `${g.groupingLevel}\u0000${g.divideByDataGroups}\u0000${fields.connection}\u0000${fields.schema}\u0000${fields.table}\u0000${fields.dataGroup}\u0000${fields.qualityDimension}\u0000${fields.checkCategory}\u0000${fields.checkType}\u0000${fields.checkName}`;
+    let keys = keysOfTable.get(settings);
+    if (!keys) keysOfTable.set(settings, (keys = new Map()));
+    const dataGroup = row.dataGroup ?? 'all data';
+    const id = `${row.checkHash}/${row.checkName}/${row.columnName ?? ''}/${dataGroup}`;
     let key = keys.get(id);
     if (!key) {
-      key = incidentKeyOf(fields, g);
+      key = incidentKeyOf(
+        {
+          connection: row.connectionName,
+          schema: row.schemaName,
+          table: row.tableName,
+          dataGroup,
+          qualityDimension: row.qualityDimension ?? null,
+          checkCategory: row.checkCategory,
+          checkType: row.checkType,
+          checkName: row.checkName,
+        },
+        settings.grouping,
+      );
       keys.set(id, key);
     }
     const seen = row.executedAt ?? new Date().toISOString();

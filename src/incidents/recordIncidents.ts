@@ -36,7 +36,10 @@ export async function recordResultsWithIncidents(store: Store, rows: readonly Ch
 
 export async function groupIntoIncidents(tx: IncidentTransaction, rows: readonly CheckResultInput[], configuration: IncidentConfiguration): Promise<IncidentsOutcome> {
   const settings = new Map<string, { grouping: EffectiveGrouping; tablePriority: number | null }>();
+  // rows come table by table: the last table's settings answer most rows without a lookup
+  let last: { row: CheckResultInput; settings: { grouping: EffectiveGrouping; tablePriority: number | null } } | undefined;
   const observations = observeFailures(rows, (row) => {
+    if (last && last.row.tableName === row.tableName && last.row.schemaName === row.schemaName && last.row.connectionName === row.connectionName) return last.settings;
     const id = `${row.connectionName}\u0000${row.schemaName}\u0000${row.tableName}`;
     let known = settings.get(id);
     if (!known) {
@@ -47,6 +50,7 @@ export async function groupIntoIncidents(tx: IncidentTransaction, rows: readonly
       };
       settings.set(id, known);
     }
+    last = { row, settings: known };
     return known;
   });
   const outcome: IncidentsOutcome = { opened: [], absorbed: 0, messages: 0 };
