@@ -2,6 +2,7 @@ import { migration0001 } from './0001_initial.js';
 import { migration0002 } from './0002_results.js';
 import { migration0003 } from './0003_jobs.js';
 import { migration0004 } from './0004_statistics.js';
+import { migration0005 } from './0005_apply_history_dirty.js';
 
 /**
  * Every migration this version knows, in order. Append only: a released migration is never edited, and its
@@ -13,4 +14,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005];
