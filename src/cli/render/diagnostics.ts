@@ -59,15 +59,18 @@ export function renderDiagnosticsText(diagnostics: Diagnostic[], texts: Readonly
   return out.join('\n') + '\n';
 }
 
-/** `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`, with GitHub's escaping. */
-export function renderDiagnosticsGithub(diagnostics: Diagnostic[]): string {
+/**
+ * `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`, with GitHub's escaping. GitHub reads
+ * `file` relative to the workspace: `pathPrefix` is where the user home lies in it (`dqops/` for a sub-folder).
+ */
+export function renderDiagnosticsGithub(diagnostics: Diagnostic[], pathPrefix = ''): string {
   const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
   const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
   return diagnostics
     .map((d) => {
       const props: string[] = [];
       if (d.range) {
-        props.push(`file=${escapeProperty(d.range.filename)}`, `line=${d.range.start.line}`, `col=${d.range.start.column}`);
+        props.push(`file=${escapeProperty(pathPrefix + d.range.filename)}`, `line=${d.range.start.line}`, `col=${d.range.start.column}`);
         props.push(`endLine=${d.range.end.line}`, `endColumn=${d.range.end.column}`);
       }
       props.push(`title=${escapeProperty(`dqctl ${d.code}`)}`);
