@@ -45,7 +45,7 @@ export interface ExpectedFingerprint {
 }
 
 export interface GitopsRequest {
-  repository: { description: string; commit: string | null };
+  repository: { description: string; commit: string | null; dirty_files?: string[] | null };
   /** dqctl.yaml's spec, as written in the file (snake_case). */
   settings: JsonObject;
   objects: GitopsObject[];
@@ -70,7 +70,11 @@ export function settingsSpec(settings: RepositorySettings): JsonObject {
 /** What the client sends. */
 export function toGitopsRequest(desired: DesiredState, options: GitopsOptions, extra: Partial<GitopsRequest> = {}): GitopsRequest {
   return {
-    repository: desired.repository,
+    repository: {
+      description: desired.repository.description,
+      commit: desired.repository.commit,
+      ...(desired.repository.dirtyFiles ? { dirty_files: desired.repository.dirtyFiles } : {}),
+    },
     settings: settingsSpec(desired.settings),
     objects: desired.objects.map((o) => ({ kind: o.kind, name: o.name, spec: o.spec, attachments: o.attachments, hash: o.hash, origin: o.origin })),
     fingerprint: desired.fingerprint,
@@ -148,7 +152,7 @@ export function desiredFromRequest(request: GitopsRequest): DesiredState {
     );
   }
   return {
-    repository: { description: request.repository.description, commit: request.repository.commit },
+    repository: { description: request.repository.description, commit: request.repository.commit, dirtyFiles: request.repository.dirty_files ?? null },
     settings,
     objects,
     diagnostics: [],

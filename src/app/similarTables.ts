@@ -1,4 +1,4 @@
-import type { LiveObjects } from './liveObjects.js';
+import type { LiveObjects } from '../inspect/liveObjects.js';
 import { isJsonObject, type JsonObject } from '../model/index.js';
 
 /**

@@ -72,6 +72,7 @@ export async function applyPlan(plan: Plan, store: Store, options: ApplyOptions)
     const record = await tx.recordApply({
       appliedBy: options.appliedBy,
       commit,
+      dirtyFiles: plan.repository.dirtyFiles && plan.repository.dirtyFiles.length > 0 ? plan.repository.dirtyFiles : null,
       repository: plan.repository.description,
       planFingerprint: plan.fingerprint.plan,
       summary: { ...plan.summary, objects: plan.changes.map((c) => `${c.action} ${c.key.kind} ${c.key.name}`).slice(0, 1000) },

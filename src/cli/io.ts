@@ -21,7 +21,7 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     interactive,
-    color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    color: colorWanted(process.env, Boolean(process.stdout.isTTY)),
     progressStream: process.stderr.isTTY ? process.stderr : undefined,
     prompt: async (question) => {
       const rl = createInterface({ input: process.stdin, output: process.stdout });
@@ -34,4 +34,15 @@ export function processIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
   };
+}
+
+/**
+ * Colours as https://no-color.org and https://force-color.org say: NO_COLOR (any value) turns them off,
+ * FORCE_COLOR (anything but 0 or false) on, e.g. in a CI log that renders them; otherwise on a terminal only.
+ */
+export function colorWanted(env: NodeJS.ProcessEnv, terminal: boolean): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';
+  return terminal && env.TERM !== 'dumb';
 }

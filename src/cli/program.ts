@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { addExitCodesToHelp, exitCodesTable } from './exitCodes.js';
 import type { CliIo } from './io.js';
 import { CHECK_TYPES, RULE_SEVERITIES, TIME_SCALES } from '../model/index.js';
 
@@ -21,7 +22,7 @@ export function buildProgram(io: CliIo, setResult: (promise: Promise<number>) =>
 Store selection (plan, apply, state): --database postgres://… or DQCTL_DATABASE_URL for PostgreSQL;
 otherwise the embedded store (PGlite) in --state-dir (default .dqctl under the current directory).
 
-Exit codes: 0 success / no changes, 1 error, 2 changes present (plan --detailed-exitcode), 3 validation failed.`,
+${exitCodesTable()}`,
     );
 
   const storeOptions = (command: Command) =>
@@ -164,9 +165,7 @@ Where the demo's data comes from:
      verify-full; the demo uses the sslmode of its URL, default disable) are set for this process. Passwords are
      never printed.
   3. Otherwise no data source: the API is served all the same, and a message says how to point the demo at a
-     PostgreSQL.
-
-Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 when a check could not run.`,
+     PostgreSQL.`,
       ),
   ).action((dir: string | undefined, options) => setResult(import('./commands/demo.js').then((m) => m.demoCommand(dir, options, io))));
 
@@ -343,5 +342,16 @@ Exit codes: 3 when the repository does not validate; with --no-serve 0, or 4 whe
       .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)');
   }
 
+  storeOptions(
+    program
+      .command('history')
+      .description('the apply history, newest first: who applied, when, which commit (and whether the work tree had uncommitted changes), what changed')
+      .option('--limit <n>', 'how many applies to list (1-1000)', '20')
+      .option('--server <url>', 'ask a running `dqctl serve` (GET /api/gitops/history; default: $DQCTL_SERVER_URL); otherwise the store is read directly')
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(import('./commands/history.js').then((m) => m.historyCommand(options, io))));
+
+  addExitCodesToHelp(program);
   return program;
 }

@@ -3,7 +3,7 @@ import type { RepositorySettings } from './settings.js';
 
 /** What a repository asks for: its objects (normalized, hashed), its settings and every finding. */
 export interface DesiredState {
-  repository: { description: string; commit: string | null };
+  repository: RepositoryIdentity;
   settings: RepositorySettings;
   /** Sorted by kind, then name. Objects of files with errors are left out. */
   objects: DesiredObject[];
@@ -16,4 +16,14 @@ export interface DesiredState {
 
 export function errorCount(state: Pick<DesiredState, 'diagnostics'>): number {
   return state.diagnostics.filter((d) => d.severity === 'error').length;
+}
+
+/**
+ * Which repository, at which commit: `dirtyFiles` lists the files of the work tree that differ from that commit
+ * (null: clean, or not a git work tree), so an apply of uncommitted changes is never recorded as the commit.
+ */
+export interface RepositoryIdentity {
+  description: string;
+  commit: string | null;
+  dirtyFiles?: string[] | null;
 }

@@ -7,6 +7,7 @@ import { VIOLATION_CODES } from '../schema/schemaViolation.js';
 export const LOADER_DIAGNOSTICS = {
   yaml_syntax: { severity: 'error', description: 'The file is not well-formed YAML.' },
   yaml_alias_expansion: { severity: 'error', description: 'YAML anchors and aliases expand to more than a million values ("billion laughs").' },
+  too_deeply_nested: { severity: 'error', description: 'A document nested deeper than 100 levels of mappings and lists; it is not read.' },
   duplicate_key: { severity: 'error', description: 'A key appears twice in one mapping.' },
   not_a_document: { severity: 'error', description: 'The file is empty or does not hold a mapping.' },
   wrong_api_version: { severity: 'error', description: 'apiVersion is missing or is not dqo/v1.' },

@@ -35,6 +35,30 @@ export class DirectorySource implements RepositorySource {
     }
   }
 
+  async dirtyFiles(): Promise<string[] | null> {
+    let stdout: string;
+    try {
+      // -z: names as they are (no quoting); `-- .`: only what lies under the repository folder
+      ({ stdout } = await execFileAsync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], {
+        cwd: this.root,
+        timeout: 30_000,
+        maxBuffer: 64 * 1024 * 1024,
+      }));
+    } catch {
+      return null; // not a git work tree (or no git): there is no commit to contradict
+    }
+    const files: string[] = [];
+    const entries = stdout.split('\0');
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i];
+      if (entry.length < 4) continue;
+      files.push(entry.slice(3));
+      // a rename or copy is followed by its source name
+      if (entry[0] === 'R' || entry[0] === 'C') i++;
+    }
+    return files.length > 0 ? files.sort() : null;
+  }
+
   private async realRoot(): Promise<string> {
     if (this.rootReal) return this.rootReal;
     let info;

@@ -42,7 +42,7 @@ export async function loadRepository(source: RepositorySource | string, options:
   const repo = typeof source === 'string' ? new DirectorySource(source) : source;
   const diagnostics: Diagnostic[] = [];
   const texts = new Map<string, string>();
-  const [{ files, problems }, commit] = await Promise.all([repo.listFiles(), repo.commit()]);
+  const [{ files, problems }, commit, dirtyFiles] = await Promise.all([repo.listFiles(), repo.commit(), repo.dirtyFiles?.() ?? null]);
 
   for (const problem of problems) {
     const severity = problem.code === 'symlink_loop' ? 'warning' : 'error';
@@ -177,7 +177,8 @@ export async function loadRepository(source: RepositorySource | string, options:
   diagnostics.sort(compareDiagnostics);
 
   return {
-    repository: { description: repo.description, commit },
+    // dirtyFiles only when there are some: a clean tree (or a commit read from git) is the commit itself
+    repository: { description: repo.description, commit, ...(commit && dirtyFiles ? { dirtyFiles } : {}) },
     settings,
     objects,
     diagnostics,

@@ -24,6 +24,12 @@ export interface RepositorySource {
   readonly description: string;
   /** The commit the files belong to, when known (HEAD of the folder's git repository). */
   commit(): Promise<string | null>;
+  /**
+   * The files under the repository folder that differ from that commit (modified, added, deleted, untracked),
+   * as `git status` names them; null when clean or not a git work tree. Absent: a source read from a commit
+   * (a git ref) is never dirty.
+   */
+  dirtyFiles?(): Promise<string[] | null>;
   /** Every file under the folders dqctl reads, plus the problems met while listing them. */
   listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
   readFile(path: string): Promise<string>;

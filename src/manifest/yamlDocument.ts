@@ -24,6 +24,43 @@ export const MAX_EXPANDED_NODES = 1_000_000;
  * YAML 1.2's core schema, so they agree on values (`yes` is a string, dates stay strings).
  */
 export function parseYamlFile(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
+  try {
+    return parseYamlFileWithin(file, text);
+  } catch (error) {
+    // both parsers recurse: a document nested some thousands of levels deep overflows the stack
+    if (!(error instanceof RangeError)) throw error;
+    return { diagnostics: [tooDeep(file, null)] };
+  }
+}
+
+/** No DQOps file nests deeper than about 12 levels; deeper documents are refused before anything walks them. */
+export const MAX_NESTING_DEPTH = 100;
+
+function tooDeep(file: string, range: SourceRange | null): Diagnostic {
+  const start = { line: 1, column: 1 };
+  return {
+    severity: 'error',
+    code: 'too_deeply_nested',
+    summary: `the document nests deeper than ${MAX_NESTING_DEPTH} levels; refusing to read it`,
+    detail: 'No DQOps file needs that many levels of mappings and lists.',
+    range: range ?? { filename: file, start, end: start },
+  };
+}
+
+/** The first value (its path) below MAX_NESTING_DEPTH levels, or null. Iterative. */
+function tooDeepPath(value: JsonValue | undefined): Array<string | number> | null {
+  const stack: Array<{ value: JsonValue | undefined; path: Array<string | number> }> = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: current, path } = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (path.length >= MAX_NESTING_DEPTH) return path;
+    if (Array.isArray(current)) current.forEach((child, i) => stack.push({ value: child, path: [...path, i] }));
+    else for (const [key, child] of Object.entries(current)) stack.push({ value: child, path: [...path, key] });
+  }
+  return null;
+}
+
+function parseYamlFileWithin(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
   let value: JsonValue | undefined;
   try {
     value = load(text, { schema: CORE_SCHEMA, filename: file }) as JsonValue | undefined;
@@ -50,8 +87,19 @@ export function parseYamlFile(file: string, text: string): { parsed?: ParsedYaml
     };
   }
   const parsed = { file, text, value, locate };
+  const deep = tooDeepPath(value);
+  if (deep) return { diagnostics: [tooDeep(file, locateOrNull(locate, deep))] };
   const unstorable = storabilityDiagnostics(parsed);
   return unstorable.length > 0 ? { diagnostics: unstorable } : { parsed, diagnostics: [] };
+}
+
+function locateOrNull(locate: ParsedYaml['locate'], path: Array<string | number>): SourceRange | null {
+  try {
+    return locate(path);
+  } catch (error) {
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
 }
 
 /** At most this many unstorable values are reported per file: the first ones show the fault. */
@@ -148,6 +196,8 @@ function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; 
     };
   }
   const parsed = { file, text, value, locate: positions.locate };
+  const deep = tooDeepPath(value);
+  if (deep) return { diagnostics: [tooDeep(file, locateOrNull(positions.locate, deep))] };
   const unstorable = storabilityDiagnostics(parsed);
   return unstorable.length > 0 ? { diagnostics: unstorable } : { parsed, diagnostics };
 }

@@ -68,12 +68,18 @@ export interface LockInfo {
 export interface ApplyRecordInput {
   appliedBy: string;
   commit: string | null;
+  /**
+   * The files that differed from `commit` when the apply ran (uncommitted changes, untracked files): what was
+   * applied is then not that commit. Null when the work tree was clean (or not a git work tree).
+   */
+  dirtyFiles?: string[] | null;
   repository: string | null;
   planFingerprint: string;
   summary: { add: number; change: number; destroy: number; objects: string[] };
 }
 
 export interface ApplyRecord extends ApplyRecordInput {
+  dirtyFiles: string[] | null;
   id: number;
   appliedAt: string;
   storeRevision: number;

@@ -18,7 +18,8 @@ export interface PlanOptions {
 }
 
 export interface PlanContext {
-  repository: { description: string; commit: string | null };
+  /** dirtyFiles: the files that differ from `commit` (see manifest/desiredState.ts). */
+  repository: { description: string; commit: string | null; dirtyFiles?: string[] | null };
   store: { engine: string; description: string; revision: number };
   namespace: string;
   desiredFingerprint: string;

@@ -1,3 +1,4 @@
+import { createColors } from 'picocolors';
 import { appendAll } from '../model/index.js';
 import type { NameDelta, ReachComparison } from '../policy/blastRadius.js';
 import type { BlastRadiusDocument, DiffChangeDocument, DiffDocument } from './diffDocument.js';
@@ -9,12 +10,14 @@ import type { TextOptions } from './renderText.js';
  * `dqctl diff` for people, in the plan's conventions: `+` added, `~` changed, `-` removed, field lines
  * `old -> new`; then the blast radius of every policy change; then one summary line.
  */
-const COLORS = { green: '\x1b[32m', yellow: '\x1b[33m', red: '\x1b[31m', bold: '\x1b[1m', dim: '\x1b[2m', reset: '\x1b[0m' };
+type Color = 'green' | 'yellow' | 'red' | 'bold' | 'dim';
 
 export const NO_DIFF = 'No changes: base and head hold the same objects.';
 
 export function renderDiffText(doc: DiffDocument, options: TextOptions = { color: false }): string {
-  const c = (color: keyof typeof COLORS, text: string) => (options.color ? `${COLORS[color]}${text}${COLORS.reset}` : text);
+  // picocolors with colours on or off as the caller decided (io.color: NO_COLOR, FORCE_COLOR, a terminal)
+  const colors = createColors(options.color);
+  const c = (color: Color, text: string) => colors[color](text);
   const symbol = { added: c('green', '+'), changed: c('yellow', '~'), removed: c('red', '-') };
   const lines: string[] = [];
   lines.push(`Repository: ${doc.repository}`);

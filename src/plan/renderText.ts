@@ -1,3 +1,4 @@
+import { createColors } from 'picocolors';
 import { appendAll } from '../model/index.js';
 import type { PlanChangeDocument, PlanDocument } from './planDocument.js';
 import { flattenFields, formatValue } from './flattenFields.js';
@@ -10,12 +11,14 @@ export interface TextOptions {
   color: boolean;
 }
 
-const COLORS = { green: '\x1b[32m', yellow: '\x1b[33m', red: '\x1b[31m', bold: '\x1b[1m', dim: '\x1b[2m', reset: '\x1b[0m' };
+type Color = 'green' | 'yellow' | 'red' | 'bold' | 'dim';
 
 export const NO_CHANGES = 'No changes. The live state matches the repository.';
 
 export function renderPlanText(plan: PlanDocument, options: TextOptions = { color: false }): string {
-  const c = (color: keyof typeof COLORS, text: string) => (options.color ? `${COLORS[color]}${text}${COLORS.reset}` : text);
+  // picocolors with colours on or off as the caller decided (io.color: NO_COLOR, FORCE_COLOR, a terminal)
+  const colors = createColors(options.color);
+  const c = (color: Color, text: string) => colors[color](text);
   const lines: string[] = [];
   const symbol = { create: c('green', '+'), update: c('yellow', '~'), delete: c('red', '-') };
   const verb = { create: 'will be created', update: 'will be updated in-place', delete: 'will be destroyed' };

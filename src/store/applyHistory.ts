@@ -2,7 +2,7 @@ import type { ApplyRecord, ApplyRecordInput } from '../model/index.js';
 import { isoTimestamp, type SqlQueryable } from './sql/sqlClient.js';
 
 /** The audit trail: one record per apply, written inside the apply's transaction so it commits with it. */
-const HISTORY_COLUMNS = `id, applied_by, ${isoTimestamp('applied_at')} as applied_at, commit, repository,
+const HISTORY_COLUMNS = `id, applied_by, ${isoTimestamp('applied_at')} as applied_at, commit, dirty_files, repository,
   plan_fingerprint, summary, store_revision`;
 
 interface HistoryRow {
@@ -10,6 +10,7 @@ interface HistoryRow {
   applied_by: string;
   applied_at: string;
   commit: string | null;
+  dirty_files: string[] | string | null;
   repository: string | null;
   plan_fingerprint: string;
   summary: ApplyRecord['summary'];
@@ -18,8 +19,8 @@ interface HistoryRow {
 
 export async function recordApply(sql: SqlQueryable, record: ApplyRecordInput, revision: number): Promise<ApplyRecord> {
   const rows = await sql.query<HistoryRow>(
-    `insert into dqctl.apply_history (applied_by, commit, repository, plan_fingerprint, summary, store_revision)
-     values ($1, $2, $3, $4, $5::text::jsonb, $6)
+    `insert into dqctl.apply_history (applied_by, commit, repository, plan_fingerprint, summary, store_revision, dirty_files)
+     values ($1, $2, $3, $4, $5::text::jsonb, $6, $7::text::jsonb)
      returning ${HISTORY_COLUMNS}`,
     [
       record.appliedBy,
@@ -28,6 +29,7 @@ export async function recordApply(sql: SqlQueryable, record: ApplyRecordInput, r
       record.planFingerprint,
       JSON.stringify(record.summary),
       revision,
+      record.dirtyFiles && record.dirtyFiles.length > 0 ? JSON.stringify(record.dirtyFiles) : null,
     ],
   );
   return toApplyRecord(rows[0]);
@@ -48,6 +50,7 @@ function toApplyRecord(row: HistoryRow): ApplyRecord {
     appliedAt: row.applied_at,
     appliedBy: row.applied_by,
     commit: row.commit,
+    dirtyFiles: typeof row.dirty_files === 'string' ? (JSON.parse(row.dirty_files) as string[]) : row.dirty_files,
     repository: row.repository,
     planFingerprint: row.plan_fingerprint,
     summary: row.summary,

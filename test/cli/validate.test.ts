@@ -50,11 +50,18 @@ describe('dqctl validate (real bin)', () => {
     });
   });
 
-  it('prints GitHub workflow annotations', async () => {
+  it('prints GitHub workflow annotations, with paths relative to the workspace (the user home in a sub-folder)', async () => {
     await breakRepository();
+    // the current folder (ws.dir) is the workspace: the user home is its sub-folder repo/
     const run = await cli('validate', ws.repo, '--format', 'github');
     expect(run.code).toBe(3);
-    expect(run.stdout).toMatch(/^::error file=sources\/shop_oltp\/public\.customers\.dqotable\.yaml,line=\d+,col=\d+,.*::apiVersion must be dqo\/v1/m);
+    expect(run.stdout).toMatch(/^::error file=repo\/sources\/shop_oltp\/public\.customers\.dqotable\.yaml,line=\d+,col=\d+,.*::apiVersion must be dqo\/v1/m);
+    // $GITHUB_WORKSPACE decides when set: here the user home is the workspace itself
+    const atRoot = await runCli(['validate', 'repo', '--format', 'github'], { cwd: ws.dir, env: { GITHUB_WORKSPACE: ws.repo } });
+    expect(atRoot.stdout).toMatch(/^::error file=sources\/shop_oltp\/public\.customers\.dqotable\.yaml,line=\d+/m);
+    // a user home outside the workspace keeps its own relative paths
+    const outside = await runCli(['validate', ws.repo, '--format', 'github'], { cwd: ws.dir, env: { GITHUB_WORKSPACE: join(ws.dir, 'elsewhere') } });
+    expect(outside.stdout).toMatch(/^::error file=sources\/shop_oltp\//m);
   });
 
   it('says clearly when the folder does not exist', async () => {

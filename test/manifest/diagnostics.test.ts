@@ -372,6 +372,11 @@ const CASES: Case[] = [
     objects: BASE_OBJECTS,
   },
   {
+    name: 'too_deeply_nested',
+    expected: [['error', 'too_deeply_nested', `${ORDERS}:6:111`, '[[[', 'the document nests deeper than 100 levels']],
+    objects: ONLY_SOURCE,
+  },
+  {
     name: 'unstorable_number',
     expected: [['error', 'unstorable_number', `${ORDERS}:16:24`, '.inf', 'a number the live store cannot hold']],
     objects: ONLY_SOURCE,

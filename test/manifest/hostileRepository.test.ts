@@ -56,6 +56,18 @@ describe('size is never a crash nor a quadratic wait', () => {
     expect(again.plan.changes).toEqual([]);
   }, 300_000);
 
+  it('a document nested 3,000 levels deep (block lists) is refused as too_deeply_nested, not a stack overflow', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dqctl-hostile-'));
+    dirs.push(dir);
+    await cp(EXAMPLE, dir, { recursive: true });
+    const file = join(dir, PAYMENTS);
+    const lines: string[] = [];
+    for (let i = 0; i < 3000; i++) lines.push(`${'  '.repeat(i + 2)}- \n`);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('\n  labels:\n', `\n  comments:\n${lines.join('')}  labels:\n`));
+    const state = await loadRepository(dir);
+    expect(state.diagnostics.map((d) => [d.code, d.range?.filename])).toEqual([['too_deeply_nested', PAYMENTS]]);
+  }, 120_000);
+
   it('a file of 50,000 duplicate keys is reported (and rendered) in linear time, not minutes', async () => {
     const lines: string[] = [];
     for (let i = 0; i < 25_000; i++) lines.push(`    c${i}: {}\n    c${i}: {}\n`);

@@ -1,3 +1,4 @@
+import { padEndShown, shownWidth } from '../render/columns.js';
 import { collectStatistics, failureSummary, type CollectStatisticsParameters, type CollectStatisticsRun, type TableOutcome } from '../../jobs/executors/collectStatistics.js';
 import { DqError, maxOf } from '../../model/index.js';
 import { withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
@@ -83,11 +84,11 @@ function seconds(ms: number): string {
 
 function renderRun(run: CollectStatisticsRun, elapsedMs: number): string {
   if (run.tables.length === 0) return 'No table matched: nothing collected.\n';
-  const width = maxOf(run.tables.map((t) => t.name.length));
+  const width = maxOf(run.tables.map((t) => shownWidth(t.name)));
   const line = (t: TableOutcome) =>
     t.status === 'ok'
-      ? `  ok      ${t.name.padEnd(width)}  ${t.columnsAnalyzed} columns, ${t.results} results, ${seconds(t.durationMs)}`
-      : `  FAILED  ${t.name.padEnd(width)}  ${t.error?.message ?? ''}`;
+      ? `  ok      ${padEndShown(t.name, width)}  ${t.columnsAnalyzed} columns, ${t.results} results, ${seconds(t.durationMs)}`
+      : `  FAILED  ${padEndShown(t.name, width)}  ${t.error?.message ?? ''}`;
   const lines = run.tables.map(line);
   for (const t of run.tables) for (const change of t.configured) lines.push(`  configured ${t.name}: ${change}`);
   const r = run.result;

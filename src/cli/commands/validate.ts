@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { loadRepository } from '../../manifest/loadRepository.js';
 import type { CliIo } from '../io.js';
 import { withProgress } from '../progressBar.js';
@@ -12,14 +12,15 @@ export interface ValidateOptions {
 
 /** `dqctl validate [DIR]`: every finding at once; exit 0 when there are no errors, 3 otherwise. */
 export async function validateCommand(dir: string | undefined, options: ValidateOptions, io: CliIo): Promise<number> {
-  const desired = await withProgress(io, options, (progress) => loadRepository(resolve(io.cwd, dir ?? '.'), { progress }));
+  const repository = resolve(io.cwd, dir ?? '.');
+  const desired = await withProgress(io, options, (progress) => loadRepository(repository, { progress }));
   const report = diagnosticsReport(desired.diagnostics);
   switch (options.format) {
     case 'json':
       io.stdout(JSON.stringify(report, null, 2) + '\n');
       break;
     case 'github':
-      io.stdout(renderDiagnosticsGithub(desired.diagnostics));
+      io.stdout(renderDiagnosticsGithub(desired.diagnostics, workspacePrefix(repository, io)));
       io.stdout(report.valid ? `dqctl: valid (${plural(report.warning_count, 'warning')})\n` : `dqctl: ${plural(report.error_count, 'error')}, ${plural(report.warning_count, 'warning')}\n`);
       break;
     case 'text':
@@ -28,6 +29,17 @@ export async function validateCommand(dir: string | undefined, options: Validate
       break;
   }
   return report.valid ? 0 : 3;
+}
+
+/**
+ * Where the user home lies in the GitHub workspace ($GITHUB_WORKSPACE, else the current folder), as a prefix
+ * of the annotation paths: `dqops/` when the user home is the sub-folder dqops. None when it lies outside.
+ */
+export function workspacePrefix(repository: string, io: CliIo): string {
+  const workspace = resolve(io.cwd, io.env.GITHUB_WORKSPACE || '.');
+  const inside = relative(workspace, repository);
+  if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return '';
+  return inside.split(sep).join('/') + '/';
 }
 
 function plural(count: number, noun: string): string {

@@ -1,3 +1,4 @@
+import { createColors } from 'picocolors';
 import type { Diagnostic } from '../../model/index.js';
 
 /**
@@ -20,13 +21,13 @@ export function diagnosticsReport(diagnostics: Diagnostic[]): DiagnosticsReport 
 const SENSITIVE_SNIPPETS = new Set(['plaintext_secret']);
 
 export function renderDiagnosticsText(diagnostics: Diagnostic[], texts: ReadonlyMap<string, string>, color = false): string {
-  const paint = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const colors = createColors(color);
   const out: string[] = [];
   // each file split into lines once, not once per diagnostic (a file with 50,000 duplicate keys)
   const linesOf = new Map<string, string[]>();
   for (const d of diagnostics) {
     const where = d.range ? `${d.range.filename}:${d.range.start.line}:${d.range.start.column}: ` : '';
-    const severity = d.severity === 'error' ? paint('31;1', 'error') : paint('33;1', 'warning');
+    const severity = d.severity === 'error' ? colors.bold(colors.red('error')) : colors.bold(colors.yellow('warning'));
     out.push(`${where}${severity}[${d.code}]: ${d.summary}`);
     const text = d.range ? texts.get(d.range.filename) : undefined;
     if (d.range && text !== undefined && !(d.range.start.line === 1 && d.range.start.column === 1 && d.range.end.line === 1 && d.range.end.column === 1 && d.code !== 'yaml_syntax')) {
@@ -43,7 +44,7 @@ export function renderDiagnosticsText(diagnostics: Diagnostic[], texts: Readonly
           d.range.end.line === d.range.start.line ? Math.max(1, d.range.end.column - d.range.start.column) : Math.max(1, lineText.length - d.range.start.column + 1);
         out.push(`${' '.repeat(gutter.length)} |`);
         out.push(`${gutter} | ${lineText.replace(/\t/g, ' ')}`);
-        out.push(`${' '.repeat(gutter.length)} | ${' '.repeat(d.range.start.column - 1)}${paint(d.severity === 'error' ? '31' : '33', '^'.repeat(Math.min(width, 80)))}`);
+        out.push(`${' '.repeat(gutter.length)} | ${' '.repeat(d.range.start.column - 1)}${(d.severity === 'error' ? colors.red : colors.yellow)('^'.repeat(Math.min(width, 80)))}`);
       }
     }
     if (d.detail) out.push(`  = ${d.detail}`);
@@ -58,15 +59,18 @@ export function renderDiagnosticsText(diagnostics: Diagnostic[], texts: Readonly
   return out.join('\n') + '\n';
 }
 
-/** `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`, with GitHub's escaping. */
-export function renderDiagnosticsGithub(diagnostics: Diagnostic[]): string {
+/**
+ * `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`, with GitHub's escaping. GitHub reads
+ * `file` relative to the workspace: `pathPrefix` is where the user home lies in it (`dqops/` for a sub-folder).
+ */
+export function renderDiagnosticsGithub(diagnostics: Diagnostic[], pathPrefix = ''): string {
   const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
   const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
   return diagnostics
     .map((d) => {
       const props: string[] = [];
       if (d.range) {
-        props.push(`file=${escapeProperty(d.range.filename)}`, `line=${d.range.start.line}`, `col=${d.range.start.column}`);
+        props.push(`file=${escapeProperty(pathPrefix + d.range.filename)}`, `line=${d.range.start.line}`, `col=${d.range.start.column}`);
         props.push(`endLine=${d.range.end.line}`, `endColumn=${d.range.end.column}`);
       }
       props.push(`title=${escapeProperty(`dqctl ${d.code}`)}`);

@@ -1,3 +1,4 @@
+import { padEndShown, shownWidth } from './columns.js';
 import { maxOf } from '../../model/index.js';
 import type { ObjectStatus, ReconcileStatus } from '../../reconcile/status.js';
 
@@ -60,9 +61,9 @@ export function renderStatusText(status: ReconcileStatus): string {
   const shown = status.objects;
   if (shown.length > 0) {
     lines.push('', shown.every((o) => o.status === 'Synced') ? 'Objects:' : 'Objects not in sync:');
-    const width = Math.min(60, maxOf(shown.map((o) => `${o.kind} ${JSON.stringify(o.name)}`.length)));
+    const width = Math.min(60, maxOf(shown.map((o) => shownWidth(`${o.kind} ${JSON.stringify(o.name)}`))));
     for (const o of shown) {
-      const address = `${o.kind} ${JSON.stringify(o.name)}`.padEnd(width);
+      const address = padEndShown(`${o.kind} ${JSON.stringify(o.name)}`, width);
       const fields = o.fields.length > 0 ? `: ${o.fields.slice(0, 5).join(', ')}${o.fields.length > 5 ? `, … (${o.fields.length} fields)` : ''}` : '';
       lines.push(`  ${SYMBOLS[o.status]} ${address}  ${o.status.padEnd(10)} ${REASONS[o.reason] ?? o.reason}${fields}`);
     }

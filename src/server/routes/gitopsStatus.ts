@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { DqError, type ApplyRecord } from '../../model/index.js';
+import { applyHistoryEntry, MAX_HISTORY_LIMIT } from '../../app/applyHistoryEntry.js';
+import { DqError } from '../../model/index.js';
 import { renderPlanText } from '../../plan/renderText.js';
 import type { Reconciler } from '../../reconcile/reconciler.js';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../reconcile/webhookSignature.js';
@@ -21,19 +22,6 @@ function loopOf(context: ServerContext): Reconciler {
     throw new DqError('NOT_FOUND', 'this server runs no reconcile loop: start it with dqctl serve --repo DIR or --git URL');
   }
   return context.reconciler;
-}
-
-function historyEntry(record: ApplyRecord) {
-  return {
-    id: record.id,
-    applied_at: record.appliedAt,
-    applied_by: record.appliedBy,
-    commit: record.commit,
-    repository: record.repository,
-    plan_fingerprint: record.planFingerprint,
-    store_revision: record.storeRevision,
-    summary: record.summary,
-  };
 }
 
 export async function gitopsStatusRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
@@ -78,10 +66,10 @@ export async function gitopsStatusRoutes(api: FastifyInstance, context: ServerCo
       schema: {
         tags,
         summary: 'the audit log of applies, newest first (by this loop, dqctl apply and remote applies alike)',
-        querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } } },
+        querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: MAX_HISTORY_LIMIT, default: 50 } } },
       },
     },
-    async (request) => (await context.store.history((request.query as { limit?: number }).limit ?? 50)).map(historyEntry),
+    async (request) => (await context.store.history((request.query as { limit?: number }).limit ?? 50)).map(applyHistoryEntry),
   );
 
   api.post(

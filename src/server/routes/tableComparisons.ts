@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { applyComparisonModel, comparisonModel, configurationEntry, configurationModel, type ComparisonContainer } from '../../app/tableComparisonModels.js';
-import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
+import { DqError, isJsonObject, tableKey, type JsonObject } from '../../model/index.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
-import { capabilitiesFor, refuseInvalidTableSpec, requireTable, TABLE_PARAMS, TABLE_URL, tableObjectName, tablePathOf, writerOf, type TablePath } from './tables.js';
+import { capabilitiesFor, refuseInvalidTableSpec, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf, type TablePath } from './tables.js';
 
 /**
  * DQOps's `table_comparisons` group: the comparison configurations of a table (`spec.table_comparisons`,
@@ -39,7 +39,7 @@ export async function tableComparisonsRoutes(api: FastifyInstance, context: Serv
   const missing = (name: string, table: string) => new DqError('NOT_FOUND', `table comparison ${JSON.stringify(name)} not found in table ${JSON.stringify(table)}`);
   const write = async (request: FastifyRequest, path: TablePath, change: (spec: JsonObject, table: string) => JsonObject) => {
     await requireTable(context, path);
-    await context.objects.update('table', tableObjectName(path), writerOf(request), (current) => {
+    await context.objects.update('table', tableKey(path), writerOf(request), (current) => {
       const spec = change(current.spec, current.name);
       refuseInvalidTableSpec(spec, [], 'table comparison');
       return { spec };

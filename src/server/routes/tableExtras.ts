@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { similarTables } from '../../app/similarTables.js';
 import type { CheckTarget, CheckType, TimeScale } from '../../catalog/index.js';
-import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
+import { DqError, isJsonObject, tableKey, type JsonObject } from '../../model/index.js';
 import { checkConfigurationModels, DEFAULT_MODEL_LIMIT, tableRefOf } from '../../policy/index.js';
 import { arrayOf } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
-import { bothSpellingsQuery, queryParam } from './results.js';
-import { capabilitiesFor, refuseInvalidTableSpec, requireConnection, requireTable, TABLE_PARAMS, TABLE_URL, tableListModel, tableObjectName, tablePathOf, writerOf } from './tables.js';
+import { queryParam } from '../../app/results/resultsQuery.js';
+import { tableListModel } from '../../app/tableModels.js';
+import { bothSpellingsQuery } from './results.js';
+import { capabilitiesFor, refuseInvalidTableSpec, requireConnection, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf } from './tables.js';
 
 /**
  * The rest of DQOps's `tables` and `columns` operations: the check configuration of every column of one table
@@ -124,7 +126,7 @@ export async function tableExtrasRoutes(api: FastifyInstance, context: ServerCon
     async (request) => {
       const path = tablePathOf(request);
       await requireTable(context, path);
-      return similarTables(context.objects, tableObjectName(path), (request.query as { limit?: number }).limit ?? 50);
+      return similarTables(context.objects, tableKey(path), (request.query as { limit?: number }).limit ?? 50);
     },
   );
 
@@ -136,7 +138,7 @@ export async function tableExtrasRoutes(api: FastifyInstance, context: ServerCon
       await requireTable(context, path);
       const part = pick(request.body as JsonObject, TABLE_BASIC_FIELDS);
       refuseInvalidTableSpec(part, [], 'table');
-      await context.objects.update('table', tableObjectName(path), writerOf(request), (current) => ({ spec: { ...current.spec, ...part } }));
+      await context.objects.update('table', tableKey(path), writerOf(request), (current) => ({ spec: { ...current.spec, ...part } }));
       return reply.status(204).send();
     },
   );
@@ -158,7 +160,7 @@ export async function tableExtrasRoutes(api: FastifyInstance, context: ServerCon
       await requireTable(context, path);
       const part = pick(request.body as JsonObject, COLUMN_BASIC_FIELDS);
       refuseInvalidTableSpec({ columns: { [column]: part } }, ['columns', column], 'column');
-      await context.objects.update('table', tableObjectName(path), writerOf(request), (current) => {
+      await context.objects.update('table', tableKey(path), writerOf(request), (current) => {
         const columns: JsonObject = isJsonObject(current.spec.columns) ? { ...current.spec.columns } : {};
         const existing = columns[column];
         if (!isJsonObject(existing)) throw new DqError('NOT_FOUND', `column ${JSON.stringify(column)} not found in table ${JSON.stringify(current.name)}`);

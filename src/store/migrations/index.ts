@@ -3,6 +3,7 @@ import { migration0002 } from './0002_results.js';
 import { migration0003 } from './0003_jobs.js';
 import { migration0004 } from './0004_statistics.js';
 import { migration0005 } from './0005_incidents.js';
+import { migration0006 } from './0006_apply_history_dirty.js';
 
 /**
  * Every migration this version knows, in order. Append only: a released migration is never edited, and its
@@ -14,4 +15,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006];

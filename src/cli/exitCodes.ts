@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+
+/**
+ * Every exit code a command uses, in one table (printed by `dqctl --help`, kept equal to the README's by a
+ * test), and which of them each command uses (printed by its own --help). main.ts is the only place that exits.
+ */
+export const EXIT_CODES: ReadonlyArray<{ code: number; meaning: string }> = [
+  { code: 0, meaning: 'success: valid, no changes, no check result at --fail-at or above' },
+  { code: 1, meaning: 'error (bad option, store or server unreachable, lock timeout, stale or refused plan, …); run checks: a warning at --fail-at warning' },
+  { code: 2, meaning: 'plan --detailed-exitcode: there are changes; run checks: an error at or above --fail-at' },
+  { code: 3, meaning: 'the repository does not validate (nothing was planned or applied); run checks: a fatal at or above --fail-at' },
+  { code: 4, meaning: 'run checks, demo --no-serve: a check could not run (execution error)' },
+];
+
+/** The codes of each command, by its full name (`lock release`); every other command uses 0 and 1. */
+const COMMAND_CODES: Record<string, Record<number, string>> = {
+  validate: { 0: 'valid (warnings allowed)', 1: 'error (an unreadable folder, …)', 3: 'the repository does not validate' },
+  plan: { 0: 'no changes (or changes without --detailed-exitcode)', 1: 'error', 2: '--detailed-exitcode: there are changes', 3: 'the repository does not validate' },
+  apply: { 0: 'applied, or nothing to apply', 1: 'error (lock timeout, stale or refused plan, not confirmed, …)', 3: 'the repository does not validate' },
+  diff: { 0: 'the diff was printed', 1: 'error (unknown ref, …)', 3: 'the head revision does not validate' },
+  demo: { 0: 'done (--no-serve), or the server was stopped', 1: 'error', 3: 'the repository does not validate', 4: '--no-serve: a check could not run' },
+  'run checks': {
+    0: 'no result at --fail-at or above',
+    1: 'a warning at --fail-at warning, or an error of dqctl (store, server, options)',
+    2: 'an error result at or above --fail-at',
+    3: 'a fatal result',
+    4: 'a check could not run (execution error)',
+  },
+  'collect statistics': { 0: 'collected', 1: 'error, or a table whose statistics could not be collected' },
+  'collect error-samples': { 0: 'collected', 1: 'error, or a check whose samples could not be collected' },
+};
+
+const DEFAULT_CODES: Record<number, string> = { 0: 'success', 1: 'error' };
+
+export function exitCodesTable(): string {
+  return ['Exit codes (each command’s --help lists its own):', ...EXIT_CODES.map((e) => `  ${e.code}  ${e.meaning}`)].join('\n');
+}
+
+export function commandExitCodes(name: string): Record<number, string> {
+  return COMMAND_CODES[name] ?? DEFAULT_CODES;
+}
+
+/** Adds "Exit codes: …" to the --help of every command that runs something (not to groups such as `lock`). */
+export function addExitCodesToHelp(program: Command): void {
+  const visit = (command: Command, prefix: string) => {
+    for (const sub of command.commands) {
+      const name = prefix ? `${prefix} ${sub.name()}` : sub.name();
+      if (sub.commands.length > 0) visit(sub, name);
+      else if (name !== 'help') {
+        const codes = commandExitCodes(name);
+        sub.addHelpText('after', `\nExit codes:\n${Object.entries(codes).map(([code, meaning]) => `  ${code}  ${meaning}`).join('\n')}`);
+      }
+    }
+  };
+  visit(program, '');
+}
