@@ -236,7 +236,7 @@ describe('the example GitHub workflows run as written', { timeout: 300_000 }, ()
     });
     await new Promise<void>((done, fail) => {
       let err = '';
-      const timer = setTimeout(() => fail(new Error(`serve did not start: ${err}`)), 60_000);
+      const timer = setTimeout(() => fail(new Error(`serve did not start: ${err}`)), 240_000);
       server.stderr!.on('data', (chunk) => {
         err += chunk;
         if (err.includes('is serving')) {
@@ -249,7 +249,7 @@ describe('the example GitHub workflows run as written', { timeout: 300_000 }, ()
     // the live store holds main before the pull request
     const applied = await runCli(['apply', work, '--auto-approve', '--server', url, '--token', 'operator-token'], { cwd: dir });
     expect(applied.code, applied.stderr).toBe(0);
-  }, 120_000);
+  }, 400_000);
 
   afterAll(async () => {
     server?.kill('SIGTERM');

@@ -145,7 +145,8 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     await app.close();
     await reconciler?.stop();
     await store.close();
-    throw new DqError('INVALID_ARGUMENT', `cannot listen on ${options.host}:${port}: ${(error as Error).message}`);
+    // the error names the address that failed (the API's or --metrics-port's)
+    throw new DqError('INVALID_ARGUMENT', `cannot listen: ${(error as Error).message}`);
   }
   if (reconciler) {
     const loop = reconciler;
