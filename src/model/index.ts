@@ -6,3 +6,4 @@ export * from './errors.js';
 export * from './repositorySettings.js';
 export * from './checkVocabulary.js';
 export * from './tableIdentity.js';
+export * from './clock.js';
