@@ -78,7 +78,7 @@ export class ConnectionSchedules {
     this.cancelRefresh = this.clock.at(when, () => {
       this.scheduleRefresh();
       return this.refresh();
-    });
+    }, { background: true });
   }
 
   async stop(): Promise<void> {

@@ -7,8 +7,9 @@ export interface Clock {
   /**
    * Calls `fire` once the clock reaches `when` (at once when it has passed); returns the function that cancels
    * it. `fire` may return a promise: a test clock awaits it, so an advance ends when the work it caused ended.
+   * `background: true` does not keep the process alive for it (a heartbeat, a periodic refresh).
    */
-  at(when: Date, fire: () => void | Promise<void>): () => void;
+  at(when: Date, fire: () => void | Promise<void>, options?: { background?: boolean }): () => void;
 }
 
 /**
@@ -19,11 +20,11 @@ const LONGEST_STEP_MS = 30_000;
 
 export const systemClock: Clock = {
   now: () => new Date(),
-  at(when, fire) {
+  at(when, fire, options) {
     let timer: NodeJS.Timeout | undefined;
     const wait = () => {
       timer = setTimeout(step, Math.min(Math.max(0, when.getTime() - Date.now()), LONGEST_STEP_MS));
-      timer.unref();
+      if (options?.background) timer.unref();
     };
     // `fire` never runs inside `at` itself, even for a time already passed: callers may arm from their callback
     const step = () => (Date.now() >= when.getTime() ? void fire() : wait());
