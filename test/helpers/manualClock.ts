@@ -8,6 +8,7 @@ import type { Clock } from '../../src/model/index.js';
 export class ManualClock implements Clock {
   private current: number;
   private readonly pending = new Set<{ when: number; fire: () => void | Promise<void> }>();
+  private readonly onArm: Array<() => void> = [];
 
   constructor(start: Date | string) {
     this.current = new Date(start).getTime();
@@ -20,7 +21,13 @@ export class ManualClock implements Clock {
   at(when: Date, fire: () => void | Promise<void>): () => void {
     const timer = { when: when.getTime(), fire };
     this.pending.add(timer);
+    for (const armed of this.onArm.splice(0)) armed();
     return () => this.pending.delete(timer);
+  }
+
+  /** Resolves when the code under test next waits on this clock (arms a timer): it is waiting now. */
+  nextWait(): Promise<void> {
+    return new Promise((resolve) => this.onArm.push(resolve));
   }
 
   /** Moves the clock `ms` forward, firing what falls due on the way. */
