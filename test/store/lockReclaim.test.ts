@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { listLocks, openStore, releaseLock } from '../../src/store/index.js';
 import { acquireStateDirLock, recordStateDirOperation } from '../../src/store/sql/stateDirLock.js';
 import type { Store } from '../../src/store/store.js';
+import { ManualClock } from '../helpers/manualClock.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 const STORE_LOCK = [0x64716374, 1];
@@ -126,8 +127,13 @@ describe('postgres store lock: TTL reclaim and lock release', () => {
 
   it('never touches a lock held by withLock of a live process within the TTL', async () => {
     let release!: () => void;
-    const holding = store.withLock({ holder: 'alice', operation: 'apply', timeoutMs: 1_000 }, () => new Promise<void>((resolve) => (release = resolve)));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    let holds!: () => void;
+    const held = new Promise<void>((resolve) => (holds = resolve));
+    const holding = store.withLock({ holder: 'alice', operation: 'apply', timeoutMs: 1_000 }, () => {
+      holds();
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+    await held;
     const [listed] = (await listLocks(options())).locks;
     expect(listed).toMatchObject({ holder: 'alice', pid: process.pid, host: hostname(), alive: true, releasable: false });
     await expect(releaseLock(options(), 'store', 60_000)).rejects.toMatchObject({ code: 'LOCK_HELD' });
@@ -188,10 +194,11 @@ describe('embedded store folder lock: TTL, serve, lock release', () => {
   });
 
   it('holders touch their lock file, so a live holder never looks silent', async () => {
-    const lock = await acquireStateDirLock(stateDir, { timeoutMs: 1_000, operation: 'serve', ttlMs: 3_000 });
+    const clock = new ManualClock(new Date());
+    const lock = await acquireStateDirLock(stateDir, { timeoutMs: 1_000, operation: 'serve', ttlMs: 3_000, clock });
     const old = new Date(Date.now() - 600_000);
     await utimes(lockPath(), old, old);
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    await clock.advance(1_300); // a heartbeat falls due (every ttl / 3, 1 s at least) and touches the file
     expect(Date.now() - (await stat(lockPath())).mtimeMs).toBeLessThan(1_500);
     await lock.release();
   });
