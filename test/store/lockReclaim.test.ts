@@ -42,6 +42,33 @@ async function sessionAlive(client: pg.Client): Promise<boolean> {
   }
 }
 
+/**
+ * Waits until PostgreSQL sees the session idle for longer than `ms`. The idle time is the server's own (now()
+ * minus the session's last state change): no clock of ours can stand in for it, so the test asks the server.
+ */
+async function untilServerSeesIdle(url: string, client: pg.Client, ms: number): Promise<void> {
+  const pid = (client as unknown as { processID: number }).processID;
+  const deadline = Date.now() + 10_000 + ms;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (;;) {
+      const {
+        rows: [row],
+      } = await admin.query<{ idle: boolean }>(
+      `select coalesce(state = 'idle' and clock_timestamp() - state_change > make_interval(secs => $2::float8 / 1000), false) as idle
+         from pg_stat_activity where pid = $1`,
+        [pid, ms],
+      );
+      if (row?.idle) return;
+      if (Date.now() > deadline) throw new Error(`the server never saw backend ${pid} idle for ${ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the poll's pace
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
 describe('postgres store lock: TTL reclaim and lock release', () => {
   let database: TestDatabase;
   let store: Store;
@@ -97,7 +124,7 @@ describe('postgres store lock: TTL reclaim and lock release', () => {
     ghost = await ghostHolder(database.url, { pid: 12345, host: 'elsewhere', ageMinutes: 20 });
     // busy or recently active: unknown, not reclaimed with a long TTL
     expect((await listLocks(options(), 60_000)).locks[0]).toMatchObject({ alive: null, expired: true });
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await untilServerSeesIdle(database.url, ghost, 1_000);
     expect((await listLocks(options(), 1_000)).locks[0]).toMatchObject({ alive: false, releasable: true });
     await expect(lockOnce(1_000)).resolves.toBeGreaterThan(0);
     expect(await sessionAlive(ghost)).toBe(false);
