@@ -25,7 +25,7 @@ export function runCli(args: string[], options: { cwd: string; env?: NodeJS.Proc
 export function startCli(
   args: string[],
   options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
-): { done: Promise<CliRun>; printed(text: string): Promise<void> } {
+): { done: Promise<CliRun>; printed(text: string): Promise<void>; signal(name: NodeJS.Signals): void } {
   let stderrSoFar = '';
   let child!: ReturnType<typeof execFile>;
   const done = new Promise<CliRun>((resolvePromise) => {
@@ -56,7 +56,7 @@ export function startCli(
       check();
       void done.then((run) => reject(new Error(`dqctl ${args[0]} ended (exit ${run.code}) before printing "${text}": ${run.stderr}`)));
     });
-  return { done, printed };
+  return { done, printed, signal: (name) => void child.kill(name) };
 }
 
 /** A temp folder holding a copy of examples/shop (as repo/) and the embedded store's folder (as state/). */
