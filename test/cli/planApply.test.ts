@@ -146,7 +146,8 @@ describe.each(engines())('plan and apply through the real bin on $name', (engine
   it('two applies at once: the second fails after --lock-timeout, naming the first', async () => {
     const applying = startCli(['apply', ws.repo, ...store, '--auto-approve'], {
       cwd: ws.dir,
-      env: { DQCTL_FAULT_INJECTION: 'pause-after-writes', DQCTL_FAULT_PAUSE_MS: '6000', DQCTL_ACTOR: 'first-apply' },
+      // it pauses until let go (SIGUSR2 below), at most 60 s
+      env: { DQCTL_FAULT_INJECTION: 'pause-after-writes', DQCTL_FAULT_PAUSE_MS: '60000', DQCTL_ACTOR: 'first-apply' },
     });
     const first = applying.done;
     await applying.printed('fault injection: pausing inside the apply transaction'); // it holds the lock now
@@ -154,6 +155,7 @@ describe.each(engines())('plan and apply through the real bin on $name', (engine
       cwd: ws.dir,
       env: { DQCTL_ACTOR: 'second-apply' },
     });
+    applying.signal('SIGUSR2'); // let the first go on
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(engine.name === 'postgres' ? /locked by/ : /in use by another dqctl process/);
     expect(second.stderr).toContain('first-apply');
