@@ -120,13 +120,22 @@ async function revisionBeforeThisTransaction(tx: StoreTransaction): Promise<numb
  * `DQCTL_FAULT_INJECTION=kill-after-writes` kills the process after the writes and before the commit, the way
  * a power cut or `kill -9` would, so tests can prove the old state survives whole;
  * `DQCTL_FAULT_INJECTION=pause-after-writes` holds the lock (and the open transaction) for
- * DQCTL_FAULT_PAUSE_MS (default 5000), so tests can run a second apply against it.
+ * DQCTL_FAULT_PAUSE_MS (default 5000), or until the process gets SIGUSR2, so tests can run a second apply
+ * against it and then let it go at once rather than wait out a delay.
  */
 async function faultInjection(point: 'after-writes'): Promise<void> {
   const mode = process.env.DQCTL_FAULT_INJECTION;
   if (mode === `kill-${point}`) process.kill(process.pid, 'SIGKILL');
   if (mode === `pause-${point}`) {
     process.stderr.write('dqctl: fault injection: pausing inside the apply transaction\n');
-    await new Promise((resolve) => setTimeout(resolve, Number(process.env.DQCTL_FAULT_PAUSE_MS ?? 5000)));
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        process.off('SIGUSR2', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Number(process.env.DQCTL_FAULT_PAUSE_MS ?? 5000));
+      process.on('SIGUSR2', done);
+    });
   }
 }

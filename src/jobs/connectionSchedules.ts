@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import type { LiveObjects } from '../inspect/liveObjects.js';
-import { DqError, isJsonObject, type JsonObject } from '../model/index.js';
+import { DqError, isJsonObject, systemClock, type Clock, type JsonObject } from '../model/index.js';
 import { checkScheduleOverrides } from './checkScheduleOverrides.js';
 import { IMPORT_TABLES } from './executors/importTables.js';
 import { RUN_CHECKS } from './executors/runChecks.js';
@@ -24,6 +24,8 @@ export interface ConnectionSchedulesOptions {
   /** How often the connections' schedules are re-read (default 30 s). */
   refreshMs?: number;
   log?: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
+  /** The clock the schedules fire on (default: the system's); tests pass one they advance. */
+  clock?: Clock;
 }
 
 /** The scheduling groups of a connection's `schedules`, and the checks each one runs. */
@@ -41,12 +43,15 @@ interface Scheduled {
   connection: string;
   schedule: ScheduleName;
   expression: string;
+  /** The parsed cron expression (it only computes times: the clock fires), undefined when it does not parse. */
   cron: Cron | undefined;
+  /** Cancels the next firing. */
+  cancel?: () => void;
 }
 
 export class ConnectionSchedules {
   private readonly scheduled = new Map<string, Scheduled>();
-  private timer: NodeJS.Timeout | undefined;
+  private cancelRefresh: (() => void) | undefined;
   private refreshing: Promise<void> | undefined;
   private stopped = true;
 
@@ -56,19 +61,31 @@ export class ConnectionSchedules {
     private readonly options: ConnectionSchedulesOptions = {},
   ) {}
 
+  private get clock(): Clock {
+    return this.options.clock ?? systemClock;
+  }
+
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
     await this.refresh();
-    this.timer = setInterval(() => void this.refresh(), this.options.refreshMs ?? 30_000);
-    this.timer.unref();
+    this.scheduleRefresh();
+  }
+
+  private scheduleRefresh(): void {
+    if (this.stopped) return;
+    const when = new Date(this.clock.now().getTime() + (this.options.refreshMs ?? 30_000));
+    this.cancelRefresh = this.clock.at(when, () => {
+      this.scheduleRefresh();
+      return this.refresh();
+    }, { background: true });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    this.cancelRefresh?.();
     await this.refreshing;
-    for (const entry of this.scheduled.values()) entry.cron?.stop();
+    for (const entry of this.scheduled.values()) entry.cancel?.();
     this.scheduled.clear();
   }
 
@@ -78,7 +95,7 @@ export class ConnectionSchedules {
       connection: entry.connection,
       schedule: entry.schedule,
       cron_expression: entry.expression,
-      next_run: entry.cron?.nextRun()?.toISOString() ?? null,
+      next_run: entry.cron?.nextRun(this.clock.now())?.toISOString() ?? null,
     }));
   }
 
@@ -117,22 +134,35 @@ export class ConnectionSchedules {
     }
     for (const [key, entry] of this.scheduled) {
       if (wanted.get(key)?.expression === entry.expression) continue;
-      entry.cron?.stop();
+      entry.cancel?.();
       this.scheduled.delete(key);
     }
     for (const [key, entry] of wanted) {
       if (this.scheduled.has(key)) continue;
       let cron: Cron | undefined;
       try {
-        cron = new Cron(entry.expression, { protect: true }, (self: Cron) => void this.submit(entry, self.currentRun() ?? new Date()));
+        cron = new Cron(entry.expression);
       } catch (error) {
         this.options.log?.(
           'warn',
           `schedule ${entry.schedule} of connection ${JSON.stringify(entry.connection)}: the cron expression ${JSON.stringify(entry.expression)} is not valid: ${(error as Error).message}`,
         );
       }
-      this.scheduled.set(key, { ...entry, cron });
+      const scheduled: Scheduled = { ...entry, cron };
+      this.scheduled.set(key, scheduled);
+      this.arm(scheduled);
     }
+  }
+
+  /** Sets the clock to submit the entry's next run, and to arm the one after it then. */
+  private arm(entry: Scheduled): void {
+    const next = entry.cron?.nextRun(this.clock.now());
+    if (!next) return;
+    entry.cancel = this.clock.at(next, () => {
+      if (this.stopped) return;
+      this.arm(entry);
+      return this.submit(entry, next);
+    });
   }
 
   private async submit({ connection, schedule, expression }: Omit<Scheduled, 'cron'>, scheduledAt: Date): Promise<void> {

@@ -10,3 +10,4 @@ export * from './capabilities.js';
 export * from './storableText.js';
 export * from './appendAll.js';
 export * from './progress.js';
+export * from './clock.js';

@@ -63,6 +63,11 @@ export interface ReconcilerOptions {
   /** Secret of POST /api/gitops/webhook (HMAC-SHA256 of the body); null: the webhook is off. */
   webhookSecret?: string | null;
   log?: ReconcileLog;
+  /**
+   * Told of every trigger as it arrives (watch, timer, webhook, resume...), with the promise of the pass that
+   * covers it: what a test waits on instead of sleeping until a file event has probably arrived.
+   */
+  onTrigger?: (reason: string, covered: Promise<PassRecord | null | undefined>) => void;
 }
 
 export type ReconcileLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
@@ -90,6 +95,7 @@ export class Reconciler {
   private readonly settleMs: number;
   private log: ReconcileLog;
   private readonly passListeners: ((record: PassRecord) => void)[] = [];
+  private readonly onTrigger: ReconcilerOptions['onTrigger'];
   private readonly cache = new ParseCache();
   private readonly flight: SingleFlight<PassRecord | null>;
   private readonly election: LeaderElection;
@@ -124,6 +130,7 @@ export class Reconciler {
     this.settleMs = options.settleMs ?? 500;
     this.webhookSecret = options.webhookSecret ?? null;
     this.log = options.log ?? (() => {});
+    this.onTrigger = options.onTrigger;
     this.flight = new SingleFlight((reasons, signal) => this.pass(reasons, signal));
     this.election = new LeaderElection({
       store: this.store,
@@ -198,10 +205,12 @@ export class Reconciler {
    * was skipped because the loop is suspended, undefined when the loop stopped first). Never rejects.
    */
   trigger(reason: string): Promise<PassRecord | null | undefined> {
-    return this.flight.trigger(reason).catch((error: unknown) => {
+    const covered = this.flight.trigger(reason).catch((error: unknown) => {
       this.log('error', `reconcile pass crashed: ${messageOf(error)}`);
       return undefined;
     });
+    this.onTrigger?.(reason, covered);
+    return covered;
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { Clock } from '../model/index.js';
 import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
 import type { JobRecord, JobStatus } from './jobRows.js';
 import type { Leadership, LeadershipOptions } from './leadership.js';
@@ -56,6 +57,8 @@ export interface LockRequest {
   timeoutMs: number;
   /** A lock older than this whose holder is dead is reclaimed (default: the store's, 15 min; see storeLock.ts). */
   ttlMs?: number;
+  /** The clock of the waits between attempts (default: the system's; tests drive one). */
+  clock?: Clock;
 }
 
 /** The job queue's rows (src/jobs runs them). Every method is one statement, outside any transaction. */

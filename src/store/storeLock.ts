@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DqError, type LockInfo } from '../model/index.js';
+import { DqError, systemClock, type LockInfo } from '../model/index.js';
 import { formatAge, formatSeconds } from './formatSeconds.js';
 import type { LockRequest } from './store.js';
 import { processAlive } from './sql/stateDirLock.js';
@@ -29,21 +29,24 @@ export async function acquireStoreLock(
   currentHolder: () => Promise<LockInfo | null>,
   reclaim?: () => Promise<boolean>,
 ): Promise<void> {
-  const started = Date.now();
+  const clock = request.clock ?? systemClock;
+  const now = () => clock.now().getTime();
+  const started = now();
   const deadline = started + Math.max(0, request.timeoutMs);
   let nextReclaim = 0;
   for (;;) {
     if (await session.tryAdvisoryLock(STORE_LOCK_KEY)) return;
-    if (reclaim && Date.now() >= nextReclaim) {
-      nextReclaim = Date.now() + RECLAIM_CHECK_MS;
+    if (reclaim && now() >= nextReclaim) {
+      nextReclaim = now() + RECLAIM_CHECK_MS;
       // Best effort: a reclaim that fails (no permission to end the session) leaves the wait as it was.
       if (await reclaim().catch(() => false)) continue;
     }
-    const remaining = deadline - Date.now();
+    const remaining = deadline - now();
     if (remaining <= 0) break;
-    await sleep(Math.min(remaining, 100 + Math.floor(Math.random() * 100)));
+    const wait = Math.min(remaining, 100 + Math.floor(Math.random() * 100));
+    await new Promise<void>((wake) => clock.at(new Date(now() + wait), wake));
   }
-  throw lockTimeout(await currentHolder(), Date.now() - started);
+  throw lockTimeout(await currentHolder(), now() - started);
 }
 
 function lockTimeout(holder: LockInfo | null, waitedMs: number): DqError {

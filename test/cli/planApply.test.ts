@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { engines, runCli, workspace } from '../helpers/cli.js';
+import { engines, runCli, startCli, workspace } from '../helpers/cli.js';
 
 const ORDERS = 'sources/shop_oltp/public.orders.dqotable.yaml';
 
@@ -144,15 +144,18 @@ describe.each(engines())('plan and apply through the real bin on $name', (engine
   });
 
   it('two applies at once: the second fails after --lock-timeout, naming the first', async () => {
-    const first = runCli(['apply', ws.repo, ...store, '--auto-approve'], {
+    const applying = startCli(['apply', ws.repo, ...store, '--auto-approve'], {
       cwd: ws.dir,
-      env: { DQCTL_FAULT_INJECTION: 'pause-after-writes', DQCTL_FAULT_PAUSE_MS: '6000', DQCTL_ACTOR: 'first-apply' },
+      // it pauses until let go (SIGUSR2 below), at most 60 s
+      env: { DQCTL_FAULT_INJECTION: 'pause-after-writes', DQCTL_FAULT_PAUSE_MS: '60000', DQCTL_ACTOR: 'first-apply' },
     });
-    await new Promise((r) => setTimeout(r, engine.name === 'pglite' ? 2500 : 1500));
+    const first = applying.done;
+    await applying.printed('fault injection: pausing inside the apply transaction'); // it holds the lock now
     const second = await runCli(['apply', ws.repo, ...store, '--auto-approve', '--lock-timeout', '1s'], {
       cwd: ws.dir,
       env: { DQCTL_ACTOR: 'second-apply' },
     });
+    applying.signal('SIGUSR2'); // let the first go on
     expect(second.code).toBe(1);
     expect(second.stderr).toMatch(engine.name === 'postgres' ? /locked by/ : /in use by another dqctl process/);
     expect(second.stderr).toContain('first-apply');

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { exampleCopy, setOrdersPriority, waitFor } from '../reconcile/helpers.js';
-import { getJson, livePriorityIn, query, serve } from './reconcileSupport.js';
+import { getJson, killAll, livePriorityIn, query, serve } from './reconcileSupport.js';
 
 /**
  * Two `dqctl serve` replicas on one PostgreSQL database: one leads the reconcile loop (a session advisory lock),
@@ -19,8 +19,7 @@ describe('dqctl serve replicas on one PostgreSQL: leader election', () => {
     repo = await exampleCopy('dqctl-cli-leader-');
   });
   afterEach(async () => {
-    for (const child of children.splice(0)) child.kill('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await killAll(children);
     await database.drop();
     await repo.cleanup();
   });

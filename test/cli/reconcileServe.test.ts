@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 import { exampleCopy, setOrdersPriority, waitFor } from '../reconcile/helpers.js';
-import { getJson, livePriorityIn, query, serve } from './reconcileSupport.js';
+import { getJson, killAll, livePriorityIn, query, serve } from './reconcileSupport.js';
 
 /** `dqctl serve --repo` and `dqctl status` as a user runs them: the real bin, real HTTP, PostgreSQL. */
 describe('dqctl serve --repo and dqctl status (real bin)', () => {
@@ -16,8 +16,7 @@ describe('dqctl serve --repo and dqctl status (real bin)', () => {
     repo = await exampleCopy('dqctl-cli-reconcile-');
   });
   afterEach(async () => {
-    for (const child of children.splice(0)) child.kill('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await killAll(children);
     await database.drop();
     await repo.cleanup();
   });

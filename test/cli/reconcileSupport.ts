@@ -54,6 +54,20 @@ export async function serve(args: string[], cwd: string, options: { env?: NodeJS
   return { child, port, url: `http://127.0.0.1:${port}`, stderr: () => err, stdout: () => out, exited };
 }
 
+/** Kills the children with SIGKILL and resolves once each has exited (its store connections closed with it). */
+export async function killAll(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.splice(0).map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
 export async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const response = await fetch(url, { headers });
   const text = await response.text();

@@ -141,11 +141,12 @@ describe('run checks --server through a running dqctl serve (real bin)', { timeo
         await client.end();
       }
     };
-    const deadline = Date.now() + 20_000;
-    while ((await sleeping()) === 0) {
-      expect(Date.now()).toBeLessThan(deadline);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // the source database tells nobody when a query starts: polling its activity is the only way to know
+    const untilTheSlowQueryRuns = async () => {
+      const deadline = Date.now() + 20_000;
+      while ((await sleeping()) === 0) expect(Date.now()).toBeLessThan(deadline);
+    };
+    await untilTheSlowQueryRuns();
     child.kill('SIGINT');
     expect(await exited).toBe(1);
     expect(stderr).toMatch(/Error: the run was cancelled \(job (\d+) on http:\/\/127\.0\.0\.1:\d+\)/);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyDataSourceError, DataSources, failureReason } from '../../src/datasource/index.js';
 import { DqError } from '../../src/model/index.js';
-import { createSourceFixture, dqctlBackends, eventually, SECRET_PASSWORD, sleep, type SourceFixture } from './sourceFixture.js';
+import { createSourceFixture, dqctlBackends, running as runningQuery, sampleMaxBackends, SECRET_PASSWORD, untilBackends, type SourceFixture } from './sourceFixture.js';
 
 /** The pools of monitored sources, against a real PostgreSQL: secrets, read-only, timeouts, faults, cancel, limits. */
 describe('data sources', () => {
@@ -97,7 +97,7 @@ describe('data sources', () => {
     const ds = sources().get('src', source.spec());
     // the handler is attached at once: the rejection may come before the admin query below returns
     const running = ds.session((session) => session.query('select pg_sleep(20)')).catch((e: unknown) => e);
-    await eventually(async () => (await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('pg_sleep(20)')));
+    await untilBackends(source, runningQuery('pg_sleep(20)'), 'pg_sleep(20) to run');
     const [victim] = (await dqctlBackends(source)).filter((b) => b.query.includes('pg_sleep(20)'));
     await source.admin('select pg_terminate_backend($1)', [victim.pid]);
     const error = await running;
@@ -109,13 +109,13 @@ describe('data sources', () => {
     const ds = sources().get('src', source.spec());
     const controller = new AbortController();
     const running = ds.query('select pg_sleep(30)', [], { signal: controller.signal });
-    await eventually(async () => (await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('pg_sleep(30)')));
+    await untilBackends(source, runningQuery('pg_sleep(30)'), 'pg_sleep(30) to run');
     const started = Date.now();
     controller.abort();
     const error = await running.catch((e) => e);
     expect(error).toMatchObject({ code: 'QUERY_CANCELLED', details: { reason: 'cancelled' } });
     expect(Date.now() - started).toBeLessThan(3000);
-    await eventually(async () => !(await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('pg_sleep(30)')), 3000);
+    await untilBackends(source, (backends) => !runningQuery('pg_sleep(30)')(backends), 'pg_sleep(30) to stop', 3000);
     // an aborted signal refuses to start at all
     await expect(ds.query('select 1', [], { signal: controller.signal })).rejects.toMatchObject({ code: 'QUERY_CANCELLED' });
   });
@@ -123,22 +123,13 @@ describe('data sources', () => {
   it('never more than parallel_jobs_limit connections: 10 concurrent queries on a limit of 2', async () => {
     // the pools of the tests before keep idle connections (also named dqctl): close them first
     await Promise.all(pools.splice(0).map((p) => p.close()));
-    await eventually(async () => (await dqctlBackends(source)).length === 0);
+    await untilBackends(source, (backends) => backends.length === 0, 'no dqctl connections');
     const ds = sources().get('limited', source.spec({ parallel_jobs_limit: 2 }));
-    let max = 0;
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        const active = (await dqctlBackends(source)).length;
-        max = Math.max(max, active);
-        await sleep(10);
-      }
-    })();
+    const sampling = sampleMaxBackends(source);
     const started = Date.now();
     await Promise.all(Array.from({ length: 10 }, () => ds.query('select pg_sleep(0.2)')));
     const elapsed = Date.now() - started;
-    polling = false;
-    await poll;
+    const max = await sampling.stop();
     expect(max).toBe(2);
     expect(elapsed).toBeGreaterThanOrEqual(5 * 200 - 50);
   });

@@ -101,13 +101,45 @@ export async function dqctlBackends(source: SourceFixture): Promise<{ pid: numbe
   );
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it returns true (or fails after `timeoutMs`). */
-export async function eventually(probe: () => Promise<boolean>, timeoutMs = 10_000, everyMs = 20): Promise<void> {
+/**
+ * Waits until the source's dqctl backends satisfy `reached` (a query running, or gone). PostgreSQL announces
+ * neither a query starting nor a connection closing, so polling pg_stat_activity is the one way to know: the
+ * last resort, named by what it waits for, failing after `timeoutMs`.
+ */
+export async function untilBackends(
+  source: SourceFixture,
+  reached: (backends: Awaited<ReturnType<typeof dqctlBackends>>) => boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(everyMs);
+  while (!reached(await dqctlBackends(source))) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the poll's pace, not a wait for anything
   }
+}
+
+/** A query of the source's that is running now. */
+export const running = (text: string) => (backends: Awaited<ReturnType<typeof dqctlBackends>>) => backends.some((b) => b.state === 'active' && b.query.includes(text));
+
+/**
+ * Samples how many dqctl backends the source has, as often as it can answer, until `stop()`, which returns the
+ * most seen at once: a measurement (PostgreSQL reports no connection events), not a wait.
+ */
+export function sampleMaxBackends(source: SourceFixture): { stop(): Promise<number> } {
+  let max = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      max = Math.max(max, (await dqctlBackends(source)).length);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  return {
+    async stop() {
+      sampling = false;
+      await sampler;
+      return max;
+    },
+  };
 }

@@ -15,8 +15,21 @@ export interface CliRun {
 }
 
 export function runCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliRun> {
-  return new Promise((resolvePromise) => {
-    execFile(
+  return startCli(args, options).done;
+}
+
+/**
+ * The bin started: `done` resolves when it ends, `printed(text)` once its stderr holds `text` (rejecting if it
+ * ends first), so a test can act at a point the run announces instead of after a guessed delay.
+ */
+export function startCli(
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): { done: Promise<CliRun>; printed(text: string): Promise<void>; signal(name: NodeJS.Signals): void } {
+  let stderrSoFar = '';
+  let child!: ReturnType<typeof execFile>;
+  const done = new Promise<CliRun>((resolvePromise) => {
+    child = execFile(
       process.execPath,
       [BIN, ...args],
       {
@@ -31,6 +44,19 @@ export function runCli(args: string[], options: { cwd: string; env?: NodeJS.Proc
       },
     );
   });
+  child.stderr?.on('data', (chunk) => (stderrSoFar += chunk));
+  const printed = (text: string) =>
+    new Promise<void>((resolvePromise, reject) => {
+      const check = () => {
+        if (!stderrSoFar.includes(text)) return;
+        child.stderr?.off('data', check);
+        resolvePromise();
+      };
+      child.stderr?.on('data', check);
+      check();
+      void done.then((run) => reject(new Error(`dqctl ${args[0]} ended (exit ${run.code}) before printing "${text}": ${run.stderr}`)));
+    });
+  return { done, printed, signal: (name) => void child.kill(name) };
 }
 
 /** A temp folder holding a copy of examples/shop (as repo/) and the embedded store's folder (as state/). */

@@ -5,7 +5,7 @@ import { DataSources } from '../../src/datasource/index.js';
 import { defaultExecutors } from '../../src/jobs/executors/index.js';
 import { collectStatistics, type CollectStatisticsDependencies } from '../../src/jobs/executors/collectStatistics.js';
 import { JobService } from '../../src/jobs/jobService.js';
-import { createSourceFixture, dqctlBackends, eventually, SECRET_PASSWORD, SEED_SQL, sleep, SLOW_VIEWS_SQL, type SourceFixture } from '../datasource/sourceFixture.js';
+import { createSourceFixture, running, sampleMaxBackends, untilBackends, SECRET_PASSWORD, SEED_SQL, SLOW_VIEWS_SQL, type SourceFixture } from '../datasource/sourceFixture.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
 /** The slow views, and a small table of events. */
@@ -153,33 +153,25 @@ describe('collect statistics job', () => {
 
     it('cancelling a running job cancels its statement on the source (pg_stat_activity)', async () => {
       const job = await jobs.submit('collect_statistics', { connection: 'src', fullTableName: 'slowpoke.very_slow' });
-      await eventually(async () => (await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('very_slow')), 15_000);
+      await untilBackends(source, running('very_slow'), 'the query on very_slow to run', 15_000);
       await jobs.cancel(String(job.id));
       const ended = await jobs.wait(String(job.id), 10_000);
       expect(ended.status).toBe('cancelled');
-      await eventually(async () => !(await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('very_slow')), 3000);
+      await untilBackends(source, (backends) => !running('very_slow')(backends), 'the query on very_slow to stop', 3000);
       expect(await fx.store.latestStatistics({ connectionName: 'src', tableName: 'very_slow' })).toEqual([]);
     });
   });
 
   it('10 concurrent collections on one connection never use more than parallel_jobs_limit connections', async () => {
     await dataSources.close();
-    await eventually(async () => (await dqctlBackends(source)).length === 0);
+    await untilBackends(source, (backends) => backends.length === 0, 'no dqctl connections');
     dataSources = new DataSources({ env: source.env });
     deps = { ...deps, dataSources };
-    let max = 0;
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        max = Math.max(max, (await dqctlBackends(source)).length);
-        await sleep(5);
-      }
-    })();
+    const sampling = sampleMaxBackends(source);
     const started = Date.now();
     const runs = await Promise.all(Array.from({ length: 10 }, () => collectStatistics(deps, { connection: 'src', fullTableName: 'slowpoke.slow' })));
     const elapsed = Date.now() - started;
-    polling = false;
-    await poll;
+    const max = await sampling.stop();
     expect(runs.every((r) => r.tables[0].status === 'ok')).toBe(true);
     expect(max).toBe(2);
     // each collection scans the view twice (aggregates, then values), 0.3 s each: 10 of them two at a time

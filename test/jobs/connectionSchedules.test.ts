@@ -9,13 +9,17 @@ import type { JsonObject } from '../../src/model/index.js';
 import type { JobRecord } from '../../src/store/jobRows.js';
 import { SLOW_VIEWS_SQL } from '../datasource/sourceFixture.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+import { ManualClock } from '../helpers/manualClock.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+
+/** A Wednesday morning, a quarter second past: no weekly schedule of these tests falls due in the seconds after. */
+const START = '2026-03-04T10:00:00.250Z';
 
 /**
  * The connections' schedules with two "servers" (two job workers, two schedules) on one PostgreSQL store and a
  * real data source: each scheduled time becomes ONE job between them: an import-tables job that imports the
  * tables the connection's auto_import_tables selects and nothing else, or a run-checks job for the checks of
- * the scheduling group, without those marked do_not_schedule.
+ * the scheduling group, without those marked do_not_schedule. The schedules fire on a clock the tests advance.
  */
 describe('connection schedules: auto import of tables and scheduled check runs', () => {
   let fx: StoreFixture;
@@ -66,9 +70,10 @@ describe('connection schedules: auto import of tables and scheduled check runs',
     await objects.create('source', 'broken', connection({ schedule: { cron_expression: 'every day at noon' } }), ctx);
     await objects.create('source', 'off', connection({ schema_filter: 'hr', schedule: { cron_expression: '* * * * * *', disabled: true } }), ctx);
     const warnings: string[] = [];
+    const clock = new ManualClock(START);
     const servers = [0, 1].map((i) => {
       const jobs = new JobService(fx.store, defaultExecutors({ store: fx.store, objects, dataSources }), { worker: `server-${i}`, pollMs: 50 });
-      const schedule = new ConnectionSchedules(jobs, objects, { log: (level, message) => level === 'warn' && warnings.push(message) });
+      const schedule = new ConnectionSchedules(jobs, objects, { clock, log: (level, message) => level === 'warn' && warnings.push(message) });
       return { jobs, schedule };
     });
     for (const server of servers) {
@@ -76,7 +81,12 @@ describe('connection schedules: auto import of tables and scheduled check runs',
       await server.schedule.start();
     }
     expect(servers[0].schedule.status().map((s) => `${s.connection}:${s.schedule}`).sort()).toEqual(['broken:auto_import', 'shop:auto_import']);
-    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    // two scheduled seconds; each run ends before the next is due (a run still going would be skipped)
+    for (let second = 0; second < 2; second++) {
+      await clock.advance(1_000);
+      const latest = (await allJobs()).at(-1);
+      if (latest) await servers[0].jobs.wait(String(latest.id), 10_000);
+    }
     for (const server of servers) await server.schedule.stop();
     for (const server of servers) await server.jobs.stop();
 
@@ -98,20 +108,21 @@ describe('connection schedules: auto import of tables and scheduled check runs',
     const objects = new LiveObjects(fx.store, { revisionCheckMs: 0 });
     await objects.create('source', 'hr', connection({ schema_filter: 'hr' }), ctx);
     const jobs = new JobService(fx.store, defaultExecutors({ store: fx.store, objects, dataSources }), { pollMs: 50 });
-    const schedule = new ConnectionSchedules(jobs, objects, { refreshMs: 60_000 });
+    const clock = new ManualClock(START);
+    const schedule = new ConnectionSchedules(jobs, objects, { refreshMs: 60_000, clock });
     jobs.start();
     await schedule.start();
     expect(schedule.status()).toEqual([]);
     await objects.update('source', 'hr', ctx, (current) => ({ spec: { ...current.spec, auto_import_tables: { schema_filter: 'hr', schedule: { cron_expression: '* * * * * *' } } } }));
     await schedule.refresh();
     expect(schedule.status()).toMatchObject([{ connection: 'hr', schedule: 'auto_import', cron_expression: '* * * * * *' }]);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await clock.advance(1_000);
     await objects.update('source', 'hr', ctx, (current) => ({ spec: { ...current.spec, auto_import_tables: { schema_filter: 'hr' } } }));
     await schedule.refresh();
     expect(schedule.status()).toEqual([]);
     await jobs.wait(String((await allJobs()).at(-1)!.id), 5_000);
     const before = (await allJobs()).length;
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await clock.advance(1_200);
     expect((await allJobs()).length).toBe(before);
     await schedule.stop();
     await jobs.stop();
@@ -134,11 +145,12 @@ describe('connection schedules: auto import of tables and scheduled check runs',
       ctx,
     );
     const jobs = new JobService(fx.store, defaultExecutors({ store: fx.store, objects, dataSources }), { pollMs: 50 });
-    const schedule = new ConnectionSchedules(jobs, objects);
+    const clock = new ManualClock(START);
+    const schedule = new ConnectionSchedules(jobs, objects, { clock });
     jobs.start();
     await schedule.start();
     expect(schedule.status().map((s) => s.schedule)).toEqual(['monitoring_daily']);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await clock.advance(1_000);
     await schedule.stop();
     const submitted = await allJobs();
     expect(submitted.length).toBeGreaterThanOrEqual(1);
@@ -191,7 +203,8 @@ describe('connection schedules: auto import of tables and scheduled check runs',
       ctx,
     );
     const jobs = new JobService(fx.store, defaultExecutors({ store: fx.store, objects, dataSources }), { pollMs: 50 });
-    const schedule = new ConnectionSchedules(jobs, objects);
+    const clock = new ManualClock(START);
+    const schedule = new ConnectionSchedules(jobs, objects, { clock });
     jobs.start();
     await schedule.start();
     expect(schedule.status().map((s) => `${s.schedule} ${s.cron_expression}`).sort()).toEqual([
@@ -199,7 +212,7 @@ describe('connection schedules: auto import of tables and scheduled check runs',
       'schedule_override * * * * * *',
       'schedule_override 0 4 * * 1',
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await clock.advance(1_000);
     await schedule.stop();
     for (const job of await allJobs()) await jobs.wait(String(job.id), 10_000);
     await jobs.stop();
@@ -248,10 +261,11 @@ describe('connection schedules: auto import of tables and scheduled check runs',
     await objects.create('table', 'shop:a/slowpoke.very_slow', { monitoring_checks: { daily: { volume: { daily_row_count: {} } } } }, ctx);
     const logged: string[] = [];
     const jobs = new JobService(fx.store, defaultExecutors({ store: fx.store, objects, dataSources }), { pollMs: 50, cancelPollMs: 50 });
-    const schedule = new ConnectionSchedules(jobs, objects, { log: (_level, message) => logged.push(message) });
+    const clock = new ManualClock(START);
+    const schedule = new ConnectionSchedules(jobs, objects, { clock, log: (_level, message) => logged.push(message) });
     jobs.start();
     await schedule.start();
-    await new Promise((resolve) => setTimeout(resolve, 3_300));
+    await clock.advance(3_000); // three scheduled seconds: the first submits, the next two find it unfinished
     await schedule.stop();
     const submitted = await allJobs();
     expect(submitted).toHaveLength(1);

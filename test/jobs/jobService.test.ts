@@ -3,16 +3,34 @@ import { JobService, type JobExecutor } from '../../src/jobs/jobService.js';
 import { openStore } from '../../src/store/openStore.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A promise the test resolves when it chooses. */
+function latch(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
 
-/** Executors that exercise the queue: echo parameters, wait for an abort, fail. */
+/** The `slow` jobs by id: started when the executor runs, finished when the test lets it (forgotten then: the
+ * other engine's store numbers its jobs from 1 again). */
+const slowJobs = new Map<number, { started: ReturnType<typeof latch>; finish: ReturnType<typeof latch> }>();
+const slowJob = (id: number) => {
+  if (!slowJobs.has(id)) slowJobs.set(id, { started: latch(), finish: latch() });
+  return slowJobs.get(id)!;
+};
+
+/** Executors that exercise the queue: echo parameters, run until the test finishes them or an abort, fail. */
 const executors: Record<string, JobExecutor> = {
   echo: async (job) => ({ echoed: job.parameters }),
   slow: (job, signal) =>
     new Promise((resolve, reject) => {
-      const timer = setTimeout(() => resolve({ slept: true }), Number(job.parameters.ms ?? 5000));
+      const { started, finish } = slowJob(job.id);
+      started.open();
+      void finish.promise.then(() => {
+        slowJobs.delete(job.id);
+        resolve({ slept: true });
+      });
       signal.addEventListener('abort', () => {
-        clearTimeout(timer);
+        slowJobs.delete(job.id);
         reject(signal.reason);
       });
     }),
@@ -45,25 +63,27 @@ describe.each(STORE_ENGINES)('job queue on $engine', ({ setup, engine }) => {
   });
 
   it('finds the unfinished job of a business key prefix, with % and _ in it taken literally', async () => {
-    const slow = await jobs.submit('slow', { ms: 1_000 }, { businessKey: `schedule:a%b_${engine}:x:1` });
+    const slow = await jobs.submit('slow', {}, { businessKey: `schedule:a%b_${engine}:x:1` });
     await jobs.submit('echo', {}, { businessKey: `schedule:aXbY${engine}:x:1` });
     expect((await jobs.unfinished(`schedule:a%b_${engine}:`))?.id).toBe(slow.id);
     expect(await jobs.unfinished(`schedule:a_b%${engine}:`)).toBeUndefined();
+    slowJob(slow.id).finish.open();
     await jobs.wait(String(slow.id), 10_000);
     expect(await jobs.unfinished(`schedule:a%b_${engine}:`)).toBeUndefined();
   });
 
   it('wait returns the job as it is when the timeout runs out first', async () => {
-    const job = await jobs.submit('slow', { ms: 1500 });
+    const job = await jobs.submit('slow', {});
     const early = await jobs.wait(String(job.id), 200);
     expect(['queued', 'running']).toContain(early.status);
     expect(early.result).toBeNull();
+    slowJob(job.id).finish.open();
     expect((await jobs.wait(String(job.id), 10_000)).status).toBe('finished');
   });
 
   it('cancels a running job: the executor is aborted and the job ends cancelled', async () => {
-    const job = await jobs.submit('slow', { ms: 30_000 });
-    for (let i = 0; i < 100 && (await jobs.get(String(job.id))).status !== 'running'; i++) await sleep(20);
+    const job = await jobs.submit('slow', {});
+    await slowJob(job.id).started.promise;
     const requested = await jobs.cancel(String(job.id));
     expect(['cancel_requested', 'cancelled']).toContain(requested.status);
     const ended = await jobs.wait(String(job.id), 5_000);
@@ -87,10 +107,13 @@ describe.each(STORE_ENGINES)('job queue on $engine', ({ setup, engine }) => {
       await jobs.stop();
       const second = await openStore(fx.options);
       const runs = new Map<number, string[]>();
-      const counting = (name: string): Record<string, JobExecutor> => ({
+      // each worker's first job ends only once the other worker has run one: both take part, whatever the timing
+      const ranOne = { a: latch(), b: latch() };
+      const counting = (name: 'a' | 'b'): Record<string, JobExecutor> => ({
         echo: async (job) => {
           runs.set(job.id, [...(runs.get(job.id) ?? []), name]);
-          await sleep(20);
+          ranOne[name].open();
+          await ranOne[name === 'a' ? 'b' : 'a'].promise;
           return {};
         },
       });

@@ -5,7 +5,7 @@ import { defaultExecutors, type ExecutorDependencies } from '../../src/jobs/exec
 import { runChecks } from '../../src/jobs/executors/runChecks.js';
 import { JobService } from '../../src/jobs/jobService.js';
 import type { JsonObject } from '../../src/model/index.js';
-import { createSourceFixture, dqctlBackends, eventually, SEED_SQL, sleep, SLOW_VIEWS_SQL, type SourceFixture } from '../datasource/sourceFixture.js';
+import { createSourceFixture, dqctlBackends, running, sampleMaxBackends, untilBackends, SEED_SQL, SLOW_VIEWS_SQL, type SourceFixture } from '../datasource/sourceFixture.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
 /**
@@ -85,7 +85,7 @@ describe('check runs on a failing data source', () => {
 
   it('a connection dropped mid-query: the execution error is stored and the job fails with the reason', async () => {
     const id = await submit('slowpoke.very_slow');
-    await eventually(async () => (await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('very_slow')), 15_000);
+    await untilBackends(source, running('very_slow'), 'the query on very_slow to run', 15_000);
     const victims = (await dqctlBackends(source)).filter((b) => b.query.includes('very_slow'));
     for (const victim of victims) await source.admin('select pg_terminate_backend($1)', [victim.pid]);
     const failed = await jobs.wait(String(id), 30_000);
@@ -112,10 +112,10 @@ describe('check runs on a failing data source', () => {
 
   it('a job cancelled mid-run: its statement stops on the source and the job ends cancelled', async () => {
     const id = await submit('slowpoke.very_slow');
-    await eventually(async () => (await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('very_slow')), 15_000);
+    await untilBackends(source, running('very_slow'), 'the query on very_slow to run', 15_000);
     await jobs.cancel(String(id));
     expect((await jobs.wait(String(id), 10_000)).status).toBe('cancelled');
-    await eventually(async () => !(await dqctlBackends(source)).some((b) => b.state === 'active' && b.query.includes('very_slow')), 5_000);
+    await untilBackends(source, (backends) => !running('very_slow')(backends), 'the query on very_slow to stop', 5_000);
     // nothing half-done is stored for the cancelled run
     expect(await latest('slowpoke.very_slow')).toEqual([]);
   });
@@ -123,22 +123,14 @@ describe('check runs on a failing data source', () => {
   it('10 check runs at once on one connection never use more than its parallel_jobs_limit connections', async () => {
     await jobs.stop();
     await dataSources.close();
-    await eventually(async () => (await dqctlBackends(source)).length === 0);
+    await untilBackends(source, (backends) => backends.length === 0, 'no dqctl connections');
     dataSources = new DataSources({ env: source.env });
     deps = { ...deps, dataSources };
-    let max = 0;
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        max = Math.max(max, (await dqctlBackends(source)).length);
-        await sleep(5);
-      }
-    })();
+    const sampling = sampleMaxBackends(source);
     const runs = await Promise.all(
       Array.from({ length: 10 }, () => runChecks(deps, { check_search_filters: { connection: 'src', fullTableName: 'slowpoke.slow' } }, new AbortController().signal)),
     );
-    polling = false;
-    await poll;
+    const max = await sampling.stop();
     expect(runs.every((r) => r.tables[0].status === 'ok' && r.result.valid_results === 1)).toBe(true);
     expect(max).toBe(2);
     expect(await fx.store.checkResults({ connectionName: 'src', schemaName: 'slowpoke', tableName: 'slow' })).toHaveLength(10);

@@ -6,7 +6,7 @@ import { Reconciler, type ReconcilerOptions } from '../../src/reconcile/reconcil
 import { FolderRevisions } from '../../src/reconcile/revisionSource.js';
 import { EXAMPLE } from '../helpers/cli.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
-import { exampleCopy, gate, idle, livePriority, ORDERS, ORDERS_FILE, setOrdersPriority, waitFor } from './helpers.js';
+import { exampleCopy, gate, idle, livePriority, ORDERS, ORDERS_FILE, setOrdersPriority, triggersOf, waitFor } from './helpers.js';
 
 /**
  * The loop over a real folder with a real watcher (chokidar), on both store engines: a saved edit reaches the
@@ -61,7 +61,8 @@ describe.each(STORE_ENGINES)('$engine: serve --repo (the reconcile loop over a w
   });
 
   it('an edit during a pass is picked up by the next pass; triggers during the pass fold into exactly one more', async () => {
-    const loop = await startLoop();
+    const triggers = triggersOf();
+    const loop = await startLoop({ onTrigger: triggers.onTrigger });
     await waitFor(async () => (await livePriority(fx.store)) === 1, 20_000, 'the first apply');
     await idle(loop);
     const passesBefore = (await loop.status()).passes;
@@ -74,11 +75,13 @@ describe.each(STORE_ENGINES)('$engine: serve --repo (the reconcile loop over a w
       await release.promise;
     });
     await holding.promise;
+    let watched = triggers.next('watch');
     await setOrdersPriority(repo.dir, 7);
-    await new Promise((resolve) => setTimeout(resolve, 600)); // the watch fired: a pass runs, blocked by the lock
+    await watched; // the watch fired: a pass runs, blocked by the lock
+    watched = triggers.next('watch');
     await setOrdersPriority(repo.dir, 8); // edited while that pass runs
     const extra = Array.from({ length: 20 }, () => loop.trigger('test'));
-    await new Promise((resolve) => setTimeout(resolve, 600)); // the second watch event fired too
+    await watched; // the second watch event fired too
     release.open();
     await held;
     await Promise.all(extra);
@@ -169,11 +172,13 @@ describe.each(STORE_ENGINES)('$engine: serve --repo (the reconcile loop over a w
   });
 
   it('suspend stops passes (edits wait), resume runs one at once', async () => {
-    const loop = await startLoop();
+    const triggers = triggersOf();
+    const loop = await startLoop({ onTrigger: triggers.onTrigger });
     await waitFor(async () => (await livePriority(fx.store)) === 1, 20_000, 'the first apply');
     loop.suspend('alice');
+    const watched = triggers.next('watch');
     await setOrdersPriority(repo.dir, 6);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await (await watched).covered; // the edit was seen, and the pass it asked for skipped
     expect(await livePriority(fx.store)).toBe(1);
     const status = await loop.status();
     expect(status).toMatchObject({ health: 'Suspended', suspended: { by: 'alice' } });

@@ -6,7 +6,7 @@ import { signWebhookBody, verifyWebhookSignature } from '../../src/reconcile/web
 import { parseTokens } from '../../src/server/tokens.js';
 import { call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
-import { exampleCopy, idle, setOrdersPriority, waitFor } from './helpers.js';
+import { exampleCopy, idle, setOrdersPriority, triggersOf, waitFor } from './helpers.js';
 
 describe('webhook signatures (GitHub format)', () => {
   it('accepts sha256=<HMAC of the raw body> only', () => {
@@ -90,7 +90,8 @@ describe('GET /api/gitops/status, plan, history; POST suspend, resume (a folder 
   });
 
   it('suspend and resume (operator), the webhook off without a secret, 404 without a loop', async () => {
-    loop = new Reconciler({ store: fx.store, source: new FolderRevisions(repo.dir), autoApply: true, intervalMs: 60_000 });
+    const triggers = triggersOf();
+    loop = new Reconciler({ store: fx.store, source: new FolderRevisions(repo.dir), autoApply: true, intervalMs: 60_000, onTrigger: triggers.onTrigger });
     await loop.start();
     const tokens = parseTokens('- {name: reader, role: viewer, token: viewer-token-123}\n- {name: ops, role: operator, token: operator-token-456}\n', 'test');
     app = await serverOn(fx.store, { reconciler: loop, tokens });
@@ -100,8 +101,9 @@ describe('GET /api/gitops/status, plan, history; POST suspend, resume (a folder 
     expect((await call(app, { method: 'POST', url: '/api/gitops/suspend', headers: as('viewer-token-123') })).status).toBe(403);
     const suspended = await call(app, { method: 'POST', url: '/api/gitops/suspend', headers: as('operator-token-456') });
     expect(suspended.body).toMatchObject({ suspended: { by: 'ops', since: expect.any(String) }, leader: true });
+    const watched = triggers.next('watch');
     await setOrdersPriority(repo.dir, 4);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await (await watched).covered; // the edit was seen, and the pass it asked for skipped
     const status = await call(app, { method: 'GET', url: '/api/gitops/status', headers: as('viewer-token-123') });
     expect(status.body).toMatchObject({ health: 'Suspended', suspended: { by: 'ops' } });
     expect((await call(app, { method: 'POST', url: '/api/gitops/resume', headers: as('operator-token-456') })).status).toBe(200);

@@ -2,6 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JsonValue } from '../../src/model/index.js';
+import type { PassRecord } from '../../src/reconcile/status.js';
 import type { Store } from '../../src/store/store.js';
 import { EXAMPLE } from '../helpers/cli.js';
 
@@ -51,4 +52,24 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
   const promise = new Promise<void>((resolve) => (open = resolve));
   return { promise, open };
+}
+
+/**
+ * A reconcile loop's triggers as they arrive (pass `onTrigger` in its options): `next(reason)` resolves at the
+ * next trigger of that reason, with the promise of the pass that covers it.
+ */
+export function triggersOf(): {
+  onTrigger(reason: string, covered: Promise<PassRecord | null | undefined>): void;
+  next(reason: string): Promise<{ covered: Promise<PassRecord | null | undefined> }>;
+} {
+  let waiting: Array<{ reason: string; resolve(value: { covered: Promise<PassRecord | null | undefined> }): void }> = [];
+  return {
+    onTrigger(reason, covered) {
+      for (const waiter of waiting.filter((w) => w.reason === reason)) waiter.resolve({ covered });
+      waiting = waiting.filter((w) => w.reason !== reason);
+    },
+    next(reason) {
+      return new Promise((resolve) => waiting.push({ reason, resolve }));
+    },
+  };
 }

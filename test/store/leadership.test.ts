@@ -16,6 +16,23 @@ async function leaderBackend(fx: StoreFixture): Promise<number | undefined> {
   return rows[0]?.pid;
 }
 
+/** The payloads a leader heard, and a promise for the moment it has heard `count` of them. */
+function inbox(): { heard: string[]; hear(payload: string): void; until(count: number): Promise<void> } {
+  const heard: string[] = [];
+  let waiting: Array<{ count: number; resolve: () => void }> = [];
+  return {
+    heard,
+    hear(payload) {
+      heard.push(payload);
+      for (const waiter of waiting.filter((w) => heard.length >= w.count)) waiter.resolve();
+      waiting = waiting.filter((w) => heard.length < w.count);
+    },
+    until(count) {
+      return heard.length >= count ? Promise.resolve() : new Promise((resolve) => waiting.push({ count, resolve }));
+    },
+  };
+}
+
 describe.each(STORE_ENGINES)('$engine store: leadership of the reconcile loop', ({ engine, setup }) => {
   let fx: StoreFixture;
   let secondInstance: Store | null = null;
@@ -44,23 +61,24 @@ describe.each(STORE_ENGINES)('$engine store: leadership of the reconcile loop', 
   });
 
   it("a request from another replica reaches the leader's onRequest, and nobody once it released", async () => {
-    const heard: string[] = [];
-    const leader = await fx.store.tryLeadership('reconcile', { onRequest: (payload) => heard.push(payload) });
+    const first = inbox();
+    const heard = first.heard;
+    const leader = await fx.store.tryLeadership('reconcile', { onRequest: first.hear });
     expect(leader).not.toBeNull();
     await other().requestLeader('reconcile', 'replica-b:42 "quoted" ü');
     await other().requestLeader('reconcile', '');
-    const deadline = Date.now() + 5_000;
-    while (heard.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await first.until(2);
     expect(heard).toEqual(['replica-b:42 "quoted" ü', '']);
     await leader!.release();
     await other().requestLeader('reconcile', 'after release');
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(heard).toHaveLength(2);
-    // the next leader hears its own requests only
-    const next: string[] = [];
-    const second = await other().tryLeadership('reconcile', { onRequest: (payload) => next.push(payload) });
+    // the next leader hears its own requests only (and, by the time it heard one sent later, the released
+    // leader would have heard 'after release' were it still listening)
+    const nextInbox = inbox();
+    const next = nextInbox.heard;
+    const second = await other().tryLeadership('reconcile', { onRequest: nextInbox.hear });
     await fx.store.requestLeader('reconcile', 'to the second');
-    while (next.length < 1 && Date.now() < deadline + 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    await nextInbox.until(1);
     expect(next).toEqual(['to the second']);
     expect(heard).toHaveLength(2);
     await second!.release();
@@ -97,15 +115,9 @@ describe.each(STORE_ENGINES)('$engine store: leadership of the reconcile loop', 
     void leader!.lost.then(() => (lost = true));
     const pid = await leaderBackend(fx);
     expect(pid).toBeTypeOf('number');
-    await fx.sql.query('select pg_terminate_backend($1)', [pid!]);
-    const takenOver = await (async () => {
-      for (let i = 0; i < 50; i++) {
-        const next = await other().tryLeadership('reconcile');
-        if (next) return next;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return null;
-    })();
+    // with a timeout, pg_terminate_backend returns once the backend has exited, its session locks released
+    await fx.sql.query('select pg_terminate_backend($1, 10000)', [pid!]);
+    const takenOver = await other().tryLeadership('reconcile');
     expect(takenOver).not.toBeNull();
     await leader!.lost;
     expect(lost).toBe(true);

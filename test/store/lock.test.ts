@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DqError } from '../../src/model/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/store.js';
+import { ManualClock } from '../helpers/manualClock.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 import { spawnStoreChild } from './support/spawnStoreChild.js';
 
@@ -100,18 +101,23 @@ describe.each(STORE_ENGINES)('$engine store: the store lock', ({ engine, setup }
   it('lets the second holder wait and run after the first commits', async () => {
     const events: string[] = [];
     const inside = gate();
+    // the second holder's clock: its waits between attempts are what the first holder waits for
+    const clock = new ManualClock(new Date());
+    const secondWaits = clock.nextWait();
     const first = fx.store.withLock(ALICE, async (tx) => {
       inside.open();
       events.push('first start');
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await secondWaits;
       events.push('first end');
       return tx.revision();
     });
     await inside.promise;
-    const second = other().withLock({ holder: 'bob@ci', operation: 'apply', timeoutMs: 10_000 }, async (tx) => {
+    const second = other().withLock({ holder: 'bob@ci', operation: 'apply', timeoutMs: 10_000, clock }, async (tx) => {
       events.push('second');
       return tx.revision();
     });
+    await first;
+    await clock.advance(200); // its next attempt (every 100-200 ms) finds the lock free
     expect(await Promise.all([first, second])).toEqual([1, 2]);
     expect(events).toEqual(['first start', 'first end', 'second']);
   });

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { listLocks, openStore, releaseLock } from '../../src/store/index.js';
 import { acquireStateDirLock, recordStateDirOperation } from '../../src/store/sql/stateDirLock.js';
 import type { Store } from '../../src/store/store.js';
+import { ManualClock } from '../helpers/manualClock.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 const STORE_LOCK = [0x64716374, 1];
@@ -38,6 +39,33 @@ async function sessionAlive(client: pg.Client): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Waits until PostgreSQL sees the session idle for longer than `ms`. The idle time is the server's own (now()
+ * minus the session's last state change): no clock of ours can stand in for it, so the test asks the server.
+ */
+async function untilServerSeesIdle(url: string, client: pg.Client, ms: number): Promise<void> {
+  const pid = (client as unknown as { processID: number }).processID;
+  const deadline = Date.now() + 10_000 + ms;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (;;) {
+      const {
+        rows: [row],
+      } = await admin.query<{ idle: boolean }>(
+      `select coalesce(state = 'idle' and clock_timestamp() - state_change > make_interval(secs => $2::float8 / 1000), false) as idle
+         from pg_stat_activity where pid = $1`,
+        [pid, ms],
+      );
+      if (row?.idle) return;
+      if (Date.now() > deadline) throw new Error(`the server never saw backend ${pid} idle for ${ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the poll's pace
+    }
+  } finally {
+    await admin.end();
   }
 }
 
@@ -96,7 +124,7 @@ describe('postgres store lock: TTL reclaim and lock release', () => {
     ghost = await ghostHolder(database.url, { pid: 12345, host: 'elsewhere', ageMinutes: 20 });
     // busy or recently active: unknown, not reclaimed with a long TTL
     expect((await listLocks(options(), 60_000)).locks[0]).toMatchObject({ alive: null, expired: true });
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await untilServerSeesIdle(database.url, ghost, 1_000);
     expect((await listLocks(options(), 1_000)).locks[0]).toMatchObject({ alive: false, releasable: true });
     await expect(lockOnce(1_000)).resolves.toBeGreaterThan(0);
     expect(await sessionAlive(ghost)).toBe(false);
@@ -126,8 +154,13 @@ describe('postgres store lock: TTL reclaim and lock release', () => {
 
   it('never touches a lock held by withLock of a live process within the TTL', async () => {
     let release!: () => void;
-    const holding = store.withLock({ holder: 'alice', operation: 'apply', timeoutMs: 1_000 }, () => new Promise<void>((resolve) => (release = resolve)));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    let holds!: () => void;
+    const held = new Promise<void>((resolve) => (holds = resolve));
+    const holding = store.withLock({ holder: 'alice', operation: 'apply', timeoutMs: 1_000 }, () => {
+      holds();
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+    await held;
     const [listed] = (await listLocks(options())).locks;
     expect(listed).toMatchObject({ holder: 'alice', pid: process.pid, host: hostname(), alive: true, releasable: false });
     await expect(releaseLock(options(), 'store', 60_000)).rejects.toMatchObject({ code: 'LOCK_HELD' });
@@ -188,10 +221,11 @@ describe('embedded store folder lock: TTL, serve, lock release', () => {
   });
 
   it('holders touch their lock file, so a live holder never looks silent', async () => {
-    const lock = await acquireStateDirLock(stateDir, { timeoutMs: 1_000, operation: 'serve', ttlMs: 3_000 });
+    const clock = new ManualClock(new Date());
+    const lock = await acquireStateDirLock(stateDir, { timeoutMs: 1_000, operation: 'serve', ttlMs: 3_000, clock });
     const old = new Date(Date.now() - 600_000);
     await utimes(lockPath(), old, old);
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    await clock.advance(1_300); // a heartbeat falls due (every ttl / 3, 1 s at least) and touches the file
     expect(Date.now() - (await stat(lockPath())).mtimeMs).toBeLessThan(1_500);
     await lock.release();
   });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { acquireStateDirLock } from '../../src/store/sql/stateDirLock.js';
+import { ManualClock } from '../helpers/manualClock.js';
 
 /** The embedded store's folder lock: one process per PGlite data directory, stale holders taken over. */
 describe('pglite store: the folder lock', () => {
@@ -47,8 +48,13 @@ describe('pglite store: the folder lock', () => {
 
   it('gets the lock as soon as the holder releases it', async () => {
     const first = await acquireStateDirLock(stateDir, { timeoutMs: 1_000, operation: 'apply' });
-    setTimeout(() => void first.release(), 300);
-    const second = await acquireStateDirLock(stateDir, { timeoutMs: 5_000, operation: 'plan' });
+    const clock = new ManualClock(new Date());
+    const waiting = clock.nextWait();
+    const acquiring = acquireStateDirLock(stateDir, { timeoutMs: 5_000, operation: 'plan', clock });
+    await waiting; // it found the lock held and waits to try again
+    await first.release();
+    await clock.advance(150);
+    const second = await acquiring;
     await second.release();
   });
 

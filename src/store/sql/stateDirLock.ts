@@ -3,8 +3,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { link, open, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DqError } from '../../model/index.js';
+import { DqError, systemClock, type Clock } from '../../model/index.js';
 import { formatSeconds } from '../formatSeconds.js';
 
 /**
@@ -25,6 +24,8 @@ export interface StateDirLockOptions {
   pollMs?: number;
   /** A lock file from another host untouched this long is stale (default 15 min). */
   ttlMs?: number;
+  /** The clock of the waits between attempts and of the heartbeat (default: the system's; tests drive one). */
+  clock?: Clock;
 }
 
 export const DEFAULT_STATE_DIR_LOCK_TTL_MS = 15 * 60_000;
@@ -67,7 +68,8 @@ export async function acquireStateDirLock(stateDir: string, options: StateDirLoc
     operation: options.operation,
     token: randomUUID(),
   };
-  const deadline = Date.now() + options.timeoutMs;
+  const clock = options.clock ?? systemClock;
+  const deadline = clock.now().getTime() + options.timeoutMs;
   const pollMs = options.pollMs ?? 150;
   let lastHolder: StateDirLockHolder | null = null;
 
@@ -85,14 +87,22 @@ export async function acquireStateDirLock(stateDir: string, options: StateDirLoc
     } else {
       lastHolder = current;
     }
-    if (Date.now() >= deadline) throw lockTimeout(stateDir, lastHolder, options.timeoutMs);
-    await sleep(Math.min(pollMs, Math.max(1, deadline - Date.now())));
+    const now = clock.now().getTime();
+    if (now >= deadline) throw lockTimeout(stateDir, lastHolder, options.timeoutMs);
+    await new Promise<void>((wake) => clock.at(new Date(now + Math.min(pollMs, Math.max(1, deadline - now))), wake));
   }
 
   heldByThisProcess.add(mine.token!);
   heldFiles.set(path, mine);
-  const heartbeat = setInterval(() => void touchIfMine(path, mine.token!), Math.min(HEARTBEAT_MS, Math.max(1_000, ttlMs / 3)));
-  heartbeat.unref();
+  const beatMs = Math.min(HEARTBEAT_MS, Math.max(1_000, ttlMs / 3));
+  let stopHeartbeat = (): void => {};
+  const heartbeat = (): void => {
+    stopHeartbeat = clock.at(new Date(clock.now().getTime() + beatMs), () => {
+      heartbeat();
+      return touchIfMine(path, mine.token!);
+    }, { background: true });
+  };
+  heartbeat();
   const releaseOnExit = (): void => {
     try {
       if (readFileSync(path, 'utf8').includes(mine.token!)) unlinkSync(path);
@@ -107,7 +117,7 @@ export async function acquireStateDirLock(stateDir: string, options: StateDirLoc
     async release(): Promise<void> {
       if (released) return;
       released = true;
-      clearInterval(heartbeat);
+      stopHeartbeat();
       process.off('exit', releaseOnExit);
       heldByThisProcess.delete(mine.token!);
       heldFiles.delete(path);
