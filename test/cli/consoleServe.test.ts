@@ -20,8 +20,11 @@ describe('dqctl serve --repo: the console and the routes it reads', () => {
     await waitFor(async () => (await getJson(`${url}/api/gitops/status`)).body.last_pass !== null, 30_000, 'the first pass');
   }, 180_000);
   afterAll(async () => {
-    child?.kill('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }
     await database?.drop();
     await repo?.cleanup();
   });

@@ -141,7 +141,9 @@ describe('notification delivery across processes (real bin)', () => {
     const count = 120;
     await run({ databaseUrl: database.url }, `${slow.url}/hook`, count);
     await until(() => slow.received.length >= count, 60_000, `${count} deliveries`);
-    await new Promise((r) => setTimeout(r, 1_000)); // any duplicate would arrive by now
+    // a message is marked delivered only after its send returned: once every one is, no send is in flight and
+    // any duplicate would already be at the receiver
+    await until(async () => (await outbox(ports[0])).filter((m) => m.status === 'delivered').length >= count, 60_000, 'every message marked delivered');
     const keys = slow.received.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(count);
     expect(new Set(keys).size).toBe(count);

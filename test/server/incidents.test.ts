@@ -120,7 +120,6 @@ describe.each(STORE_ENGINES)('incidents API on $engine', (engine) => {
       expect(receiver.received[0].body).toMatchObject({ incident_id: incident.incidentId, status: 'muted', table: 'orders' });
       expect(receiver.received[0].body.text).toContain(`http://dqctl.test${path(incident)}`);
       const outbox = await call(withDeliverer, { method: 'GET', url: '/api/notifications/outbox', headers: as('viewer-0001') });
-      await new Promise((r) => setTimeout(r, 100));
       expect(outbox.body[0]).toMatchObject({ event: 'muted', address: `${receiver.url}/muted`, table: 'public.orders' });
     } finally {
       await withDeliverer.close();
