@@ -30,8 +30,7 @@ import typing
 # Groups of the client that make no sense for dqctl: they must answer 404/501 with dqctl's error body.
 UNSERVED_GROUPS = {
     'users', 'dashboards', 'data_domains', 'log_shipping', 'rule_mining', 'data_catalog_synchronization',
-    'environment', 'shared_credentials', 'dictionaries', 'sensors', 'checks', 'search', 'incidents',
-    'filtered_notifications_configurations', 'defaults',
+    'environment', 'shared_credentials', 'dictionaries', 'sensors', 'checks', 'search',
 }
 
 # Operations of served groups that dqctl deliberately does not serve (README: "DQOps's Python client").
@@ -48,7 +47,7 @@ FIXTURE = {
     'job_id': '1', 'year': 2025, 'month': 1, 'incident_id': 'missing', 'full_sensor_name': 'table/volume/row_count',
     'full_check_name': 'table/volume/row_count', 'folder': 'x', 'folder1': 'x', 'folder2': 'x', 'folder3': 'x',
     'folder4': 'x', 'folder5': 'x', 'email': 'someone@example.com', 'dashboard_name': 'x', 'dictionary_name': 'x.csv',
-    'credential_name': 'x', 'data_domain_name': 'x', 'data_domain_display_name': 'x', 'filtered_notification_name': 'x',
+    'credential_name': 'x', 'data_domain_name': 'x', 'data_domain_display_name': 'x', 'filtered_notification_name': 'client_notification',
     'sequence_number': 1, 'status': 'open', 'issue_url': 'https://example.com/issue/1',
 }
 
@@ -77,6 +76,7 @@ THROWAWAY = {
     'connection_name': 'client_conn', 'table_name': 'client_table', 'column_name': 'client_column',
     'pattern_name': 'client policy', 'full_rule_name': 'client/rule', 'data_grouping_configuration_name': 'client_grouping',
     'table_comparison_configuration_name': 'client_comparison', 'source_table': 'payments', 'target_pattern_name': 'client copy',
+    'filtered_notification_name': 'client_notification',
 }
 
 PHASE_OF_PREFIX = [('create_', 0), ('add_', 0), ('copy_', 0), ('get_', 1), ('is_', 1), ('find_', 1), ('update_', 2), ('set_', 2),
@@ -242,6 +242,16 @@ JOB_ID_OF_KIND = {}
 JOB_OF_OPERATION = {'wait_for_run_checks_job': 'run_checks', 'wait_for_collect_error_samples_job': 'collect_error_samples'}
 
 
+def real_incident(client):
+    """An incident the demo's failures opened (its connection, month and id), for the incidents operations."""
+    response = client.get_httpx_client().get('/api/incidents/shop_oltp', params={'months': 36, 'limit': 1})
+    try:
+        incident = json.loads(response.content)[0]
+        return {'incident_id': incident['incidentId'], 'year': incident['year'], 'month': incident['month']}
+    except (ValueError, KeyError, TypeError, IndexError):
+        return {}
+
+
 def first_job_id(client):
     """A real job to read, wait for and cancel: a statistics collection on the fixture table."""
     from dqops.client import models
@@ -358,6 +368,7 @@ def main():
     modules = {f'{g}.{o}': m for g, o, m in operations}
     if 'connections.get_connection_basic' not in modules:
         modules['connections.get_connection_basic'] = importlib.import_module('dqops.client.api.connections.get_connection_basic')
+    FIXTURE.update(real_incident(client))
     JOB_ID[0] = first_job_id(client)
     JOB_ID_OF_KIND.update(other_job_ids(client))
     ordered = sorted(operations, key=lambda item: (phase_of(item[1]), 0 if item[1].endswith('connection') else 1, item[0], item[1]))

@@ -73,8 +73,6 @@ export function classifyPath(path: string): PathClassification {
   // DQOps keeps more in settings/ than dqctl reads (default checks of older releases, webhooks, dashboards)
   if (top === 'settings' && (kind === undefined || segments.length !== 2)) return { type: 'ignored' };
 
-  // DQOps keeps its own settings (local settings, dashboards, …) under settings/; only the notifications are ours
-  if (top === 'settings' && kind !== 'default_notifications') return { type: 'ignored' };
   if (top === 'rules' && fileName.endsWith('.py')) {
     return { type: 'attachment', ownerPath: path.slice(0, -'.py'.length) + '.dqorule.yaml' };
   }
@@ -91,7 +89,7 @@ export function classifyPath(path: string): PathClassification {
       return {
         type: 'invalid',
         code: 'unrecognized_file',
-        summary: `${path} is not a DQOps file name (expected *.dqoconnection.yaml, *.dqotable.yaml, *.dqorule.yaml, *.dqotablepattern.yaml, *.dqocolumnpattern.yaml or settings/defaultnotifications.dqonotifications.yaml); it is ignored`,
+        summary: `${path} is not a DQOps file name (expected *.dqoconnection.yaml, *.dqotable.yaml, *.dqorule.yaml, *.dqotablepattern.yaml, *.dqocolumnpattern.yaml, settings/defaultschedules.dqoschedules.yaml or settings/defaultnotifications.dqonotifications.yaml); it is ignored`,
       };
     }
     return { type: 'ignored' };
