@@ -1,9 +1,9 @@
 import { useContext, useState } from 'preact/hooks';
 import { ProfileContext } from '../profile';
-import { ApiError, get, request, type Incident, type IncidentIssue, type Profile } from '../api';
+import { ApiError, get, request, type Incident, type IncidentIssue, type IncidentsPerConnection, type Profile } from '../api';
 import { Empty, ErrorBox, Section, Status, useLoad } from '../components/common';
 import { links, setQueryParam, type Location } from '../router';
-import { formatTime, incidentSeverityWord } from '../words';
+import { formatTime, incidentSeverityWord, plural } from '../words';
 
 /**
  * Incidents, read from the incidents API (GET /api/incidents/{connection}); a server without it (404) is said
@@ -36,25 +36,32 @@ function NotAvailable() {
   return <p class="empty" data-testid="incidents-unavailable">Incidents are not available on this server: it has no incidents API (GET /api/incidents answers 404).</p>;
 }
 
-export function IncidentsSummary({ connections }: { connections: string[] }) {
-  const loaded = useIncidents(connections);
+/**
+ * The overview's open incidents: the server's own count per connection (GET /api/incidentstat, every month, status
+ * open), not a count of a page of the list.
+ */
+export function IncidentsSummary() {
+  const known = useContext(ProfileContext)?.features?.incidents;
+  const loaded = useLoad('incidentstat', () => (known === false ? Promise.resolve(null) : get<IncidentsPerConnection[]>('/api/incidentstat')));
   if (loaded.error) return <ErrorBox error={loaded.error} what="incidents" />;
-  if (!loaded.data) return <p class="loading">Loading incidents…</p>;
-  if (!loaded.data.available) return <NotAvailable />;
-  const open = loaded.data.incidents.filter((i) => i.status === 'open' || i.status === 'acknowledged');
+  if (loaded.data === undefined) return <p class="loading">Loading incidents…</p>;
+  if (loaded.data === null) return <NotAvailable />;
+  const withOpen = loaded.data.filter((c) => c.openIncidents > 0);
+  const total = withOpen.reduce((sum, c) => sum + c.openIncidents, 0);
   return (
     <>
-      <p>
-        {open.length} open or acknowledged. <a href={links.incidents({ status: 'open' })}>All incidents →</a>
+      <p data-testid="open-incidents">
+        {plural(total, 'open incident')}. <a href={links.incidents({ status: 'open' })}>All incidents →</a>
       </p>
-      <ul>
-        {open.slice(0, 5).map((i) => (
-          <li key={i.incidentId}>
-            <Status value={incidentSeverityWord(i.highestSeverity)} /> <a href={links.table(i.connection, i.schema, i.table)}>{`${i.connection}/${i.schema}.${i.table}`}</a>{' '}
-            {i.checkCategory ?? ''} <Status value={i.status} kind="plain" />
-          </li>
-        ))}
-      </ul>
+      {withOpen.length > 0 ? (
+        <ul>
+          {withOpen.map((c) => (
+            <li key={c.connection}>
+              {c.connection}: {c.openIncidents} open, the newest first seen {formatTime(c.mostRecentFirstSeen)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </>
   );
 }
@@ -96,7 +103,7 @@ export function Incidents({ location, profile, connections }: { location: Locati
       ) : !loaded.data.available ? (
         <NotAvailable />
       ) : (
-        <IncidentTable incidents={loaded.data.incidents.filter((i) => !status || i.status === status)} profile={profile} setStatus={setStatus} selected={selected} />
+        <IncidentTable incidents={loaded.data.incidents.filter((i) => !status || i.status === status)} profile={profile} setStatus={setStatus} selected={selected} status={status} />
       )}
     </>
   );
@@ -107,11 +114,13 @@ function IncidentTable({
   profile,
   setStatus,
   selected,
+  status,
 }: {
   incidents: Incident[];
   profile: Profile;
   setStatus: (i: Incident, s: (typeof STATUSES)[number]) => void;
   selected: string | null;
+  status: string;
 }) {
   if (incidents.length === 0) return <Empty>No incident matches. Incidents open when checks fail with the connection’s incident grouping.</Empty>;
   const chosen = incidents.find((i) => i.incidentId === selected);
@@ -132,7 +141,7 @@ function IncidentTable({
         </thead>
         <tbody>
           {incidents.map((i) => (
-            <tr key={i.incidentId}>
+            <tr key={`${i.connection}/${i.incidentId}`}>
               <td>
                 <Status value={i.status} kind="plain" />
               </td>
@@ -144,7 +153,7 @@ function IncidentTable({
               </td>
               <td>{[i.checkCategory, i.qualityDimension].filter(Boolean).join(' / ') || '—'}</td>
               <td>
-                <a href={links.incidents({ incident: i.incidentId })}>{i.failedChecksCount}</a>
+                <a href={links.incidents({ ...(status ? { status } : {}), incident: i.incidentId })}>{plural(i.failedChecksCount, 'failed check')}</a>
               </td>
               <td>{formatTime(i.firstSeen)}</td>
               <td>{formatTime(i.lastSeen)}</td>
@@ -186,7 +195,7 @@ function FailedChecks({ incident }: { incident: Incident }) {
         loaded.data.length === 0 ? (
           <Empty>No failed check is stored for this incident.</Empty>
         ) : (
-          <table>
+          <table data-testid="incident-issues">
             <thead>
               <tr>
                 <th scope="col">Check</th>
@@ -198,12 +207,12 @@ function FailedChecks({ incident }: { incident: Incident }) {
               </tr>
             </thead>
             <tbody>
-              {loaded.data.map((c, n) => (
-                <tr key={n}>
+              {loaded.data.map((c) => (
+                <tr key={c.id}>
                   <td>{c.checkDisplayName ?? c.checkName}</td>
                   <td>{c.columnName ?? '(table)'}</td>
                   <td>
-                    <Status value={incidentSeverityWord(c.severity ?? 0)} />
+                    <Status value={incidentSeverityWord(c.severity)} />
                   </td>
                   <td>{c.actualValue ?? '—'}</td>
                   <td>{c.expectedValue ?? '—'}</td>
