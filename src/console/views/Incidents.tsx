@@ -11,25 +11,46 @@ import { formatTime, incidentSeverityWord, plural } from '../words';
  */
 const STATUSES = ['open', 'acknowledged', 'resolved', 'muted'] as const;
 
-async function loadIncidents(connections: string[]): Promise<{ available: boolean; incidents: Incident[] }> {
+/** Incidents of a connection asked for per page; a connection with more says so under the list. */
+const PAGE = 200;
+
+interface LoadedIncidents {
+  available: boolean;
+  incidents: Incident[];
+  /** connections with more incidents than one page */
+  truncated: string[];
+}
+
+/** The status filter is the API's own (open=…&acknowledged=…&resolved=…&muted=…), so a page holds only matches. */
+function statusQuery(status: string): string {
+  return STATUSES.map((s) => `${s}=${!status || status === s}`).join('&');
+}
+
+async function loadIncidents(connections: string[], status: string): Promise<LoadedIncidents> {
   const incidents: Incident[] = [];
+  const truncated: string[] = [];
   for (const connection of connections) {
     try {
-      const list = await get<Incident[] | { incidents?: Incident[] }>(`/api/incidents/${encodeURIComponent(connection)}?months=3&open=true&acknowledged=true&resolved=true&muted=true&page=1&limit=200`);
-      incidents.push(...(Array.isArray(list) ? list : (list.incidents ?? [])));
+      const list = await get<Incident[]>(`/api/incidents/${encodeURIComponent(connection)}?months=3&${statusQuery(status)}&page=1&limit=${PAGE}`);
+      incidents.push(...list);
+      if (list.length === PAGE) truncated.push(connection);
     } catch (error) {
       // a route this server does not have: incidents are not available here
-      if (error instanceof ApiError && error.status === 404 && /route not found/.test(error.message)) return { available: false, incidents: [] };
+      if (error instanceof ApiError && error.status === 404 && /route not found/.test(error.message)) return { available: false, incidents: [], truncated: [] };
       throw error;
     }
   }
-  return { available: true, incidents };
+  // newest first across connections, as each connection's page is
+  incidents.sort((a, b) => b.firstSeen - a.firstSeen);
+  return { available: true, incidents, truncated };
 }
 
-function useIncidents(connections: string[]) {
+function useIncidents(connections: string[], status: string) {
   // a server that says it has no incidents API is not asked (no 404 in the browser's console)
   const known = useContext(ProfileContext)?.features?.incidents;
-  return useLoad(`incidents:${connections.join('\u0000')}`, () => (known === false ? Promise.resolve({ available: false, incidents: [] }) : loadIncidents(connections)));
+  return useLoad(`incidents:${status}:${connections.join('\u0000')}`, () =>
+    known === false ? Promise.resolve({ available: false, incidents: [], truncated: [] }) : loadIncidents(connections, status),
+  );
 }
 
 function NotAvailable() {
@@ -67,8 +88,8 @@ export function IncidentsSummary() {
 }
 
 export function Incidents({ location, profile, connections }: { location: Location; profile: Profile; connections: string[] }) {
-  const loaded = useIncidents(connections);
   const status = location.query.get('status') ?? '';
+  const loaded = useIncidents(connections, status);
   const selected = location.query.get('incident');
   const [notice, setNotice] = useState<string | null>(null);
   const setStatus = async (incident: Incident, next: (typeof STATUSES)[number]) => {
@@ -103,7 +124,15 @@ export function Incidents({ location, profile, connections }: { location: Locati
       ) : !loaded.data.available ? (
         <NotAvailable />
       ) : (
-        <IncidentTable incidents={loaded.data.incidents.filter((i) => !status || i.status === status)} profile={profile} setStatus={setStatus} selected={selected} status={status} />
+        <>
+          <IncidentTable incidents={loaded.data.incidents} profile={profile} setStatus={setStatus} selected={selected} status={status} />
+          {loaded.data.truncated.length > 0 ? (
+            <p>
+              Showing the newest {PAGE} incidents of {loaded.data.truncated.join(', ')} first seen in the last three months; the API lists the rest
+              ({'GET /api/incidents/{connection}?page=2'}).
+            </p>
+          ) : null}
+        </>
       )}
     </>
   );
