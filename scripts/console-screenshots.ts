@@ -15,6 +15,7 @@ const VIEWS: Array<[string, string, string]> = [
   ['objects', '/objects?kind=table', '.orow:not(.ohead)'],
   ['table', '/tables/shop_oltp/public/customers', 'figure.chart'],
   ['plan', '/plan', '[data-testid=history]'],
+  ['incidents', '/incidents?status=open', '[data-testid=incidents]'],
   ['lineage', '/lineage/analytics_dwh/mart/daily_revenue?depth=3', '[data-testid=lineage-graph]'],
   ['jobs', '/jobs', 'h1'],
 ];

@@ -240,7 +240,7 @@ export interface GitopsStatus {
   objects: Array<{ kind: ObjectKindName; name: string; status: SyncStatus; reason: string; fields: string[]; file: string | null }>;
 }
 
-/** DQOps's IncidentModel (camelCase), as the incidents API serves it. */
+/** DQOps's IncidentModel (camelCase), as the incidents API serves it: times are epoch milliseconds. */
 export interface Incident {
   incidentId: string;
   connection: string;
@@ -250,26 +250,37 @@ export interface Incident {
   table: string;
   tablePriority?: number | null;
   incidentHash?: number;
-  firstSeen: string;
-  lastSeen: string;
-  incidentUntil?: string | null;
+  firstSeen: number;
+  lastSeen: number;
+  incidentUntil?: number | null;
   dataGroup?: string | null;
   qualityDimension?: string | null;
   checkCategory?: string | null;
+  checkName?: string | null;
   highestSeverity: number;
   failedChecksCount: number;
   issueUrl?: string | null;
   status: 'open' | 'acknowledged' | 'resolved' | 'muted';
 }
 
+/** DQOps's CheckResultEntryModel, as GET .../issues serves it (executedAt in epoch milliseconds). */
 export interface IncidentIssue {
-  checkName?: string;
-  checkDisplayName?: string;
-  columnName?: string;
-  severity?: number;
-  actualValue?: number | null;
-  expectedValue?: number | null;
-  executedAt?: string;
-  timePeriod?: string;
-  dataGroup?: string;
+  id: string;
+  checkCategory: string;
+  checkName: string;
+  checkDisplayName: string | null;
+  columnName: string | null;
+  severity: number;
+  actualValue: number | null;
+  expectedValue: number | null;
+  executedAt: number;
+  timePeriod: string;
+  dataGroup: string | null;
+}
+
+/** DQOps's IncidentsPerConnectionModel (GET /api/incidentstat): open incidents of a connection. */
+export interface IncidentsPerConnection {
+  connection: string;
+  openIncidents: number;
+  mostRecentFirstSeen: number;
 }

@@ -3,7 +3,7 @@
  */
 export type QualityStatus = 'valid' | 'warning' | 'error' | 'fatal' | 'execution_error' | 'not_run';
 export type SyncStatus = 'Synced' | 'OutOfSync' | 'Missing' | 'Extraneous' | 'Drifted';
-export type ObjectKindName = 'source' | 'table' | 'rule' | 'default_table_checks' | 'default_column_checks';
+export type ObjectKindName = 'source' | 'table' | 'rule' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
 
 export const QUALITY_WORDS: Record<QualityStatus, string> = {
   valid: 'valid',
@@ -31,6 +31,8 @@ export const KIND_WORDS: Record<ObjectKindName, string> = {
   rule: 'rule',
   default_table_checks: 'table policy',
   default_column_checks: 'column policy',
+  default_schedules: 'default schedules',
+  default_notifications: 'default notifications',
 };
 
 export const KIND_PLURAL: Record<ObjectKindName, string> = {
@@ -39,6 +41,8 @@ export const KIND_PLURAL: Record<ObjectKindName, string> = {
   rule: 'rules',
   default_table_checks: 'table policies',
   default_column_checks: 'column policies',
+  default_schedules: 'default schedules',
+  default_notifications: 'default notifications',
 };
 
 /** DQOps's incident severities: 1 warning, 2 error, 3 fatal. */
@@ -73,10 +77,11 @@ export function toneOfQuality(status: string | null | undefined): string {
   }
 }
 
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
+/** An ISO time, or epoch milliseconds (the incidents API's times, as DQOps serves them), in UTC. */
+export function formatTime(iso: string | number | null | undefined): string {
+  if (iso === null || iso === undefined || iso === '') return '—';
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
+  if (Number.isNaN(date.getTime())) return String(iso);
   return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
 }
 

@@ -2,6 +2,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { recordResultsWithIncidents, type IncidentConfiguration } from '../../src/incidents/index.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import type { CheckResultInput } from '../../src/store/readResults.js';
 import { launchBrowser, listen, watchedPage } from '../helpers/browser.js';
@@ -71,6 +72,16 @@ function readouts(): CheckResultInput[] {
   return rows;
 }
 
+/** Incidents with DQOps's default grouping (no incident_grouping in the specs): one per failing table here. */
+const DEFAULT_INCIDENTS: IncidentConfiguration = { connectionSpec: () => undefined, tableSpec: () => undefined, defaultNotifications: undefined };
+
+/** The readouts stored as a check run stores them: results and the incidents their failures open, in one transaction. */
+async function recordReadouts(fx: StoreFixture): Promise<void> {
+  const outcome = await recordResultsWithIncidents(fx.store, readouts(), DEFAULT_INCIDENTS);
+  // customers (error), payments (warning) and the hostile table (fatal)
+  expect(outcome.opened).toHaveLength(3);
+}
+
 async function apiCall(base: string, method: string, path: string, body?: unknown, token?: string): Promise<Response> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -102,7 +113,7 @@ describe('web console', () => {
     // a table with a hostile name, created through the API like any client would
     const created = await apiCall(base, 'POST', `/api/connections/shop_oltp/schemas/public/tables/${encodeURIComponent(HOSTILE)}`, { columns: {} });
     expect(created.status).toBe(201);
-    await fx.store.insertCheckResults(readouts());
+    await recordReadouts(fx);
   });
   afterAll(async () => {
     await browser?.close();
@@ -136,7 +147,8 @@ describe('web console', () => {
     expect(await counts.getByRole('link', { name: /not run/ }).textContent()).toBe('10 not run');
     const objects = page.getByTestId('object-counts');
     expect(await objects.locator('tr', { hasText: 'tables' }).locator('td').allTextContents()).toEqual(['12', '1']);
-    expect(await page.getByText('Incidents are not available on this server').count()).toBe(1);
+    // the open incidents are the server's count (GET /api/incidentstat), a link to the list
+    expect(await page.getByTestId('open-incidents').textContent()).toBe('3 open incidents. All incidents →');
     expect(await seriousViolations(page)).toEqual([]);
   });
 
@@ -252,7 +264,75 @@ describe('web console', () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
-  it('jobs and incidents views load; an admin may start a job from a table', async () => {
+  it('incidents: status, severity as a word, table; an operator acknowledges one from the page; its failed checks', async () => {
+    await page.goto(`${base}/incidents?status=open`);
+    await page.getByRole('heading', { level: 1, name: 'Incidents' }).waitFor();
+    const list = page.getByTestId('incidents');
+    await list.waitFor();
+    expect(await list.locator('tbody tr').count()).toBe(3);
+    const customers = list.locator('tr', { has: page.getByRole('link', { name: 'shop_oltp/public.customers', exact: true }) });
+    // status, severity, table, category, failed checks, first seen, last seen
+    expect((await customers.locator('td').allTextContents()).slice(0, 7)).toEqual([
+      'open',
+      'error',
+      'shop_oltp/public.customers',
+      'volume',
+      '1 failed check',
+      '2026-11-19 12:00:00 UTC',
+      '2026-11-19 12:00:00 UTC',
+    ]);
+    const hostile = list.locator('tr', { has: page.getByRole('link', { name: `shop_oltp/public.${HOSTILE}`, exact: true }) });
+    expect(await hostile.locator('td').nth(1).textContent()).toBe('fatal');
+    expect(await hostile.locator('td').nth(2).textContent()).toBe(`shop_oltp/public.${HOSTILE}`);
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // acknowledged from the page: the list (any status) shows it, and so does the API
+    await page.goto(`${base}/incidents`);
+    await list.waitFor();
+    await customers.getByRole('button', { name: 'Acknowledge' }).click();
+    await page.getByRole('status').getByText(/is now acknowledged/).waitFor();
+    await customers.locator('td').first().getByText('acknowledged', { exact: true }).waitFor();
+    expect(await customers.getByRole('button', { name: 'Acknowledge' }).count()).toBe(0);
+    const listed = (await (await apiCall(base, 'GET', '/api/incidents/shop_oltp?resolved=true&muted=true')).json()) as Array<{ table: string; status: string }>;
+    expect(listed.map((i) => [i.table, i.status]).sort()).toEqual([
+      [HOSTILE, 'open'],
+      ['customers', 'acknowledged'],
+      ['payments', 'open'],
+    ]);
+
+    // the status filter is in the URL: only the acknowledged one
+    await page.getByLabel('Status').selectOption('acknowledged');
+    await page.waitForURL(/status=acknowledged/);
+    await expect.poll(() => list.locator('tbody tr').count()).toBe(1);
+    expect(await list.locator('tbody tr td').nth(2).textContent()).toBe('shop_oltp/public.customers');
+
+    // its failed checks (GET .../issues): the row count that fell to 40
+    await customers.getByRole('link', { name: '1 failed check' }).click();
+    const checks = page.getByTestId('incident-issues');
+    await checks.waitFor();
+    expect(await checks.locator('tbody tr').count()).toBe(1);
+    expect((await checks.locator('tbody tr td').allTextContents()).slice(0, 5)).toEqual(['daily_row_count', '(table)', 'error', '40', '1000']);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // resolved from the page, it leaves the acknowledged list; muted works the same way on another one
+    await customers.getByRole('button', { name: 'Resolve' }).click();
+    await page.getByRole('status').getByText(/is now resolved/).waitFor();
+    await page.getByText('No incident matches.').waitFor();
+    await page.getByLabel('Status').selectOption('open');
+    const payments = list.locator('tr', { has: page.getByRole('link', { name: 'shop_oltp/public.payments', exact: true }) });
+    await payments.getByRole('button', { name: 'Mute' }).click();
+    await page.getByRole('status').getByText(/is now muted/).waitFor();
+    await expect.poll(() => list.locator('tbody tr').count()).toBe(1);
+    const statuses = (await (await apiCall(base, 'GET', '/api/incidents/shop_oltp?resolved=true&muted=true')).json()) as Array<{ table: string; status: string }>;
+    expect(statuses.map((i) => [i.table, i.status]).sort()).toEqual([
+      [HOSTILE, 'open'],
+      ['customers', 'resolved'],
+      ['payments', 'muted'],
+    ]);
+  });
+
+  it('jobs view loads; an admin may start a job from a table', async () => {
     await page.goto(`${base}/tables/shop_oltp/public/customers`);
     await page.getByRole('button', { name: 'Run checks' }).click();
     await page.getByText(/Running checks queued as job \d+/).waitFor();
@@ -262,9 +342,8 @@ describe('web console', () => {
     await jobs.waitFor();
     expect(await jobs.locator('tbody tr').first().locator('td').nth(1).textContent()).toBe('run checks');
     expect(await seriousViolations(page)).toEqual([]);
-    await page.goto(`${base}/incidents`);
-    await page.getByTestId('incidents-unavailable').waitFor();
   });
+
 });
 
 describe('web console with tokens', () => {
@@ -283,6 +362,7 @@ describe('web console with tokens', () => {
     );
     app = await serverOn(fx.store, { tokens });
     base = await listen(app);
+    await recordReadouts(fx);
   });
   afterAll(async () => {
     await browser?.close();
@@ -326,6 +406,31 @@ describe('web console with tokens', () => {
     await page.getByRole('button', { name: 'Run checks' }).waitFor();
     expect(await page.getByRole('button', { name: 'Collect statistics' }).count()).toBe(1);
     // the 401 of the wrong token is the one expected error in the browser's console
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+    await page.context().close();
+  });
+
+  it('incidents: a viewer sees them without any action, and the API refuses a viewer the change; an operator sees the actions', async () => {
+    const { page, problems } = await watchedPage(browser);
+    await page.goto(`${base}/incidents`);
+    await page.getByLabel('API token').fill('viewer-token-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const list = page.getByTestId('incidents');
+    await list.waitFor();
+    expect(await list.locator('tbody tr').count()).toBe(3);
+    expect(await page.getByRole('columnheader', { name: 'Actions' }).count()).toBe(0);
+    for (const action of ['Acknowledge', 'Resolve', 'Mute']) expect(await page.getByRole('button', { name: action }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    const [incident] = (await (await apiCall(base, 'GET', '/api/incidents/shop_oltp', undefined, 'viewer-token-1')).json()) as Array<{ year: number; month: number; incidentId: string }>;
+    const statusPath = `/api/incidents/shop_oltp/${incident.year}/${incident.month}/${incident.incidentId}/status?status=acknowledged`;
+    expect((await apiCall(base, 'POST', statusPath, undefined, 'viewer-token-1')).status).toBe(403);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API token').fill('operator-token-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Acknowledge' }).first().waitFor();
+    expect(await page.getByRole('button', { name: 'Acknowledge' }).count()).toBe(3);
+    // the 401 of the profile before sign-in is the one expected error in the browser's console
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
     await page.context().close();
   });

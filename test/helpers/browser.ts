@@ -48,6 +48,10 @@ export async function watchedPage(browser: Browser): Promise<{ page: Page; probl
     if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // the browser's "Failed to load resource" names no URL: a server error is recorded with it
+  page.on('response', (response) => {
+    if (response.status() >= 500) problems.push(`response ${response.status()}: ${response.request().method()} ${response.url()}`);
+  });
   page.on('dialog', (dialog) => {
     problems.push(`dialog: ${dialog.message()}`);
     void dialog.dismiss();

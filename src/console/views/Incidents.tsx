@@ -1,9 +1,9 @@
 import { useContext, useState } from 'preact/hooks';
 import { ProfileContext } from '../profile';
-import { ApiError, get, request, type Incident, type IncidentIssue, type Profile } from '../api';
+import { ApiError, get, request, type Incident, type IncidentIssue, type IncidentsPerConnection, type Profile } from '../api';
 import { Empty, ErrorBox, Section, Status, useLoad } from '../components/common';
 import { links, setQueryParam, type Location } from '../router';
-import { formatTime, incidentSeverityWord } from '../words';
+import { formatTime, incidentSeverityWord, plural } from '../words';
 
 /**
  * Incidents, read from the incidents API (GET /api/incidents/{connection}); a server without it (404) is said
@@ -11,57 +11,85 @@ import { formatTime, incidentSeverityWord } from '../words';
  */
 const STATUSES = ['open', 'acknowledged', 'resolved', 'muted'] as const;
 
-async function loadIncidents(connections: string[]): Promise<{ available: boolean; incidents: Incident[] }> {
+/** Incidents of a connection asked for per page; a connection with more says so under the list. */
+const PAGE = 200;
+
+interface LoadedIncidents {
+  available: boolean;
+  incidents: Incident[];
+  /** connections with more incidents than one page */
+  truncated: string[];
+}
+
+/** The status filter is the API's own (open=…&acknowledged=…&resolved=…&muted=…), so a page holds only matches. */
+function statusQuery(status: string): string {
+  return STATUSES.map((s) => `${s}=${!status || status === s}`).join('&');
+}
+
+async function loadIncidents(connections: string[], status: string): Promise<LoadedIncidents> {
   const incidents: Incident[] = [];
+  const truncated: string[] = [];
   for (const connection of connections) {
     try {
-      const list = await get<Incident[] | { incidents?: Incident[] }>(`/api/incidents/${encodeURIComponent(connection)}?months=3&open=true&acknowledged=true&resolved=true&muted=true&page=1&limit=200`);
-      incidents.push(...(Array.isArray(list) ? list : (list.incidents ?? [])));
+      const list = await get<Incident[]>(`/api/incidents/${encodeURIComponent(connection)}?months=3&${statusQuery(status)}&page=1&limit=${PAGE}`);
+      incidents.push(...list);
+      if (list.length === PAGE) truncated.push(connection);
     } catch (error) {
       // a route this server does not have: incidents are not available here
-      if (error instanceof ApiError && error.status === 404 && /route not found/.test(error.message)) return { available: false, incidents: [] };
+      if (error instanceof ApiError && error.status === 404 && /route not found/.test(error.message)) return { available: false, incidents: [], truncated: [] };
       throw error;
     }
   }
-  return { available: true, incidents };
+  // newest first across connections, as each connection's page is
+  incidents.sort((a, b) => b.firstSeen - a.firstSeen);
+  return { available: true, incidents, truncated };
 }
 
-function useIncidents(connections: string[]) {
+function useIncidents(connections: string[], status: string) {
   // a server that says it has no incidents API is not asked (no 404 in the browser's console)
   const known = useContext(ProfileContext)?.features?.incidents;
-  return useLoad(`incidents:${connections.join('\u0000')}`, () => (known === false ? Promise.resolve({ available: false, incidents: [] }) : loadIncidents(connections)));
+  return useLoad(`incidents:${status}:${connections.join('\u0000')}`, () =>
+    known === false ? Promise.resolve({ available: false, incidents: [], truncated: [] }) : loadIncidents(connections, status),
+  );
 }
 
 function NotAvailable() {
   return <p class="empty" data-testid="incidents-unavailable">Incidents are not available on this server: it has no incidents API (GET /api/incidents answers 404).</p>;
 }
 
-export function IncidentsSummary({ connections }: { connections: string[] }) {
-  const loaded = useIncidents(connections);
+/**
+ * The overview's open incidents: the server's own count per connection (GET /api/incidentstat, every month, status
+ * open), not a count of a page of the list.
+ */
+export function IncidentsSummary() {
+  const known = useContext(ProfileContext)?.features?.incidents;
+  const loaded = useLoad('incidentstat', () => (known === false ? Promise.resolve(null) : get<IncidentsPerConnection[]>('/api/incidentstat')));
   if (loaded.error) return <ErrorBox error={loaded.error} what="incidents" />;
-  if (!loaded.data) return <p class="loading">Loading incidents…</p>;
-  if (!loaded.data.available) return <NotAvailable />;
-  const open = loaded.data.incidents.filter((i) => i.status === 'open' || i.status === 'acknowledged');
+  if (loaded.data === undefined) return <p class="loading">Loading incidents…</p>;
+  if (loaded.data === null) return <NotAvailable />;
+  const withOpen = loaded.data.filter((c) => c.openIncidents > 0);
+  const total = withOpen.reduce((sum, c) => sum + c.openIncidents, 0);
   return (
     <>
-      <p>
-        {open.length} open or acknowledged. <a href={links.incidents({ status: 'open' })}>All incidents →</a>
+      <p data-testid="open-incidents">
+        {plural(total, 'open incident')}. <a href={links.incidents({ status: 'open' })}>All incidents →</a>
       </p>
-      <ul>
-        {open.slice(0, 5).map((i) => (
-          <li key={i.incidentId}>
-            <Status value={incidentSeverityWord(i.highestSeverity)} /> <a href={links.table(i.connection, i.schema, i.table)}>{`${i.connection}/${i.schema}.${i.table}`}</a>{' '}
-            {i.checkCategory ?? ''} <Status value={i.status} kind="plain" />
-          </li>
-        ))}
-      </ul>
+      {withOpen.length > 0 ? (
+        <ul>
+          {withOpen.map((c) => (
+            <li key={c.connection}>
+              {c.connection}: {c.openIncidents} open, the newest first seen {formatTime(c.mostRecentFirstSeen)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </>
   );
 }
 
 export function Incidents({ location, profile, connections }: { location: Location; profile: Profile; connections: string[] }) {
-  const loaded = useIncidents(connections);
   const status = location.query.get('status') ?? '';
+  const loaded = useIncidents(connections, status);
   const selected = location.query.get('incident');
   const [notice, setNotice] = useState<string | null>(null);
   const setStatus = async (incident: Incident, next: (typeof STATUSES)[number]) => {
@@ -96,7 +124,15 @@ export function Incidents({ location, profile, connections }: { location: Locati
       ) : !loaded.data.available ? (
         <NotAvailable />
       ) : (
-        <IncidentTable incidents={loaded.data.incidents.filter((i) => !status || i.status === status)} profile={profile} setStatus={setStatus} selected={selected} />
+        <>
+          <IncidentTable incidents={loaded.data.incidents} profile={profile} setStatus={setStatus} selected={selected} status={status} />
+          {loaded.data.truncated.length > 0 ? (
+            <p>
+              Showing the newest {PAGE} incidents of {loaded.data.truncated.join(', ')} first seen in the last three months; the API lists the rest
+              ({'GET /api/incidents/{connection}?page=2'}).
+            </p>
+          ) : null}
+        </>
       )}
     </>
   );
@@ -107,11 +143,13 @@ function IncidentTable({
   profile,
   setStatus,
   selected,
+  status,
 }: {
   incidents: Incident[];
   profile: Profile;
   setStatus: (i: Incident, s: (typeof STATUSES)[number]) => void;
   selected: string | null;
+  status: string;
 }) {
   if (incidents.length === 0) return <Empty>No incident matches. Incidents open when checks fail with the connection’s incident grouping.</Empty>;
   const chosen = incidents.find((i) => i.incidentId === selected);
@@ -132,7 +170,7 @@ function IncidentTable({
         </thead>
         <tbody>
           {incidents.map((i) => (
-            <tr key={i.incidentId}>
+            <tr key={`${i.connection}/${i.incidentId}`}>
               <td>
                 <Status value={i.status} kind="plain" />
               </td>
@@ -144,7 +182,7 @@ function IncidentTable({
               </td>
               <td>{[i.checkCategory, i.qualityDimension].filter(Boolean).join(' / ') || '—'}</td>
               <td>
-                <a href={links.incidents({ incident: i.incidentId })}>{i.failedChecksCount}</a>
+                <a href={links.incidents({ ...(status ? { status } : {}), incident: i.incidentId })}>{plural(i.failedChecksCount, 'failed check')}</a>
               </td>
               <td>{formatTime(i.firstSeen)}</td>
               <td>{formatTime(i.lastSeen)}</td>
@@ -186,7 +224,7 @@ function FailedChecks({ incident }: { incident: Incident }) {
         loaded.data.length === 0 ? (
           <Empty>No failed check is stored for this incident.</Empty>
         ) : (
-          <table>
+          <table data-testid="incident-issues">
             <thead>
               <tr>
                 <th scope="col">Check</th>
@@ -198,12 +236,12 @@ function FailedChecks({ incident }: { incident: Incident }) {
               </tr>
             </thead>
             <tbody>
-              {loaded.data.map((c, n) => (
-                <tr key={n}>
+              {loaded.data.map((c) => (
+                <tr key={c.id}>
                   <td>{c.checkDisplayName ?? c.checkName}</td>
                   <td>{c.columnName ?? '(table)'}</td>
                   <td>
-                    <Status value={incidentSeverityWord(c.severity ?? 0)} />
+                    <Status value={incidentSeverityWord(c.severity)} />
                   </td>
                   <td>{c.actualValue ?? '—'}</td>
                   <td>{c.expectedValue ?? '—'}</td>

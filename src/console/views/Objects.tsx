@@ -110,7 +110,7 @@ function ObjectList({ rows, query }: { rows: ObjectRow[]; query: URLSearchParams
                   <span>{row.name}</span>
                 )}
               </span>
-              <span>{KIND_WORDS[row.kind]}</span>
+              <span>{KIND_WORDS[row.kind] ?? row.kind}</span>
               <span>{row.managed_by === 'git' ? 'git' : 'API'}</span>
               <span>
                 <Status value={row.sync_status} kind="sync" />

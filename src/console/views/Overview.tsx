@@ -153,7 +153,7 @@ function OverviewBody({ o }: { o: OverviewModel }) {
             {(Object.keys(o.objects.by_kind) as ObjectKindName[]).map((kind) => (
               <tr key={kind}>
                 <th scope="row">
-                  <a href={links.objects({ kind })}>{KIND_PLURAL[kind]}</a>
+                  <a href={links.objects({ kind })}>{KIND_PLURAL[kind] ?? kind}</a>
                 </th>
                 <td>{o.objects.by_kind[kind].git}</td>
                 <td>{o.objects.by_kind[kind].api}</td>
@@ -194,7 +194,7 @@ function OverviewBody({ o }: { o: OverviewModel }) {
       </Section>
 
       <Section title="Open incidents">
-        <IncidentsSummary connections={o.connections.map((c) => c.name)} />
+        <IncidentsSummary />
       </Section>
 
       <Section title="Jobs">

@@ -65,7 +65,7 @@ export function Plan() {
                   {drifted.map((n) => (
                     <tr key={`${n.kind}/${n.name}`}>
                       <td>{n.kind === 'table' ? <a href={links.tableByName(n.name)}>{n.name}</a> : n.name}</td>
-                      <td>{KIND_WORDS[n.kind]}</td>
+                      <td>{KIND_WORDS[n.kind] ?? n.kind}</td>
                       <td>
                         <Status value={n.status} kind="sync" />
                       </td>
