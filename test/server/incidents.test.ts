@@ -15,6 +15,8 @@ import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
  * filtered notifications and default webhooks with their address validation, and disabling the checks.
  */
 const CONNECTION = 'shop_oltp';
+/** One run: all its results share the time it ran (within the months the list looks back over). */
+const RUN_AT = new Date().toISOString();
 
 const failure = (overrides: Partial<CheckResultInput>): CheckResultInput => ({
   connectionName: CONNECTION,
@@ -30,7 +32,7 @@ const failure = (overrides: Partial<CheckResultInput>): CheckResultInput => ({
   timePeriod: '2026-11-20T00:00:00.000Z',
   actualValue: 10,
   severity: 2,
-  executedAt: new Date().toISOString(),
+  executedAt: RUN_AT,
   ...overrides,
 });
 
@@ -148,6 +150,9 @@ describe.each(STORE_ENGINES)('incidents API on $engine', (engine) => {
     const incident = await first();
     expect((await call(app, { method: 'POST', url: `${path(incident)}/checks/disable`, headers: as('viewer-0001') })).status).toBe(403);
     expect((await call(app, { method: 'POST', url: `${path(incident)}/checks/disable`, headers: as('operator-001') })).status).toBe(204);
+    const recalibrate = await call(app, { method: 'POST', url: `${path(incident)}/checks/recalibrate`, headers: as('operator-001') });
+    expect(recalibrate.status).toBe(501);
+    expect(recalibrate.body.code).toBe('NOT_IMPLEMENTED');
     const table = await fx.store.getObjects([{ kind: 'table', name: `${CONNECTION}/public.orders` }]);
     const columns = table[0].spec.columns as Record<string, JsonObject>;
     expect((columns.customer_id.monitoring_checks as any).daily.nulls.daily_nulls_count.disabled).toBe(true);

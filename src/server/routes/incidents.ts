@@ -326,6 +326,23 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
     },
   );
 
+  api.post(
+    '/incidents/:connectionName/:year/:month/:incidentId/checks/recalibrate',
+    {
+      config: { role: 'operator' },
+      schema: {
+        tags,
+        operationId: 'recalibrate_checks_for_incident',
+        summary: 'recalibrate_checks_for_incident: not supported by dqctl (501); 404 for an unknown incident',
+        params: INCIDENT_PARAMS,
+      },
+    },
+    async (request) => {
+      await findIncident(context.store, incidentAddressOf(request));
+      throw new DqError('NOT_IMPLEMENTED', "recalibrating the checks of an incident is not supported by dqctl: change the rules' thresholds in the table file, or disable the checks (…/checks/disable)");
+    },
+  );
+
   api.get(
     '/incidentstat',
     {
