@@ -76,6 +76,16 @@ describe('dqctl history and dirty applies', () => {
       expect(remote.code, remote.stderr).toBe(0);
       expect(JSON.parse(remote.stdout)).toEqual(JSON.parse(local.stdout));
       expect(JSON.parse(remote.stdout)[0].dirty).toBe(true);
+
+      // apply --server sends the dirty files with the desired state; the server records them
+      const table = join(git.repo, 'sources/shop_oltp/public.orders.dqotable.yaml');
+      await writeFile(table, (await readFile(table, 'utf8')).replace('priority: 1', 'priority: 3'));
+      const applied = await runCli(['apply', '--auto-approve', '--server', url], { cwd: git.repo });
+      expect(applied.code, applied.stderr).toBe(0);
+      const [latest] = JSON.parse((await runCli(['history', '--format', 'json', '--limit', '1', '--server', url], { cwd: git.repo })).stdout);
+      expect(latest).toMatchObject({ dirty: true, summary: { change: 1 } });
+      expect(latest.dirty_files).toContain('sources/shop_oltp/public.orders.dqotable.yaml');
+      expect(latest.applied_by).toMatch(/^api:/);
     } finally {
       await app?.close();
       await store?.close();

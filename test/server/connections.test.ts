@@ -372,7 +372,7 @@ describe('connections API', () => {
     expect(ids(`${CONN}/incidentgrouping`)).toEqual(['get_connection_incident_grouping', 'update_connection_incident_grouping']);
     expect(ids(`${CONN}/defaultgroupingconfiguration`)).toEqual(['get_connection_default_grouping_configuration', 'update_connection_default_grouping_configuration']);
     expect(ids(`${CONN}/schedules/{schedulingGroup}`)).toEqual(['get_connection_scheduling_group', 'update_connection_scheduling_group']);
-    expect(ids(`${CONN}/autoimport`)).toEqual(['update_connection_auto_import']);
+    expect(ids(`${CONN}/autoimport`)).toEqual(['get_connection_auto_import', 'update_connection_auto_import']);
     expect(ids(`${CONN}/commoncolumns`)).toEqual(['get_connection_common_columns']);
     expect(ids(`${CONN}/schemas`)).toEqual(['get_schemas']);
     expect(ids(`${CONN}/checks/{checkName}/bulkactivate`)).toEqual(['bulk_activate_connection_checks']);
