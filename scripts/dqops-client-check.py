@@ -69,6 +69,8 @@ THROWAWAY_OF_OPERATION = {
     'create_column_quality_policy_target': {'pattern_name': 'client policy target'},
     'create_table_source_table': {'source_table': 'shipments'},
     'delete_table_source_table': {'source_table': 'shipments'},
+    # the name is in the body: the path ends with the connection, which must exist
+    'create_connection_filtered_notification_configuration': {'connection_name': 'shop_oltp'},
 }
 
 # Names the create and delete operations use for the object their path ends with (so reads keep the examples).
@@ -174,6 +176,8 @@ def body_for(op, annotation, client, modules):
         'update_column_quality_policy_target': ('column_quality_policies.get_column_quality_policy_target', lambda r: r),
         'update_rule': ('rules.get_rule', lambda r: r),
         'update_connection_incident_grouping': ('connections.get_connection_incident_grouping', lambda r: r),
+        # the defaults' PUT replaces the whole spec (filtered notifications too), as DQOps's does: write back what was read
+        'update_default_webhooks': ('defaults.get_default_webhooks', lambda r: r),
         'update_connection_default_grouping_configuration': ('connections.get_connection_default_grouping_configuration', lambda r: r),
     }
     if op in round_trips and round_trips[op][0] in modules:
@@ -224,6 +228,11 @@ def body_for(op, annotation, client, modules):
                                         table_name=fixture['table_name'], table_comparison_configuration_name=fixture['table_comparison_configuration_name']).parsed
             if read is not None:
                 return read
+    if op.endswith('_filtered_notification_configuration') and (op.startswith('create_') or op.startswith('update_')):
+        # a filtered notification is named in its body (DQOps's model leaves the name optional)
+        return models.FilteredNotificationModel.from_dict({
+            'name': FIXTURE['filtered_notification_name'], 'priority': 100, 'filter': {'table': 'orders', 'highest_severity': 3},
+            'target': {'incident_opened_addresses': 'https://hooks.example.com/dq'}, 'message': 'from the client check'})
     if op == 'import_tables':
         return models.ImportTablesQueueJobParameters.from_dict({'connectionName': 'shop_oltp', 'schemaName': 'public', 'tableNames': ['orders']})
     if op == 'delete_stored_data':
