@@ -16,7 +16,7 @@ import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
 import { registerConsole } from './console.js';
 import type { ServerContext } from './context.js';
-import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './errorHandler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandler, type NotFoundFallback } from './errorHandler.js';
 import { registerHostileInputGuard } from './hostileInput.js';
 import { ServerMetrics } from './metrics.js';
 import { registerMetricsRoute, registerRequestMetrics } from './metricsRoute.js';
@@ -149,7 +149,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   registerApiSchemas(app);
   useValidators(app);
-  registerErrorHandler(app);
+  let consoleFallback: NotFoundFallback | undefined;
+  registerErrorHandler(app, { notFoundFallback: () => consoleFallback });
   registerAuth(app, options.tokens ?? null, { webhook: Boolean(options.reconciler?.webhookSecret) });
   registerHostileInputGuard(app);
   // no hook at all when nothing would be logged
@@ -185,7 +186,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     },
     { prefix: '/api' },
   );
-  if (options.console !== false) await registerConsole(app, typeof options.console === 'string' ? options.console : undefined);
+  if (options.console !== false) consoleFallback = await registerConsole(app, typeof options.console === 'string' ? options.console : undefined);
   if (options.schedules) {
     const schedule = new ConnectionSchedules(jobs, objects, {
       log: (level, message, fields) => app.log[level]({ schedules: true, ...fields }, message),

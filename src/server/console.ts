@@ -1,8 +1,9 @@
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../catalog/packagePaths.js';
+import type { NotFoundFallback } from './errorHandler.js';
 
 /**
  * The web console (src/console, built by vite into dist/console during `npm ci`): its files at `/`, and
@@ -31,7 +32,7 @@ function isApi(path: string): boolean {
   return path === '/api' || path.startsWith('/api/');
 }
 
-export async function registerConsole(app: FastifyInstance, dir: string = CONSOLE_DIR): Promise<void> {
+export async function registerConsole(app: FastifyInstance, dir: string = CONSOLE_DIR): Promise<NotFoundFallback> {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!isApi(request.url.split('?')[0])) {
       reply.header('content-security-policy', CONSOLE_CSP);
@@ -45,8 +46,7 @@ export async function registerConsole(app: FastifyInstance, dir: string = CONSOL
     // wildcard: false registers one route per built file, so unknown paths reach the fallback below
     await app.register(fastifyStatic, { root: dir, prefix: '/', wildcard: false, index: false, cacheControl: false });
   }
-  const page = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
-    if (isApi(request.url.split('?')[0])) return reply.callNotFound();
+  const page = async (_request: FastifyRequest, reply: FastifyReply) => {
     if (!built) {
       return reply
         .status(503)
@@ -57,5 +57,11 @@ export async function registerConsole(app: FastifyInstance, dir: string = CONSOL
     return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
   };
   app.get('/', { schema: { hide: true } }, page);
-  app.get('/*', { schema: { hide: true } }, page);
+  // A view's URL is served by the not-found handler rather than a `/*` route: a wildcard route would also
+  // catch /api paths that the router refuses (a parameter over maxParamLength), which must keep their error.
+  return async (request, reply) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || isApi(request.url.split('?')[0])) return false;
+    await page(request, reply);
+    return true;
+  };
 }

@@ -107,14 +107,19 @@ export function clientErrorHandler(connectionError: Error, socket: Socket): void
   socket.destroy();
 }
 
-export function registerErrorHandler(app: FastifyInstance): void {
+/** Answers a request no route matched, instead of the 404 (the console's pages); true when it answered. */
+export type NotFoundFallback = (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+
+export function registerErrorHandler(app: FastifyInstance, options: { notFoundFallback?: () => NotFoundFallback | undefined } = {}): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const { status, code, message, details } = translate(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     void reply.status(status).type('application/json').send(errorBody(request, status, code, message, details));
   });
-  app.setNotFoundHandler((request, reply) => {
-    void reply
+  app.setNotFoundHandler(async (request, reply) => {
+    const fallback = options.notFoundFallback?.();
+    if (fallback && (await fallback(request, reply))) return reply;
+    return reply
       .status(404)
       .send(errorBody(request, 404, 'NOT_FOUND', `route not found: ${request.method} ${request.url.split('?')[0]}`));
   });

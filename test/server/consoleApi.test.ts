@@ -85,7 +85,7 @@ describe('console API and serving', () => {
     expect(jobs.jobs[0]).toMatchObject({ jobType: 'no_such_executor_type', status: 'queued', createdBy: 'alice' });
     expect((await call(app, { method: 'GET', url: '/api/jobs/jobs?status=finished' })).body.jobs).toEqual([]);
     const profile = (await call(app, { method: 'GET', url: '/api/environment/profile' })).body;
-    expect(profile).toMatchObject({ user: 'anonymous', account_role: 'admin', can_run_checks: true, features: { incidents: false } });
+    expect(profile).toMatchObject({ user: 'anonymous', account_role: 'admin', can_run_checks: true, features: { incidents: true } });
   });
 
   it('the console at / and its routes, with a CSP that forbids inline script; /api keeps its JSON 404', async () => {

@@ -140,7 +140,8 @@ describe('hostile input on every route', () => {
     ['headers over 16 KB (431)', get('/api/connections', `X-Big: ${'a'.repeat(70_000)}\r\n`), 431, 'HEADERS_TOO_LARGE'],
     ['a broken request line', 'GARBAGE\r\n\r\n', 400, 'MALFORMED_REQUEST'],
     ['a header with a space in its name', get('/api/connections', 'Bad Header: x\r\n'), 400, 'MALFORMED_REQUEST'],
-    ['an unknown route (fastify default 404)', get('/nope'), 404, 'NOT_FOUND'],
+    // outside /api an unknown GET is a page of the web console (index.html); the API's unknown routes are 404
+    ['an unknown route (fastify default 404)', get('/api/nope'), 404, 'NOT_FOUND'],
     [
       'an unsupported media type (415)',
       'POST /api/connections/x HTTP/1.1\r\nHost: x\r\nContent-Type: application/xml\r\nContent-Length: 4\r\nConnection: close\r\n\r\n<a/>',
