@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../catalog/packagePaths.js';
 import type { NotFoundFallback } from './errorHandler.js';
+import { METRICS_PATH } from './metricsRoute.js';
 
 /**
  * The web console (src/console, built by vite into dist/console during `npm ci`): its files at `/`, and
@@ -60,7 +61,9 @@ export async function registerConsole(app: FastifyInstance, dir: string = CONSOL
   // A view's URL is served by the not-found handler rather than a `/*` route: a wildcard route would also
   // catch /api paths that the router refuses (a parameter over maxParamLength), which must keep their error.
   return async (request, reply) => {
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || isApi(request.url.split('?')[0])) return false;
+    const path = request.url.split('?')[0];
+    // /metrics is not a page either: on the API port it is absent under --metrics-port, and answers 404
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || isApi(path) || path === METRICS_PATH) return false;
     await page(request, reply);
     return true;
   };
