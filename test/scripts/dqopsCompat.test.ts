@@ -111,7 +111,7 @@ describe.skipIf(!hasMirror)("DQOps's generated Python client against dqctl demo"
     await new Promise<void>((ready, fail) => {
       const onData = (chunk: Buffer) => {
         output += chunk.toString();
-        if (output.includes('Serving the API')) ready();
+        if (output.includes('dqctl is serving the live store')) ready(); // printed once the server listens
       };
       child.stdout!.on('data', onData);
       child.stderr!.on('data', onData);
