@@ -3,6 +3,7 @@ import type { DataSource } from '../../datasource/index.js';
 import { planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
 import { isJsonObject, RULE_SEVERITIES, type DqError, type JsonObject } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
+import { outcomeOf } from './resultRows.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import type { PlannedCheck } from './plannedChecks.js';
 import { runTableComparisons, type ComparisonRunContext } from './runTableComparisons.js';
@@ -152,6 +153,7 @@ export async function runTableChecks(
                     checkName: check.checkName,
                     dataGroup,
                     executionErrors: 'exclude',
+                    read: 'readouts',
                   })
                 )
                   .filter((r) => typeof r.actualValue === 'number')
@@ -176,8 +178,7 @@ export async function runTableChecks(
             dataGroup,
             actualValue: readout.actualValue,
             expectedValue: evaluation.expectedValue ?? readout.expectedValue ?? null,
-            // no verdict (no thresholds, not enough history yet) is not an alarm
-            severity: readout.severity ?? evaluation.severity ?? 0,
+            ...outcomeOf(evaluation, readout.severity),
           });
         } catch (error) {
           rows.push({ ...base, timePeriod, dataGroup, actualValue: readout.actualValue, severity: null, errorMessage: `rule ${check.catalog.rule}: ${(error as Error).message}` });

@@ -22,16 +22,18 @@ import { COLUMN_URL, ERRORS_QUERY, paramsSchema, selectionOf, TABLE_URL, targetO
 /**
  * DQOps's `check_results` and `sensor_readouts` groups: the stored results of a table's or column's checks,
  * grouped by check, newest first (at most `maxResultsPerCheck` per check, default 100; `monthStart` / `monthEnd`
- * bound the time periods). A readout is the sensor's value of a result (actual and expected value); results add
- * the severity. Execution errors are served by the errors group and left out here. The rule bounds of a result
+ * bound the time periods). A readout is the sensor's value (actual and expected value), stored whether or not the
+ * check's rules gave a verdict; a result adds the severity, exists only where they did, and shows a rule's own
+ * actual value (max_failures: the failure count) where it reported one. Execution errors are served by the errors group and left out here. The rule bounds of a result
  * (warningLowerBound, …) are not stored by dqctl and are left out.
  */
 type Kind = 'results' | 'readouts';
 
-async function readRows(store: Store, target: Target, selection: Selection, query: Query) {
+async function readRows(store: Store, target: Target, selection: Selection, query: Query, kind: Kind) {
   const { count, months, ...filter } = errorsFilter(target, selection, query);
   const rows = await store.checkResults({
     ...filter,
+    read: kind,
     timePeriodFrom: months.from,
     timePeriodTo: months.to,
     executionErrors: 'exclude',
@@ -63,7 +65,7 @@ function entry(target: Target, row: CheckResultRow, kind: Kind): JsonObject {
 }
 
 async function listOf(store: Store, target: Target, selection: Selection, query: Query, kind: Kind): Promise<JsonObject[]> {
-  const { rows, dataGroup } = await readRows(store, target, selection, query);
+  const { rows, dataGroup } = await readRows(store, target, selection, query, kind);
   return groupByCheck(rows).map((checkRows) => {
     const { dataGroupsNames, ...header } = listHeader(target, checkRows, dataGroup);
     const entries = checkRows.map((row) => entry(target, row, kind));
