@@ -1,4 +1,4 @@
-import { errorCount } from '../../manifest/desiredState.js';
+import { errorCount, type DesiredState } from '../../manifest/desiredState.js';
 import { loadRepository } from '../../manifest/loadRepository.js';
 import { ParseCache } from '../../manifest/parseCache.js';
 import type { RepositorySource } from '../../manifest/repositorySource.js';
@@ -23,7 +23,7 @@ export interface PreviewRevisionsRequest {
 
 export async function previewRevisions(
   request: PreviewRevisionsRequest,
-  evaluate: (request: PreviewRequest) => Promise<PreviewOutcome>,
+  evaluate: (request: PreviewRequest, head: DesiredState) => Promise<PreviewOutcome>,
 ): Promise<PreviewDocument> {
   const cache = new ParseCache();
   const base = await loadRepository(request.base.source, { cache });
@@ -40,7 +40,7 @@ export async function previewRevisions(
     warnings.push(`the base ${request.base.ref} has ${baseErrors} validation error${baseErrors === 1 ? '' : 's'}; the checks of its broken files count as added`);
   }
   const tables = changedChecks(base, head);
-  const outcome = await evaluate({ days: request.days, live: request.live, live_limit: request.liveLimit, tables });
+  const outcome = await evaluate({ days: request.days, live: request.live, live_limit: request.liveLimit, tables }, head);
   return {
     format_version: PREVIEW_FORMAT_VERSION,
     base: base.repository.commit ?? request.base.ref,
