@@ -9,8 +9,8 @@ import { severityName, zeroCounts, type Backtest } from './previewDocument.js';
 /**
  * The backtest of a preview: the head settings of each changed check judged on the readouts already stored for
  * it (or for the check that stands for it, previewRequest.ts) whose time period lies in the window, the newest
- * readout of each period and data group, as the rules' own history reads them. Before: the severity stored;
- * after: the head rule's verdict, with the earlier stored readouts as the rule's history (read back as far as
+ * readout of each period and data group, as the rules' own history reads them. Before: the severity stored
+ * (for a check read through another one's readouts, which raised nothing itself: no readout counted); after: the head rule's verdict, with the earlier stored readouts as the rule's history (read back as far as
  * the rule's time window looks, so an anomaly rule on the first day of the window sees what it saw then). A
  * verdict-less readout (not enough history) counts as valid, as a check run stores it. Gaps in the history are
  * gaps: a missing day is neither a readout nor a verdict.
@@ -59,7 +59,7 @@ export async function backtestChecks(
       rowsByKey.set(row.key, list);
     }
     indexes.forEach((index, keyIndex) => {
-      answers[index] = judge(items[index].check, rowsByKey.get(keyIndex) ?? [], windowStart);
+      answers[index] = judge(items[index].check, items[index].historyCheckName === items[index].check.checkName, rowsByKey.get(keyIndex) ?? [], windowStart);
     });
   }
   return answers;
@@ -85,7 +85,7 @@ function inWindow(timePeriod: string, gradient: string, windowStart: number): bo
   return end > windowStart;
 }
 
-function judge(check: PlannedCheck, rows: readonly BacktestReadoutRow[], windowStart: number): BacktestAnswer {
+function judge(check: PlannedCheck, own: boolean, rows: readonly BacktestReadoutRow[], windowStart: number): BacktestAnswer {
   const gradient = periodOf(check.checkType, check.timeScale, new Date(0)).timeGradient;
   const counted = rows.filter((row) => inWindow(row.timePeriod, gradient, windowStart));
   if (counted.length === 0) return { backtest: null };
@@ -101,7 +101,7 @@ function judge(check: PlannedCheck, rows: readonly BacktestReadoutRow[], windowS
   const after = zeroCounts();
   try {
     for (const row of counted) {
-      before[severityName(row.severity)]++;
+      if (own) before[severityName(row.severity)]++;
       const evaluation = evaluateCheck({
         ruleName: check.catalog.rule,
         actualValue: row.actualValue,

@@ -18,7 +18,8 @@ export interface PreviewContext {
   store: Pick<Store, 'backtestReadouts' | 'checkResults'>;
   /** The connections' specs, as the live store holds them (references to secrets unresolved). */
   connectionSpec(connection: string): JsonObject | undefined;
-  dataSources: DataSources;
+  /** The pools of the data sources; absent: nothing runs live. */
+  dataSources?: DataSources;
   now: Date;
   signal: AbortSignal;
   /** Why no check may run live here (e.g. the caller's role); every live outcome is then `not_run` with it. */
@@ -94,7 +95,8 @@ async function liveOutcomes(
 ): Promise<LiveOutcome[]> {
   const outcomes: LiveOutcome[] = entries.map(() => notRun('live runs were not asked for (--no-live)'));
   if (!request.live) return outcomes;
-  if (context.liveRefused) return entries.map(() => notRun(context.liveRefused!));
+  const dataSources = context.dataSources;
+  if (context.liveRefused || !dataSources) return entries.map(() => notRun(context.liveRefused ?? 'no data sources here'));
 
   // by table, in the request's order; the first `live_limit` tables run
   const byTable = new Map<PreviewTable, number[]>();
@@ -127,7 +129,7 @@ async function liveOutcomes(
         else runnable.push(planned);
       }
       if (!spec || runnable.length === 0) continue;
-      const dataSource = context.dataSources.get(table.connection, spec);
+      const dataSource = dataSources.get(table.connection, spec);
       const byHash = await runLive(runnable, { store: context.store, dataSource, signal: context.signal, now: context.now });
       for (const index of indexes) {
         const planned = entries[index].planned;
