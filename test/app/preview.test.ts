@@ -295,3 +295,39 @@ describe('preview: backtest and live run of the checks a change adds or modifies
     expect(outcome.checks.filter((c) => c.backtest !== null)).toHaveLength(1);
   });
 });
+
+describe('preview: a policy change reaches every table the policy applies to', { timeout: 60_000 }, () => {
+  it('lists the policy check on each table it reaches (not where the table file overrides it), from the policy file', async () => {
+    const { changedChecks } = await import('../../src/app/preview/changedChecks.js');
+    const { loadRepository } = await import('../../src/manifest/loadRepository.js');
+    const { diffRevisions } = await import('../../src/app/diffRevisions.js');
+    const { git } = await import('../helpers/gitRepo.js');
+    const shop = await gitRepo();
+    try {
+      const file = join(shop.repo, 'patterns/Detect empty tables daily.dqotablepattern.yaml');
+      const { readFile } = await import('node:fs/promises');
+      await git(shop.repo, 'checkout', '-q', '-b', 'pr');
+      await writeFile(file, (await readFile(file, 'utf8')).replace(/daily_row_count:\n(\s+)error:\n(\s+)min_count: 1/, 'daily_row_count:\n$1error:\n$2min_count: 10'));
+      await shop.commitAll('at least 10 rows every day');
+      const load = (ref: string) => loadRepository(new GitSource({ repository: shop.repo, ref }));
+      const tables = changedChecks(await load('main'), await load('pr'));
+      const checks = tables.flatMap((t) => t.checks.map((c) => ({ table: `${t.connection}.${t.schema}.${t.table}`, ...c })));
+      expect(checks.length).toBeGreaterThan(1);
+      for (const check of checks) {
+        expect(check).toMatchObject({ check_name: 'daily_row_count', change: 'modified', source: 'patterns/Detect empty tables daily.dqotablepattern.yaml', history_check_name: 'daily_row_count' });
+        expect(check.spec).toMatchObject({ error: { min_count: 10 } });
+      }
+      // as many tables as the diff's blast radius counts for the policy, less those whose own file sets the check
+      const diff = await diffRevisions({
+        base: { source: new GitSource({ repository: shop.repo, ref: 'main' }), ref: 'main' },
+        head: { source: new GitSource({ repository: shop.repo, ref: 'pr' }), ref: 'pr' },
+      });
+      const reached = diff.blastRadius[0].repository.after!.tables;
+      const head = await load('pr');
+      const overriding = head.objects.filter((o) => o.kind === 'table' && JSON.stringify(o.spec.monitoring_checks ?? {}).includes('"daily_row_count"')).length;
+      expect(checks.length).toBe(reached - overriding);
+    } finally {
+      await shop.cleanup();
+    }
+  });
+});
