@@ -110,8 +110,9 @@ async function main(): Promise<void> {
     const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
     let rows: CheckResultInput[] = [];
     for (let i = 0; i < TABLES; i++) {
-      for (let day = 1; day <= DAYS; day++) {
-        const value = (i + day) % 12 === 0 ? 9_000 : 12_000;
+      // today and the 29 days before it: the backtest's window
+      for (let day = 0; day < DAYS; day++) {
+        const value = (i + day) % 12 === 0 ? 9_000 : 12_000; // one readout in twelve below 10 000
         rows.push({
           connectionName: 'db',
           schemaName: 'bench',
