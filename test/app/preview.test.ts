@@ -242,7 +242,8 @@ describe('preview: backtest and live run of the checks a change adds or modifies
       status: 'ran', actual_value: 10, expected_value: 15, severity: 'valid', reason: null, partitions: null,
     });
     expect(find(doc, 'daily_row_count').live).toMatchObject({ status: 'ran', actual_value: 40, severity: 'error', reason: null });
-    expect(find(doc, 'daily_row_count_change_1_day').live).toMatchObject({ status: 'ran', actual_value: 40 });
+    // the new change rule looks back at the readouts that stand for it (daily_row_count's): 40 today against 220 yesterday
+    expect(find(doc, 'daily_row_count_change_1_day').live).toMatchObject({ status: 'ran', actual_value: 40, expected_value: 220, severity: 'warning' });
     const ghost = find(doc, 'daily_nulls_count', 'ghost').live!;
     expect(ghost.status).toBe('not_run');
     expect(ghost.reason).toContain('ghost');

@@ -89,7 +89,7 @@ export async function previewChecks(request: PreviewRequest, context: PreviewCon
 
 async function liveOutcomes(
   request: PreviewRequest,
-  entries: ReadonlyArray<{ table: PreviewTable; planned: PlannedCheck | undefined }>,
+  entries: ReadonlyArray<{ table: PreviewTable; check: PreviewRequestCheck; planned: PlannedCheck | undefined }>,
   context: PreviewContext,
   warnings: string[],
 ): Promise<LiveOutcome[]> {
@@ -130,7 +130,20 @@ async function liveOutcomes(
       }
       if (!spec || runnable.length === 0) continue;
       const dataSource = dataSources.get(table.connection, spec);
-      const byHash = await runLive(runnable, { store: context.store, dataSource, signal: context.signal, now: context.now });
+      // a rule that looks back reads the same readouts as the backtest: for a new check, those of the check that stands for it
+      const historyNames = new Map<string, string>();
+      for (const index of indexes) {
+        const { check } = entries[index];
+        if (check.history_check_name !== null) historyNames.set(historyKey(check.column, check.check_type, check.check_name), check.history_check_name);
+      }
+      const store: Pick<Store, 'checkResults'> = {
+        checkResults: (filter) =>
+          context.store.checkResults({
+            ...filter,
+            checkName: filter.checkName && (historyNames.get(historyKey(filter.columnName ?? null, filter.checkType, filter.checkName)) ?? filter.checkName),
+          }),
+      };
+      const byHash = await runLive(runnable, { store, dataSource, signal: context.signal, now: context.now });
       for (const index of indexes) {
         const planned = entries[index].planned;
         const outcome = planned && byHash.get(planned.checkHash);
@@ -141,3 +154,5 @@ async function liveOutcomes(
   await Promise.all(Array.from({ length: Math.min(TABLES_AT_ONCE, work.length) }, worker));
   return outcomes;
 }
+
+const historyKey = (column: string | null, checkType: string | undefined, checkName: string): string => JSON.stringify([column, checkType ?? null, checkName]);
