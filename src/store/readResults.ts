@@ -530,3 +530,80 @@ export async function readTableSeverities(sql: SqlQueryable): Promise<TableSever
     lastExecutedAt: row.last_executed_at,
   }));
 }
+
+/** One check whose readouts a backtest reads: where it is and which check (of one check type per read). */
+export interface BacktestReadoutKey {
+  connectionName: string;
+  schemaName: string;
+  tableName: string;
+  columnName: string | null;
+  timeGradient: string;
+  checkName: string;
+  tableComparison: string | null;
+}
+
+/** The newest readout of one time period and data group of the check at `key` (its index in the request). */
+export interface BacktestReadoutRow {
+  key: number;
+  timePeriod: string;
+  dataGroup: string;
+  actualValue: number | null;
+  expectedValue: number | null;
+  severity: number;
+}
+
+/**
+ * The readouts of many checks of ONE check type in one statement (the backtest of `dqctl preview`, which may
+ * reach thousands of tables): for each key, the newest result of each time period and data group whose
+ * period starts at or after `from` (execution errors are not readouts), oldest period first. The keys travel
+ * as one jsonb parameter; the join follows check_results_latest_idx.
+ */
+export async function readBacktestReadouts(
+  sql: SqlQueryable,
+  checkType: CheckType,
+  keys: readonly BacktestReadoutKey[],
+  from: string,
+): Promise<BacktestReadoutRow[]> {
+  if (keys.length === 0) return [];
+  const records = keys.map((key, index) => ({
+    k: index,
+    connection_name: key.connectionName,
+    schema_name: key.schemaName,
+    table_name: key.tableName,
+    column_name: key.columnName,
+    time_gradient: key.timeGradient,
+    check_name: key.checkName,
+    table_comparison: key.tableComparison,
+  }));
+  const rows = await sql.query<{
+    k: number;
+    time_period: string;
+    data_group: string;
+    actual_value: number | null;
+    expected_value: number | null;
+    severity: number;
+  }>(
+    `select r.k, ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.expected_value, r.severity
+       from (select distinct on (k.k, c.time_period, c.data_group)
+                    k.k, c.time_period, c.data_group, c.actual_value, c.expected_value, c.severity
+               from jsonb_to_recordset($1::text::jsonb) as k(k integer, connection_name text, schema_name text, table_name text,
+                      column_name text, time_gradient text, check_name text, table_comparison text)
+               join dqctl.check_results c
+                 on c.connection_name = k.connection_name and c.schema_name = k.schema_name and c.table_name = k.table_name
+                and c.check_type = $2 and c.check_name = k.check_name and c.time_gradient = k.time_gradient
+                and c.column_name is not distinct from k.column_name
+                and c.table_comparison is not distinct from k.table_comparison
+              where c.time_period >= $3::timestamptz and c.severity is not null
+              order by k.k, c.time_period, c.data_group, c.executed_at desc, c.id desc) r
+      order by r.k, r.time_period, r.data_group`,
+    [JSON.stringify(records), checkType, from],
+  );
+  return rows.map((row) => ({
+    key: Number(row.k),
+    timePeriod: row.time_period,
+    dataGroup: row.data_group,
+    actualValue: row.actual_value,
+    expectedValue: row.expected_value,
+    severity: Number(row.severity),
+  }));
+}

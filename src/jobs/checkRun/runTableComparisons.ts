@@ -26,7 +26,8 @@ export interface ComparisonReference {
 }
 
 export interface ComparisonRunContext {
-  store: Store;
+  /** Read only here (nothing is stored): a preview passes its store too. */
+  store: Pick<Store, 'checkResults'>;
   dataSource: DataSource;
   signal: AbortSignal;
   now: Date;
