@@ -550,6 +550,8 @@ export interface BacktestReadoutRow {
   actualValue: number | null;
   expectedValue: number | null;
   severity: number;
+  /** false: a readout the check's rules gave no verdict on (its severity is not a result). */
+  verdict: boolean;
 }
 
 /**
@@ -582,10 +584,11 @@ export async function readBacktestReadouts(
     actual_value: number | null;
     expected_value: number | null;
     severity: number;
+    verdict: boolean;
   }>(
-    `select r.k, ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.expected_value, r.severity
+    `select r.k, ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.expected_value, r.severity, r.verdict
        from (select distinct on (k.k, c.time_period, c.data_group)
-                    k.k, c.time_period, c.data_group, c.actual_value, c.expected_value, c.severity
+                    k.k, c.time_period, c.data_group, c.actual_value, c.expected_value, c.severity, c.verdict
                from jsonb_to_recordset($1::text::jsonb) as k(k integer, connection_name text, schema_name text, table_name text,
                       column_name text, time_gradient text, check_name text, table_comparison text)
                join dqctl.check_results c
@@ -605,5 +608,6 @@ export async function readBacktestReadouts(
     actualValue: row.actual_value,
     expectedValue: row.expected_value,
     severity: Number(row.severity),
+    verdict: row.verdict,
   }));
 }

@@ -1,5 +1,5 @@
 import { getCheckCatalog } from '../../catalog/index.js';
-import { periodOf } from '../../jobs/checkRun/resultRows.js';
+import { outcomeOf, periodOf } from '../../jobs/checkRun/resultRows.js';
 import { ruleSeveritiesOf, type PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
 import type { CheckType } from '../../model/index.js';
 import { evaluateCheck, type Readout } from '../../rules/index.js';
@@ -12,7 +12,8 @@ import { severityName, zeroCounts, type Backtest } from './previewDocument.js';
  * readout of each period and data group, as the rules' own history reads them. Before: the severity stored
  * (for a check read through another one's readouts, which raised nothing itself: no readout counted); after: the head rule's verdict, with the earlier stored readouts as the rule's history (read back as far as
  * the rule's time window looks, so an anomaly rule on the first day of the window sees what it saw then). A
- * verdict-less readout (not enough history) counts as valid, as a check run stores it. Gaps in the history are
+ * readout the rules give no verdict on (not enough history) is counted in neither, as a check run stores it as
+ * a readout only (a check with no thresholds at all is valid). Gaps in the history are
  * gaps: a missing day is neither a readout nor a verdict.
  *
  * One read of the store per check type, whatever the number of checks (a policy may reach thousands of tables).
@@ -101,7 +102,7 @@ function judge(check: PlannedCheck, own: boolean, rows: readonly BacktestReadout
   const after = zeroCounts();
   try {
     for (const row of counted) {
-      if (own) before[severityName(row.severity)]++;
+      if (own && row.verdict) before[severityName(row.severity)]++;
       const evaluation = evaluateCheck({
         ruleName: check.catalog.rule,
         actualValue: row.actualValue,
@@ -111,7 +112,8 @@ function judge(check: PlannedCheck, own: boolean, rows: readonly BacktestReadout
         referenceValue: row.expectedValue,
         timeGradient: gradient,
       });
-      after[severityName(evaluation.severity ?? 0)]++;
+      const outcome = outcomeOf(evaluation);
+      if (outcome.verdict) after[severityName(outcome.severity ?? 0)]++;
     }
   } catch (error) {
     return { backtest: null, error: `rule ${check.catalog.rule}: ${(error as Error).message}` };

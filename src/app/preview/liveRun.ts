@@ -41,15 +41,27 @@ function outcomeOf(check: PlannedCheck, rows: readonly CheckResultInput[]): Live
   const failed = rows.find((row) => row.severity === null || row.severity === undefined);
   if (failed) return notRun(failed.errorMessage ?? 'the check could not run');
   if (rows.length === 0) return notRun('the sensor returned no readout');
+  // a readout the rules give no verdict on (too little history, no actual value) is not a result
+  const judged = rows.filter((row) => row.verdict !== false);
+  if (judged.length === 0) {
+    return {
+      status: 'ran',
+      actual_value: rows[0].actualValue ?? null,
+      expected_value: rows[0].expectedValue ?? null,
+      severity: null,
+      reason: 'no verdict: the rule needs more history (or an actual value) to judge this readout',
+      partitions: null,
+    };
+  }
   // the most severe partition (or data group) stands for the check; the first of equals
-  let worst = rows[0];
-  for (const row of rows) if ((row.severity ?? 0) > (worst.severity ?? 0)) worst = row;
+  let worst = judged[0];
+  for (const row of judged) if ((row.severity ?? 0) > (worst.severity ?? 0)) worst = row;
   const several = check.checkType === 'partitioned' || rows.length > 1;
   const partitions = several ? zeroCounts() : null;
-  if (partitions) for (const row of rows) partitions[severityName(row.severity ?? 0)]++;
+  if (partitions) for (const row of judged) partitions[severityName(row.severity ?? 0)]++;
   return {
     status: 'ran',
-    actual_value: worst.actualValue ?? null,
+    actual_value: worst.ruleActualValue ?? worst.actualValue ?? null,
     expected_value: worst.expectedValue ?? null,
     severity: severityName(worst.severity ?? 0),
     reason: null,
