@@ -1,8 +1,6 @@
-import { errorCount, type DesiredState } from '../../manifest/desiredState.js';
-import { loadRepository } from '../../manifest/loadRepository.js';
-import { ParseCache } from '../../manifest/parseCache.js';
+import type { DesiredState } from '../../manifest/desiredState.js';
 import type { RepositorySource } from '../../manifest/repositorySource.js';
-import { ValidationFailed } from '../validationFailed.js';
+import { loadRevisionPair } from '../loadRevisionPair.js';
 import { changedChecks } from './changedChecks.js';
 import { PREVIEW_FORMAT_VERSION, type PreviewDocument, type PreviewOutcome } from './previewDocument.js';
 import type { PreviewRequest } from './previewRequest.js';
@@ -25,20 +23,10 @@ export async function previewRevisions(
   request: PreviewRevisionsRequest,
   evaluate: (request: PreviewRequest, head: DesiredState) => Promise<PreviewOutcome>,
 ): Promise<PreviewDocument> {
-  const cache = new ParseCache();
-  const base = await loadRepository(request.base.source, { cache });
-  const head = await loadRepository(request.head.source, { cache });
-  const headErrors = errorCount(head);
-  if (headErrors > 0) {
-    const error = new ValidationFailed(head);
-    error.message = `the head ${request.head.ref} has ${headErrors} validation error${headErrors === 1 ? '' : 's'}; nothing was previewed`;
-    throw error;
-  }
-  const warnings: string[] = [];
-  const baseErrors = errorCount(base);
-  if (baseErrors > 0) {
-    warnings.push(`the base ${request.base.ref} has ${baseErrors} validation error${baseErrors === 1 ? '' : 's'}; the checks of its broken files count as added`);
-  }
+  const { base, head, warnings } = await loadRevisionPair(request, {
+    nothing: 'nothing was previewed',
+    baseConsequence: 'the checks of its broken files count as added',
+  });
   const tables = changedChecks(base, head);
   const outcome = await evaluate({ days: request.days, live: request.live, live_limit: request.liveLimit, tables }, head);
   return {
