@@ -16,7 +16,7 @@
  * dqctl's query are the same instant (to the millisecond pg gives a Date). A case agrees when the readouts (actual
  * and expected value of every row, rounded to 5 decimals) are equal. When DQOps's own query fails (the template does
  * not render, or PostgreSQL rejects the SQL), the case is counted apart and listed: it does not make the sensor
- * disagree. `table_availability` is DQOps Java code over its template (TableAvailabilitySensorRunner): its readout
+ * disagree (but a sensor needs at least one equal case to agree). `table_availability` is DQOps Java code over its template (TableAvailabilitySensorRunner): its readout
  * is 0 when the probe returns a row, 1 when it returns none or fails; the bench applies that rule to the template's
  * result. The six schema sensors are DQOps Java code without a template and are not compared.
  *
@@ -51,7 +51,7 @@ const SECTION_END = '<!-- bench/sensorsAgreement.ts: sensors agreeing with DQOps
 const TRICKY_TEXTS: Array<string | null> = [
   null, null, '', ' ', '   ', '\t', '\n', 'a\tb', '\u00a0', '\u00a0x\u00a0', 'line\r\nbreak',
   'abc', 'ABC', 'Abc', ' abc', 'abc ', ' abc ', 'a  b', 'hello world', 'one two  three',
-  'NULL', 'null', ' NULL ', 'None', 'n/a', 'N/A', 'na', '-', '""', "''", '#N/D', 'blank', 'Empty', 'missing', 'NaN', 'undefined',
+  'NULL', 'null', ' NULL ', 'None', 'n/a', 'N/A', 'na', '-', '""', "''", "\\'\\'", '#N/D', 'blank', 'Empty', 'missing', 'NaN', 'undefined',
   'Zoë Ünal', 'Łódź', '日本語', 'émilie', "O'Brien", 'Anne-Marie', 'Dr.', 'R2D2', 'John Smith', 'john  smith',
   '1', '42', ' 42 ', '-7', '+7', '3.14', '1,5', '-.5', '1e5', '1.5E-3', '0', '007', '12 345',
   'true', 'false', 'TRUE', 'No', 'yes', 'Y', 'f', 'T',
@@ -210,9 +210,12 @@ function timelinessCases(sensor: string): Case[] {
   return cases;
 }
 
-const CONDITIONS_ON_COLUMN = ['{column} > 0', "{column}::text like '%a%'", '{alias}.id > 3', '{column} = 3 or null', 'true', 'false', 'null'];
+/** Conditions and expressions that fit every column type (texts and booleans too); numeric ones only on numbers. */
+const CONDITIONS_ON_COLUMN = ["{column}::text > '1'", "{column}::text like '%a%'", '{alias}.id > 3', "{column}::text = '3' or null", 'true', 'false', 'null'];
+const NUMERIC_CONDITIONS = ['{column} > 0', '{column} = 3 or null'];
 const CONDITIONS_ON_TABLE = ['{alias}.i > 0', "{alias}.b", '{alias}.id > 3 and {alias}.n < 100', 'null', "(select count(*) from {table}) > 5"];
-const EXPRESSIONS_ON_COLUMN = ['max({column}) - min({column})', 'count(distinct {column})', 'sum({column}) / nullif(count(*), 0)'];
+const EXPRESSIONS_ON_COLUMN = ['count(distinct {column})', 'max(length({column}::text))', 'sum(length({column}::text)) / nullif(count(*), 0)'];
+const NUMERIC_EXPRESSIONS = ['max({column}) - min({column})', 'sum({column}) / nullif(count(*), 0)'];
 const EXPRESSIONS_ON_TABLE = ['count(*)', 'max({alias}.i) + 1', 'avg({alias}.d)'];
 
 function casesOf(sensor: string): Case[] {
@@ -283,11 +286,14 @@ function casesOf(sensor: string): Case[] {
           { sql_query: "select {column} from {table} as {alias} where {column}::text like '%1%'" },
         ]);
       }
-      return onColumns(
-        sensor,
-        [['typed', 'i'], ['typed', 'n'], ['typed', 'b'], ['texts', 'v'], ['typed_empty', 'i'], ['typed_nulls', 'i']],
-        (name === 'sql_aggregated_expression' ? EXPRESSIONS_ON_COLUMN.map((sql_expression) => ({ sql_expression })) : CONDITIONS_ON_COLUMN.map((sql_condition) => ({ sql_condition }))) as Array<Record<string, JsonValue>>,
-      );
+      {
+        const sql = (list: string[]): Array<Record<string, JsonValue>> => list.map((text) => ({ [name === 'sql_aggregated_expression' ? 'sql_expression' : 'sql_condition']: text }));
+        const [general, numeric] = name === 'sql_aggregated_expression' ? [EXPRESSIONS_ON_COLUMN, NUMERIC_EXPRESSIONS] : [CONDITIONS_ON_COLUMN, NUMERIC_CONDITIONS];
+        return [
+          ...onColumns(sensor, [['typed', 'i'], ['typed', 'n'], ['typed', 'b'], ['texts', 'v'], ['typed_empty', 'i'], ['typed_nulls', 'i']], sql(general)),
+          ...onColumns(sensor, [['typed', 'i'], ['typed', 'd'], ['typed_empty', 'n'], ['typed_nulls', 'i']], sql(numeric)),
+        ];
+      }
     default:
       // conversions, datatype, pii, text, whitespace: text columns
       if (name === 'text_length_in_range_percent') return onColumns(sensor, textColumns(), [{}, { min_length: 0, max_length: 3 }, { min_length: 2, max_length: 2 }]);
@@ -535,7 +541,8 @@ async function main(): Promise<number> {
     let agreeing = 0;
     const lines: string[] = [];
     for (const summary of summaries.values()) {
-      const agrees = summary.differing.length === 0;
+      // A sensor whose every case fails in DQOps has shown nothing: it does not count as agreeing.
+      const agrees = summary.differing.length === 0 && summary.same > 0;
       if (agrees) agreeing += 1;
       const fails = summary.dqopsFails.length > 0 ? `, DQOps's query fails on ${summary.dqopsFails.length}` : '';
       lines.push(`${agrees ? 'agree ' : 'DIFFER'} ${summary.sensor}: ${summary.same} of ${summary.cases} cases equal${fails}${agrees ? '' : `, ${summary.differing.length} different`}`);
