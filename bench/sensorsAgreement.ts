@@ -567,7 +567,7 @@ async function main(): Promise<number> {
         '',
         `${cases.length} cases: dqctl's query and DQOps's own template (dqops/dqo ${mirrorCommit.slice(0, 12)}, rendered with Jinja2) on the same tables of a scratch PostgreSQL ${version} database; a case agrees when every readout (actual and expected value, rounded to 5 decimals) is equal. Cases where DQOps's own query fails do not count against a sensor:`,
         '',
-        ...(failing.length === 0 ? ['- none'] : failing.map((s) => `- \`${s.sensor}\`: ${s.dqopsFails.length} of ${s.cases} cases (${[...new Set(s.dqopsFails.map((f) => f.error))].slice(0, 2).join('; ')})`)),
+        ...(failing.length === 0 ? ['- none'] : failing.map((s) => `- \`${s.sensor}\`: ${s.dqopsFails.length} of ${s.cases} cases, e.g. ${s.dqopsFails[0]!.label}: ${s.dqopsFails[0]!.error}`)),
         '',
         ...(differing.length === 0 ? [] : ['Sensors that differ:', '', ...differing.map((s) => `- \`${s.sensor}\`: ${s.differing.length} of ${s.cases} cases, e.g. ${s.differing[0]!.label}: DQOps ${s.differing[0]!.dqops}, dqctl ${s.differing[0]!.dqctl}`), '']),
         `Measured ${new Date().toISOString().slice(0, 10)} in ${((Date.now() - started) / 1000).toFixed(0)} s. Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node.js ${process.version}, ${platform()} ${release()}; load average ${loadavg()[0]!.toFixed(2)} at the end.`,
