@@ -339,7 +339,6 @@ function tableCasesOf(sensor: string, category: string, name: string): Case[] {
     default:
       throw new Error(`no cases for ${sensor}`);
   }
-  void name;
 }
 
 function allowed(sensor: string, parameter: string): Array<Record<string, JsonValue>> {
@@ -416,7 +415,7 @@ function sameRows(a: Array<[number | null, number | null]>, b: Array<[number | n
   const key = (row: [number | null, number | null]): string => JSON.stringify(row.map(round5));
   const left = a.map(key).sort();
   const right = b.map(key).sort();
-  return left.every((value, index) => value === right[index] || closeRows(a, b));
+  return left.every((value, index) => value === right[index]) || closeRows(a, b);
 }
 
 /** Float noise at the 5th decimal's rounding edge (e.g. a millisecond of `now` in days): relative 1e-9. */
