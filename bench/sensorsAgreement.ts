@@ -33,7 +33,7 @@ import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { getCheckCatalog, type CatalogSensor } from '../src/catalog/index.js';
-import { planSensorQueries, type SensorReadout, type TableQueryRequest } from '../src/datasource/sensors/index.js';
+import { planSensorQueries, quoteIdent, type SensorReadout, type TableQueryRequest } from '../src/datasource/sensors/index.js';
 import type { JsonValue } from '../src/model/index.js';
 import { writeBenchmarkSection } from './benchmarksFile.js';
 
@@ -115,6 +115,9 @@ function fixtureStatements(): Array<{ text: string; values?: unknown[] }> {
   };
   textTable('texts', TRICKY_TEXTS);
   for (const [name, values] of Object.entries(TEXT_SUBSETS)) textTable(name, values);
+  // Names that need quoting on both sides: mixed case, a space, a double quote, unicode.
+  statements.push({ text: `create table ${s}.${quoteIdent(ODD_TABLE)} (id integer, ${quoteIdent(ODD_COLUMN)} text)` });
+  statements.push({ text: `insert into ${s}.${quoteIdent(ODD_TABLE)} select row_number() over (), v from unnest($1::text[]) as v`, values: [TRICKY_TEXTS] });
   textTable('texts_empty', null);
   textTable('texts_nulls', [null, null, null, null]);
   const typed = 'id integer, i integer, n numeric(14,6), d double precision, b boolean, dt date, ts timestamp, tz timestamptz';
@@ -136,6 +139,8 @@ function fixtureStatements(): Array<{ text: string; values?: unknown[] }> {
 }
 
 const TEXT_TABLES = ['texts', ...Object.keys(TEXT_SUBSETS), 'texts_empty', 'texts_nulls'];
+const ODD_TABLE = 'Odd "Table"';
+const ODD_COLUMN = 'Välue "q"';
 const TYPED_TABLES = ['typed', 'typed_empty', 'typed_nulls'];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -168,7 +173,7 @@ const onColumns = (sensor: string, columns: Array<[string, string]>, parameterSe
     }),
   );
 
-const textColumns = (): Array<[string, string]> => TEXT_TABLES.map((table) => [table, 'v']);
+const textColumns = (): Array<[string, string]> => [...TEXT_TABLES.map((table): [string, string] => [table, 'v']), [ODD_TABLE, ODD_COLUMN]];
 const typedColumns = (names: string[]): Array<[string, string]> => TYPED_TABLES.flatMap((table) => names.map((column) => [table, column] as [string, string]));
 const everyColumn = (): Array<[string, string]> => [
   ...textColumns(),
@@ -304,7 +309,7 @@ function casesOf(sensor: string): Case[] {
 }
 
 function tableCasesOf(sensor: string, category: string, name: string): Case[] {
-  const allTables = [...TEXT_TABLES, ...TYPED_TABLES, 'records', 'foreign_keys', 'events', 'events_empty'];
+  const allTables = [...TEXT_TABLES, ODD_TABLE, ...TYPED_TABLES, 'records', 'foreign_keys', 'events', 'events_empty'];
   const on = (tables: string[], parameterSets: Array<Record<string, JsonValue>> = [{}]): Case[] => tables.flatMap((table) => parameterSets.map((parameters) => ({ sensor, table, parameters })));
   switch (category) {
     case 'volume':
