@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import {
   DqError,
   type ApplyRecord,
+  type CheckType,
   type ApplyRecordInput,
   type LiveObject,
   type LiveSummary,
@@ -18,10 +19,13 @@ import { getObjects, listObjects, listSummaries, readRevision } from './readObje
 import {
   insertCheckResults,
   insertErrorSamples,
+  readBacktestReadouts,
   readCheckResults,
   readErrorSamples,
   readTableSeverities,
   type TableSeverityRow,
+  type BacktestReadoutKey,
+  type BacktestReadoutRow,
   type CheckResultFilter,
   type CheckResultInput,
   type CheckResultRow,
@@ -139,6 +143,11 @@ class SqlStore implements Store {
   async checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]> {
     this.refuseInsideWork('checkResults');
     return readCheckResults(this.client, filter);
+  }
+
+  async backtestReadouts(checkType: CheckType, keys: readonly BacktestReadoutKey[], from: string): Promise<BacktestReadoutRow[]> {
+    this.refuseInsideWork('backtestReadouts');
+    return readBacktestReadouts(this.client, checkType, keys, from);
   }
 
   async tableSeverities(): Promise<TableSeverityRow[]> {
