@@ -22,10 +22,21 @@ export interface FailureFields {
 export type IncidentKey = FailureFields & { incidentHash: number };
 
 export function incidentKeyOf(failure: FailureFields, grouping: Pick<EffectiveGrouping, 'groupingLevel' | 'divideByDataGroups'>): IncidentKey {
-  const depth = ['table', 'table_dimension', 'table_dimension_category', 'table_dimension_category_type', 'table_dimension_category_name'].indexOf(
-    grouping.groupingLevel,
-  );
-  const key: IncidentKey = {
+  const key = keyFieldsOf(failure, grouping);
+  const depth = depthOf(grouping);
+  const components = [key.connection, key.schema, key.table, grouping.divideByDataGroups ? key.dataGroup : undefined];
+  if (depth >= 1) components.push(key.qualityDimension);
+  if (depth >= 2) components.push(key.checkCategory);
+  if (depth >= 3) components.push(key.checkType);
+  if (depth >= 4) components.push(key.checkName);
+  key.incidentHash = hash52(JSON.stringify(components));
+  return key;
+}
+
+/** The fields of a failure that its grouping keeps (the others null); `incidentHash` not yet computed (0). */
+export function keyFieldsOf(failure: FailureFields, grouping: Pick<EffectiveGrouping, 'groupingLevel' | 'divideByDataGroups'>): IncidentKey {
+  const depth = depthOf(grouping);
+  return {
     connection: failure.connection,
     schema: failure.schema,
     table: failure.table,
@@ -36,13 +47,10 @@ export function incidentKeyOf(failure: FailureFields, grouping: Pick<EffectiveGr
     checkName: depth >= 4 ? failure.checkName : null,
     incidentHash: 0,
   };
-  const components = [key.connection, key.schema, key.table, grouping.divideByDataGroups ? key.dataGroup : undefined];
-  if (depth >= 1) components.push(key.qualityDimension);
-  if (depth >= 2) components.push(key.checkCategory);
-  if (depth >= 3) components.push(key.checkType);
-  if (depth >= 4) components.push(key.checkName);
-  key.incidentHash = hash52(JSON.stringify(components));
-  return key;
+}
+
+function depthOf(grouping: Pick<EffectiveGrouping, 'groupingLevel'>): number {
+  return ['table', 'table_dimension', 'table_dimension_category', 'table_dimension_category_type', 'table_dimension_category_name'].indexOf(grouping.groupingLevel);
 }
 
 /** A stable non-negative integer below 2^52 from a text. */

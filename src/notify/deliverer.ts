@@ -116,7 +116,9 @@ export class Deliverer {
     const result: PassResult = { delivered: 0, retried: 0, failed: 0 };
     await Promise.all(
       claimed.map(async (message) => {
-        const outcome = await this.send(message);
+        // an unexpected error while preparing or sending is a failed attempt like any other (retried with
+        // backoff), so that the message is not left claimed, untried, until its lease ends
+        const outcome = await this.send(message).catch((error: unknown): SendOutcome => ({ kind: 'transient', reason: `could not send: ${(error as Error).message ?? String(error)}` }));
         const kind = await this.settle(message, outcome);
         result[kind]++;
       }),

@@ -5,6 +5,7 @@
 export { evaluateCheck, type CheckEvaluation, type CheckEvaluationInput, type CheckSeverity } from './evaluateCheck.js';
 export { evaluateRule, type EvaluateRuleOptions } from './evaluateRule.js';
 export { implementedRuleNames } from './ruleRegistry.js';
+export { keepThreeDigits, loosenedRuleParameters, recalibratedRuleNames, type CalibrationHistory, type RuleSlot } from './recalibrateRule.js';
 export { DETECTED_DATATYPES } from './comparisonRules.js';
 export { normalCdf, normalQuantile, studentTCdf, studentTQuantile } from './distributions.js';
 export {

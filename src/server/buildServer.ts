@@ -65,7 +65,13 @@ export interface ServerOptions {
    * Deliver the notification outbox (`serve` does): a Deliverer started with the server and stopped before it
    * closes. Off by default: an app built in a test sends nothing unless asked.
    */
-  notifications?: Omit<DelivererOptions, 'store' | 'log'>;
+  notifications?: Omit<DelivererOptions, 'store' | 'log'> & {
+    /**
+     * Start delivering once the server listens (serve: message links name the address it listens on, which is
+     * known only then), instead of at once (tests that inject requests without listening).
+     */
+    startWhenListening?: boolean;
+  };
   /** The web console at `/` (default: on, from dist/console); a folder serves another build; false: none. */
   console?: boolean | string;
 }
@@ -205,7 +211,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   if (!options.dataSources) app.addHook('onClose', async () => dataSources.close());
   if (context.deliverer) {
     const started = context.deliverer;
-    started.start();
+    if (options.notifications?.startWhenListening) app.addHook('onListen', async () => started.start());
+    else started.start();
     app.addHook('onClose', async () => started.stop());
   }
   await app.ready();

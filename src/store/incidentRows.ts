@@ -1,4 +1,4 @@
-import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
+import { chunksOfJson, insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 
 /**
@@ -178,19 +178,19 @@ export async function insertIncidents(sql: SqlQueryable, records: readonly Incid
   await insertJsonRecords(sql, 'dqctl.incidents', RECORD_COLUMNS, records.map(toRow));
 }
 
-/** Writes every mutable field of these incidents (by id), in one statement per chunk. */
+/** Writes every mutable field of these incidents (by id), in one statement per chunk (rows as arrays, as inserts). */
 export async function updateIncidents(sql: SqlQueryable, records: readonly IncidentRecord[]): Promise<void> {
   if (records.length === 0) return;
   const statement = `update dqctl.incidents i set
-      last_seen = r.last_seen, incident_until = r.incident_until, highest_severity = r.highest_severity,
-      failed_checks_count = r.failed_checks_count, issue_url = r.issue_url, status = r.status,
-      status_changed_at = r.status_changed_at, status_changed_by = r.status_changed_by
-    from jsonb_to_recordset($1::text::jsonb) as r(id text, last_seen timestamptz, incident_until timestamptz,
-      highest_severity integer, failed_checks_count integer, issue_url text, status text, status_changed_at timestamptz,
-      status_changed_by text)
-    where i.id = r.id`;
-  const rows = records.map((r) => toRow(r));
-  for (let i = 0; i < rows.length; i += 5000) await sql.query(statement, [JSON.stringify(rows.slice(i, i + 5000))]);
+      last_seen = (r->>1)::timestamptz, incident_until = (r->>2)::timestamptz, highest_severity = (r->>3)::integer,
+      failed_checks_count = (r->>4)::integer, issue_url = r->>5, status = r->>6,
+      status_changed_at = (r->>7)::timestamptz, status_changed_by = r->>8
+    from jsonb_array_elements($1::text::jsonb) as r
+    where i.id = r->>0`;
+  const rows = records.map((r) =>
+    JSON.stringify([r.id, r.lastSeen, r.incidentUntil, r.highestSeverity, r.failedChecksCount, r.issueUrl, r.status, r.statusChangedAt, r.statusChangedBy]),
+  );
+  for (const chunk of chunksOfJson(rows)) await sql.query(statement, [chunk]);
 }
 
 /** One incident by id alone (ids are unique across connections). */

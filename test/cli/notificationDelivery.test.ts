@@ -12,7 +12,9 @@ import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.j
 
 /**
  * Delivery across processes, with the real bin: messages written by a run survive a SIGKILL of `serve` before
- * they went out, and are delivered after the restart; two `serve` replicas on one PostgreSQL deliver every
+ * they went out, and are delivered after the restart; so does a message whose send was under way when `serve`
+ * was killed (the receiver holding the request open): sent again with the same Idempotency-Key by the next
+ * server once the dead one's lease ends, and marked delivered only after the receiver answered; two `serve` replicas on one PostgreSQL deliver every
  * message exactly once between them (FOR UPDATE SKIP LOCKED).
  */
 const DQCTL_YAML = `apiVersion: dqctl/v1
@@ -128,6 +130,51 @@ describe('notification delivery across processes (real bin)', () => {
       expect(receiver.received).toHaveLength(1);
       expect(receiver.received[0].headers['idempotency-key']).toBe(message.idempotencyKey);
       expect(receiver.received[0].body).toMatchObject({ connection: 'shop', table: 'table_0', status: 'open' });
+    }, 180_000);
+  }
+
+  for (const engine of ['pglite', 'postgres'] as const) {
+    it(`${engine}: a server killed while a message is being sent: delivered after the restart, same key, marked only once answered`, async () => {
+      // a send may take 5 s, so the first claim's lease (3 × that + 5 s) ends 20 s after the claim
+      await writeFile(join(ws.dir, 'dqctl.yaml'), DQCTL_YAML.replace('send_timeout_seconds: 2', 'send_timeout_seconds: 5'));
+      const storeArgs = engine === 'pglite' ? ['--state-dir', join(ws.dir, 'state')] : ['--database', (database = await createTestDatabase()).url];
+      const options: OpenStoreOptions = engine === 'pglite' ? { stateDir: join(ws.dir, 'state') } : { databaseUrl: database!.url };
+      // the receiver holds every request open until the test answers it
+      receiver = await startHttpReceiver({ respond: () => 'hang' });
+      const held = receiver;
+      await run(options, `${held.url}/hook`, 1);
+      const port = await freePort();
+      const first = await serve(['--port', String(port), ...storeArgs], ws.dir);
+      children.push(first.child);
+
+      const sent = await held.arrival(0);
+      expect((await outbox(port))[0]).toMatchObject({ status: 'pending', attempts: 1, deliveredAt: null });
+      const exited = new Promise((r) => first.child.once('exit', r));
+      first.child.kill('SIGKILL');
+      await exited;
+      // killed mid-send: the message is still pending (claimed by the dead server until its lease ends)
+      const store = await openStore({ ...options, operation: 'test check' });
+      try {
+        const [message] = await store.outbox.list({});
+        expect(message).toMatchObject({ status: 'pending', attempts: 1, deliveredAt: null });
+        expect(sent.headers['idempotency-key']).toBe(message.idempotencyKey);
+      } finally {
+        await store.close();
+      }
+
+      const second = await serve(['--port', String(port), ...storeArgs], ws.dir);
+      children.push(second.child);
+      const resent = await held.arrival(1);
+      expect(resent.headers['idempotency-key']).toBe(sent.headers['idempotency-key']);
+      expect(resent.body).toMatchObject({ connection: 'shop', table: 'table_0', status: 'open' });
+      // the receiver has not answered yet: not delivered
+      expect((await outbox(port))[0]).toMatchObject({ status: 'pending', attempts: 2, deliveredAt: null });
+      const answeredAt = Date.now();
+      held.answer(1, 200);
+      await until(async () => (await outbox(port))[0]?.status === 'delivered', 10_000, 'the delivered status');
+      const [message] = await outbox(port);
+      expect(Date.parse(String(message.deliveredAt))).toBeGreaterThanOrEqual(answeredAt);
+      expect(held.received).toHaveLength(2);
     }, 180_000);
   }
 

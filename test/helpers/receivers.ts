@@ -1,10 +1,12 @@
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 /**
  * Real receivers for notification tests: a local HTTP server that records each request (headers and JSON body)
- * and answers as `respond` says, and a local SMTP server (smtp-server) that records each mail or refuses it.
+ * and answers as `respond` says, or holds it open until the test `answer`s it (`arrival` is the event of a
+ * request), and a local SMTP server (smtp-server) that records each mail or refuses it.
  */
 export interface ReceivedRequest {
   path: string;
@@ -17,21 +19,43 @@ export interface HttpReceiver {
   url: string;
   port: number;
   received: ReceivedRequest[];
-  /** Status to answer with for the n-th request (0-based); 'hang' never answers. */
+  /** Status to answer with for the n-th request (0-based); 'hang' holds it open (until `answer`, or forever). */
   respond: (n: number) => number | 'hang';
+  /** Resolves when the n-th request (0-based) has arrived (at once if it has): an event, not a poll. */
+  arrival(n: number): Promise<ReceivedRequest>;
+  /** Answers the n-th request, held open by 'hang', with this status. */
+  answer(n: number, status: number): void;
   close(): Promise<void>;
 }
 
 export async function startHttpReceiver(options: { port?: number; respond?: (n: number) => number | 'hang' } = {}): Promise<HttpReceiver> {
   const received: ReceivedRequest[] = [];
-  const hanging = new Set<ServerResponse>();
+  const hanging = new Map<number, ServerResponse>();
+  const arrivals = new EventEmitter();
   const receiver: HttpReceiver = {
     url: '',
     port: 0,
     received,
     respond: options.respond ?? (() => 200),
+    arrival: (n) =>
+      received[n] !== undefined
+        ? Promise.resolve(received[n])
+        : new Promise((resolve) => {
+            const onArrival = (index: number) => {
+              if (index !== n) return;
+              arrivals.off('request', onArrival);
+              resolve(received[n]);
+            };
+            arrivals.on('request', onArrival);
+          }),
+    answer: (n, status) => {
+      const response = hanging.get(n);
+      if (!response) throw new Error(`request ${n} is not held open`);
+      hanging.delete(n);
+      response.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+    },
     close: async () => {
-      for (const response of hanging) response.destroy();
+      for (const response of hanging.values()) response.destroy();
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
     },
@@ -43,11 +67,9 @@ export async function startHttpReceiver(options: { port?: number; respond?: (n: 
       const n = received.length;
       received.push({ path: request.url ?? '', headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'), at: Date.now() });
       const status = receiver.respond(n);
-      if (status === 'hang') {
-        hanging.add(response);
-        return;
-      }
-      response.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      if (status === 'hang') hanging.set(n, response);
+      else response.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      arrivals.emit('request', n);
     });
   });
   await new Promise<void>((done) => server.listen(options.port ?? 0, '127.0.0.1', () => done()));

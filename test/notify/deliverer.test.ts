@@ -83,6 +83,26 @@ describe.each(STORE_ENGINES)('deliverer on $engine', (engine) => {
     expect(receiver.received[0].body).toMatchObject({ connection: 'shop', schema: 'public', status: 'open', highest_severity: 2, failed_checks_count: 1 });
   });
 
+  it('counts an error while preparing a send as a failed attempt: retried with backoff, not left claimed until the lease ends', async () => {
+    receiver = await startHttpReceiver();
+    await recordResultsWithIncidents(fx.store, [failure('orders', new Date(now))], opening(`${receiver.url}/hook`));
+    let ready = false;
+    const d = deliverer({
+      baseUrl: () => {
+        if (!ready) throw new Error('no address yet');
+        return 'http://dqctl.example:8888';
+      },
+    });
+    expect(await d.deliverDue()).toEqual({ delivered: 0, retried: 1, failed: 0 });
+    const [pending] = await fx.store.outbox.list({});
+    expect(pending).toMatchObject({ status: 'pending', attempts: 1, claimedBy: null, nextAttemptAt: '2026-11-20T10:00:01.000Z' });
+    expect(pending.lastError).toBe('could not send: no address yet');
+    ready = true;
+    now += 1_000; // the backoff, far shorter than the lease
+    expect(await d.deliverDue()).toEqual({ delivered: 1, retried: 0, failed: 0 });
+    expect(receiver.received).toHaveLength(1);
+  });
+
   it('keeps retrying a receiver that is down, and delivers once it is back', async () => {
     const port = await freePort();
     await recordResultsWithIncidents(fx.store, [failure('orders', new Date(now))], opening(`http://127.0.0.1:${port}/hook`));

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { defaultQualityDimension } from '../../src/catalog/index.js';
 import { recordResultsWithIncidents, type IncidentConfiguration } from '../../src/incidents/index.js';
+import { checkHashOf } from '../../src/jobs/checkRun/plannedChecks.js';
 import type { JsonObject } from '../../src/model/index.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import type { CheckResultInput } from '../../src/store/store.js';
@@ -12,7 +14,8 @@ import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
  * DQOps's incidents and filtered notifications API over a real store: list and read incidents (camelCase,
  * epoch ms), change their status (operator role; a viewer gets 403; messages go to the outbox, and with a
  * deliverer to a real receiver), 404 with the error body, issues, histogram, statistics, top incidents,
- * filtered notifications and default webhooks with their address validation, and disabling the checks.
+ * filtered notifications and default webhooks with their address validation, disabling the checks, and recalibrating
+ * them (thresholds loosened in the table spec).
  */
 const CONNECTION = 'shop_oltp';
 /** One run: all its results share the time it ran (within the months the list looks back over). */
@@ -146,13 +149,81 @@ describe.each(STORE_ENGINES)('incidents API on $engine', (engine) => {
     expect(top.body.openIncidentSeverityLevelCounts.fatalCounts).toMatchObject({ totalCount: 1, countFromLast24h: 1 });
   });
 
+  it('recalibrates the checks that can raise an incident: loosens the severities their results reached, in the table spec', async () => {
+    const table = `${CONNECTION}/public.orders`;
+    const today = `${RUN_AT.slice(0, 10)}T00:00:00.000Z`;
+    const yesterday = new Date(Date.parse(today) - 86_400_000).toISOString();
+    const result = (column: string, category: string, checkName: string, severity: number, actualValue: number, executedAt = RUN_AT): CheckResultInput =>
+      failure({
+        columnName: column,
+        checkCategory: category,
+        checkName,
+        checkHash: checkHashOf(table, column, 'monitoring', 'daily', checkName),
+        qualityDimension: defaultQualityDimension(checkName),
+        timePeriod: executedAt === RUN_AT ? today : yesterday,
+        severity,
+        actualValue,
+        executedAt,
+      });
+    const byName: IncidentConfiguration = {
+      connectionSpec: () => ({ incident_grouping: { grouping_level: 'table_dimension_category_name' } }),
+      tableSpec: () => undefined,
+      defaultNotifications: undefined,
+    };
+    await recordResultsWithIncidents(
+      fx.store,
+      [
+        result('customer_id', 'integrity', 'daily_lookup_key_not_found', 1, 3, yesterday),
+        result('customer_id', 'integrity', 'daily_lookup_key_not_found', 2, 12),
+        // daily_nulls_count of customer_id comes from a policy (id_columns_not_null); order_id has its own
+        result('customer_id', 'nulls', 'daily_nulls_count', 2, 4),
+        result('order_id', 'nulls', 'daily_nulls_count', 0, 0),
+      ],
+      byName,
+    );
+    const incidents = (await call(app, { method: 'GET', url: `/api/incidents/${CONNECTION}`, headers: as('viewer-0001') })).body as JsonObject[];
+    const lookup = incidents.find((i) => i.checkName === 'daily_lookup_key_not_found')!;
+    const nulls = incidents.find((i) => i.checkName === 'daily_nulls_count' && i.table === 'orders')!;
+    expect((await call(app, { method: 'POST', url: `${path(lookup)}/checks/recalibrate`, headers: as('viewer-0001') })).status).toBe(403);
+    const unknown = await call(app, { method: 'POST', url: `/api/incidents/${CONNECTION}/2026/1/no-such-incident/checks/recalibrate`, headers: as('operator-001') });
+    expect([unknown.status, unknown.body.code]).toEqual([404, 'NOT_FOUND']);
+    const before = (await fx.store.getObjects([{ kind: 'table', name: table }]))[0];
+
+    expect((await call(app, { method: 'POST', url: `${path(lookup)}/checks/recalibrate`, headers: as('operator-001') })).status).toBe(204);
+    let [orders] = await fx.store.getObjects([{ kind: 'table', name: table }]);
+    let columns = orders.spec.columns as Record<string, any>;
+    // warning (reached) 0 → 5; error (reached) 10 → 15 (DQOps grows this check's error by half); fatal (not reached) stays
+    expect(columns.customer_id.monitoring_checks.daily.integrity.daily_lookup_key_not_found).toEqual({
+      parameters: { foreign_table: 'public.customers', foreign_column: 'customer_id' },
+      warning: { max_count: 5 },
+      error: { max_count: 15 },
+      fatal: { max_count: 100 },
+    });
+    // nothing else of the table changed, and the write is drift against the repository
+    expect(columns.customer_id.monitoring_checks.daily.nulls).toBeUndefined();
+    expect(orders.contentHash).not.toBe(before.contentHash);
+    expect(orders.appliedHash).toBe(before.appliedHash);
+
+    expect((await call(app, { method: 'POST', url: `${path(nulls)}/checks/recalibrate`, headers: as('operator-001') })).status).toBe(204);
+    [orders] = await fx.store.getObjects([{ kind: 'table', name: table }]);
+    columns = orders.spec.columns as Record<string, any>;
+    // the policy's check is written into the table, loosened; order_id's own check had no failure: unchanged
+    expect(columns.customer_id.monitoring_checks.daily.nulls.daily_nulls_count).toEqual({ error: { max_count: 5 } });
+    expect(columns.customer_id.profiling_checks).toBeUndefined();
+    expect(columns.order_id.monitoring_checks.daily.nulls.daily_nulls_count).toEqual({ error: { max_count: 0 } });
+    // a second recalibration loosens again from the new thresholds
+    expect((await call(app, { method: 'POST', url: `${path(lookup)}/checks/recalibrate`, headers: as('operator-001') })).status).toBe(204);
+    [orders] = await fx.store.getObjects([{ kind: 'table', name: table }]);
+    expect((orders.spec.columns as Record<string, any>).customer_id.monitoring_checks.daily.integrity.daily_lookup_key_not_found).toMatchObject({
+      warning: { max_count: 7 },
+      error: { max_count: 22 },
+    });
+  });
+
   it('disables the checks that failed in an incident, in the table spec', async () => {
     const incident = await first();
     expect((await call(app, { method: 'POST', url: `${path(incident)}/checks/disable`, headers: as('viewer-0001') })).status).toBe(403);
     expect((await call(app, { method: 'POST', url: `${path(incident)}/checks/disable`, headers: as('operator-001') })).status).toBe(204);
-    const recalibrate = await call(app, { method: 'POST', url: `${path(incident)}/checks/recalibrate`, headers: as('operator-001') });
-    expect(recalibrate.status).toBe(501);
-    expect(recalibrate.body.code).toBe('NOT_IMPLEMENTED');
     const table = await fx.store.getObjects([{ kind: 'table', name: `${CONNECTION}/public.orders` }]);
     const columns = table[0].spec.columns as Record<string, JsonObject>;
     expect((columns.customer_id.monitoring_checks as any).daily.nulls.daily_nulls_count.disabled).toBe(true);

@@ -117,7 +117,9 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
           notifications: {
             settings: delivery.settings,
             env: io.env,
-            // links point at the public URL of dqctl.yaml, else at where this server listens
+            // links point at the public URL of dqctl.yaml, else at where this server listens: delivery starts
+            // once it listens (a pass before that would find no address, and `app` not yet assigned)
+            startWhenListening: true,
             baseUrl: () => delivery.settings.publicUrl ?? localUrl(options.host, app.server.address()),
           },
         }

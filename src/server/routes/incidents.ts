@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { incidentSettingsOf } from '../../app/incidentSettings.js';
+import { recalibrateIncidentChecks } from '../../app/recalibrateIncidentChecks.js';
 import { findIncident, setIncidentIssueUrl, setIncidentStatus, type IncidentAddress } from '../../incidents/index.js';
 import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
 import { INCIDENT_STATUSES, type IncidentIssueRow, type IncidentRecord, type IncidentSortOrder, type IncidentStatus } from '../../store/store.js';
@@ -11,7 +12,7 @@ import { checkName } from '../names.js';
  * DQOps's incidents API (IncidentsController): list a connection's incidents, read one (by connection, the year
  * and month of its first failure, and its id), its check results and their histogram; change its status or issue
  * URL (operator role; a status change sends that status's notifications through the outbox, in the same
- * transaction); disable the checks that failed in it; counts per connection and the top incidents. Incidents are
+ * transaction); disable the checks that failed in it, or recalibrate (loosen) the checks that can raise it; counts per connection and the top incidents. Incidents are
  * IncidentModel in camelCase with times in epoch milliseconds, as DQOps answers.
  */
 const SORT_ORDERS: IncidentSortOrder[] = ['table', 'tablePriority', 'firstSeen', 'lastSeen', 'dataGroup', 'qualityDimension', 'checkName', 'highestSeverity', 'failedChecksCount'];
@@ -333,13 +334,15 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
       schema: {
         tags,
         operationId: 'recalibrate_checks_for_incident',
-        summary: 'recalibrate_checks_for_incident: not supported by dqctl (501); 404 for an unknown incident',
+        summary:
+          "recalibrate_checks_for_incident: loosens the thresholds of the checks that can raise the incident (its table's checks matching its dimension, category, type and name; not profiling), for each severity their recent results reached, in its table's spec",
         params: INCIDENT_PARAMS,
       },
     },
-    async (request) => {
-      await findIncident(context.store, incidentAddressOf(request));
-      throw new DqError('NOT_IMPLEMENTED', "recalibrating the checks of an incident is not supported by dqctl: change the rules' thresholds in the table file, or disable the checks (…/checks/disable)");
+    async (request, reply) => {
+      const incident = await findIncident(context.store, incidentAddressOf(request));
+      await recalibrateIncidentChecks(context, incident, `api:${request.caller.name}`);
+      return reply.status(204).send();
     },
   );
 
