@@ -27,6 +27,8 @@ import { ValidationFailed } from './validationFailed.js';
 export interface DiffRevisionsRequest {
   base: { source: RepositorySource; ref: string };
   head: { source: RepositorySource; ref: string };
+  /** The environment both revisions are loaded with (`--env`): the diff shows its effective values. */
+  environment?: string | null;
   /** The live store whose tables are counted too, and how to name it. */
   live?: { store: StoreReader; engine: string; description: string };
 }
@@ -34,8 +36,9 @@ export interface DiffRevisionsRequest {
 export async function diffRevisions(request: DiffRevisionsRequest): Promise<RevisionDiff> {
   // One cache for both loads: the head re-parses only the files whose blob differs from the base's.
   const cache = new ParseCache();
-  const base = await loadRepository(request.base.source, { cache });
-  const head = await loadRepository(request.head.source, { cache });
+  const environment = request.environment ?? null;
+  const base = await loadRepository(request.base.source, { cache, environment });
+  const head = await loadRepository(request.head.source, { cache, environment });
   const headErrors = errorCount(head);
   if (headErrors > 0) {
     const error = new ValidationFailed(head);
@@ -63,6 +66,7 @@ export async function diffRevisions(request: DiffRevisionsRequest): Promise<Revi
 
   return {
     repository: head.repository.description,
+    environment,
     base: { ref: request.base.ref, commit: base.repository.commit, errorCount: baseErrors },
     head: { ref: request.head.ref, commit: head.repository.commit, errorCount: 0 },
     live,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diff, keysNeedingDetail, type DiffOptions } from '../../src/diff/diff.js';
 import { keyId, type DesiredObject, type LiveObject } from '../../src/model/index.js';
-import { buildPlan, type PlanContext } from '../../src/plan/plan.js';
+import { buildPlan, planEnvironment, type PlanContext } from '../../src/plan/plan.js';
 import { parsePlanDocument, toPlanDocument } from '../../src/plan/planDocument.js';
 import { renderPlanMarkdown, MARKDOWN_LIMIT } from '../../src/plan/renderMarkdown.js';
 import { NO_CHANGES, renderPlanText } from '../../src/plan/renderText.js';
@@ -19,6 +19,7 @@ function plan(d: DesiredObject[], l: LiveObject[], context: Partial<PlanContext>
     desiredFingerprint: 'f'.repeat(64),
     managedCount: l.filter((x) => x.managedBy === 'git').length,
     options: { pruneUnmanaged: false, keepDrift: false, allowMassDelete: false, massDeleteThreshold: 0.5 },
+    environment: planEnvironment(null, null),
     createdAt: '2026-11-21T12:00:00.000Z',
     ...context,
   });
