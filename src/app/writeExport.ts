@@ -5,6 +5,7 @@ import { contentHash } from '../diff/contentHash.js';
 import { normalizeSpec } from '../diff/normalizeSpec.js';
 import { DqError, isJsonObject, type JsonObject } from '../model/index.js';
 import type { ExportFile } from './exportLive.js';
+import { resolveDocument, resolveVariables, type VariableScope } from '../manifest/environmentVariables.js';
 import { updateYamlDocument } from './updateYamlDocument.js';
 
 /**
@@ -23,6 +24,11 @@ import { updateYamlDocument } from './updateYamlDocument.js';
 export interface WriteExportOptions {
   force?: boolean;
   dryRun?: boolean;
+  /**
+   * The environment of `--env`: a file's `${var.…}` are compared by their values in it, and a reference whose
+   * value equals the live value is written back as the reference.
+   */
+  variables?: VariableScope;
 }
 
 export interface FileChange {
@@ -53,6 +59,7 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
       throw new DqError('INTERNAL', `export path ${file.path} leaves the folder ${root}`);
     }
     const existing = await readIfExists(target);
+    const scope = options.variables;
     if (existing === undefined) {
       toWrite.push({ path: file.path, before: null, after: file.content });
     } else if (existing === file.content) {
@@ -60,11 +67,12 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
     } else if (file.onlyIfAbsent) {
       result.kept.push(file.path);
     } else {
-      const held = await hashInFolder(root, file);
+      const held = await hashInFolder(root, file, scope);
       if (held !== undefined && held === file.object?.contentHash) {
         result.unchanged.push(file.path);
       } else if (options.force || (held !== undefined && held === file.object?.appliedHash)) {
-        const after = file.path.endsWith('.yaml') ? updateYamlDocument(existing, file.content) : file.content;
+        const resolve = scope ? (text: string) => resolveVariables(text, scope) : undefined;
+        const after = file.path.endsWith('.yaml') ? updateYamlDocument(existing, file.content, { resolve }) : file.content;
         toWrite.push({ path: file.path, before: existing, after });
       } else {
         conflicts.push(file.path);
@@ -108,7 +116,7 @@ async function readIfExists(path: string): Promise<string | undefined> {
 }
 
 /** The content hash of the object as the folder holds it (its file and, for a rule, its `.py`); undefined if unreadable. */
-async function hashInFolder(root: string, file: ExportFile): Promise<string | undefined> {
+async function hashInFolder(root: string, file: ExportFile, scope: VariableScope | undefined): Promise<string | undefined> {
   const object = file.object;
   if (!object) return undefined;
   const documentPath = object.part === 'module' ? file.path.slice(0, -'.py'.length) + '.dqorule.yaml' : file.path;
@@ -126,6 +134,7 @@ async function hashInFolder(root: string, file: ExportFile): Promise<string | un
     const module = await readIfExists(join(root, documentPath.slice(0, -'.dqorule.yaml'.length) + '.py'));
     if (module !== undefined) attachments.python_module = module;
   }
-  const spec = normalizeSpec(object.kind, isJsonObject(parsed.spec) ? parsed.spec : {});
+  const written = isJsonObject(parsed.spec) ? parsed.spec : {};
+  const spec = normalizeSpec(object.kind, scope ? (resolveDocument(written, scope) as JsonObject) : written);
   return contentHash(spec, attachments);
 }

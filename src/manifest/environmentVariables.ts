@@ -150,20 +150,10 @@ export function substituteVariables(parsed: ParsedYaml, scope: VariableScope, al
       }
     }
     if (failed) return text;
-    const only = references.length === 1 && references[0].start === 0 && references[0].end === text.length ? references[0] : null;
-    if (only) {
-      const value = scope.valueOf(only.name!)!;
-      origins.set(JSON.stringify(path), `\${var.${only.name}} = ${JSON.stringify(value)} (environment ${scope.environment})`);
-      return value;
-    }
-    let out = '';
-    let last = 0;
-    for (const r of references) {
-      out += text.slice(last, r.start) + String(scope.valueOf(r.name!));
-      last = r.end;
-    }
-    origins.set(JSON.stringify(path), `${text} with environment ${scope.environment}`);
-    return out + text.slice(last);
+    const value = resolveVariables(text, scope)!;
+    const whole = references.length === 1 && references[0].start === 0 && references[0].end === text.length;
+    origins.set(JSON.stringify(path), whole ? `${text} = ${JSON.stringify(value)} (environment ${scope.environment})` : `${text} with environment ${scope.environment}`);
+    return value;
   };
 
   const walk = (value: JsonValue, path: Array<string | number>): JsonValue => {
@@ -262,4 +252,31 @@ export function environmentDiagnostics(settingsFile: ParsedYaml | null, scope: V
     });
   }
   return out;
+}
+
+/**
+ * The value a scalar written with `${var.…}` stands for in the scope's environment, exactly as loading would
+ * make it; undefined when it holds no reference or one that cannot be resolved (export then treats the text as
+ * written). Used by `export` to keep a reference where the live value still equals it.
+ */
+export function resolveVariables(text: string, scope: VariableScope): VariableValue | undefined {
+  if (!hasVariableReference(text) || scope.environment === null || !scope.known) return undefined;
+  const references = findVariableReferences(text);
+  if (references.some((r) => r.name === null || scope.valueOf(r.name) === undefined)) return undefined;
+  if (references.length === 1 && references[0].start === 0 && references[0].end === text.length) return scope.valueOf(references[0].name!);
+  let out = '';
+  let last = 0;
+  for (const r of references) {
+    out += text.slice(last, r.start) + String(scope.valueOf(r.name!));
+    last = r.end;
+  }
+  return out + text.slice(last);
+}
+
+/** Every string of a parsed document with its references resolved (those that resolve). */
+export function resolveDocument(value: JsonValue, scope: VariableScope): JsonValue {
+  if (typeof value === 'string') return resolveVariables(value, scope) ?? value;
+  if (Array.isArray(value)) return value.map((item) => resolveDocument(item, scope));
+  if (isJsonObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveDocument(v, scope)]));
+  return value;
 }
