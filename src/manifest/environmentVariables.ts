@@ -102,6 +102,8 @@ export interface Substitution {
   diagnostics: Diagnostic[];
   /** The variable names the document uses, sorted (for the parse cache's key). */
   names: string[];
+  /** False when a reference was left unreplaced (reported here, or through the unknown environment). */
+  complete: boolean;
   /** Where a value came from a variable: JSON of the path → `${var.NAME}` = value, for schema diagnostics. */
   origins: Map<string, string>;
 }
@@ -115,7 +117,8 @@ export function substituteVariables(parsed: ParsedYaml, scope: VariableScope, al
   const diagnostics: Diagnostic[] = [];
   const names = new Set<string>();
   const origins = new Map<string, string>();
-  if (!hasVariableReference(parsed.text)) return { value: parsed.value, diagnostics, names: [], origins };
+  if (!hasVariableReference(parsed.text)) return { value: parsed.value, diagnostics, names: [], origins, complete: true };
+  let complete = true;
 
   const report = (path: Array<string | number>, onKey: boolean, code: string, summary: string, detail?: string) => {
     diagnostics.push({ severity: 'error', code, summary, detail, range: parsed.locate(path, onKey) });
@@ -149,7 +152,10 @@ export function substituteVariables(parsed: ParsedYaml, scope: VariableScope, al
         }
       }
     }
-    if (failed) return text;
+    if (failed) {
+      complete = false;
+      return text;
+    }
     const value = resolveVariables(text, scope)!;
     const whole = references.length === 1 && references[0].start === 0 && references[0].end === text.length;
     origins.set(JSON.stringify(path), whole ? `${text} = ${JSON.stringify(value)} (environment ${scope.environment})` : `${text} with environment ${scope.environment}`);
@@ -172,7 +178,7 @@ export function substituteVariables(parsed: ParsedYaml, scope: VariableScope, al
     return value;
   };
   const value = parsed.value === undefined ? undefined : walk(parsed.value, []);
-  return { value, diagnostics, names: [...names].sort(), origins };
+  return { value, diagnostics, names: [...names].sort(), origins, complete: complete && diagnostics.length === 0 };
 }
 
 function missingVariable(name: string, scope: VariableScope): { code: string; summary: string; detail?: string } | null {

@@ -267,10 +267,12 @@ function parseObjectFile(
       const substitution = substituteVariables(written, scope, allowed);
       if (substitution.names.length > 0) variables = { names: substitution.names, key: scope.keyOf(substitution.names) };
       appendAll(fileDiagnostics, substitution.diagnostics);
-      if (substitution.diagnostics.length === 0) {
-        parsed = substitution.value === written.value ? written : { ...written, value: substitution.value };
-        appendAll(fileDiagnostics, schemaDiagnostics(item.kind, parsed, substitution.origins));
+      if (!substitution.complete) {
+        // the values are unknown (an error said why): nothing to judge, nothing to load
+        return { text, diagnostics: fileDiagnostics, variables };
       }
+      parsed = substitution.value === written.value ? written : { ...written, value: substitution.value };
+      appendAll(fileDiagnostics, schemaDiagnostics(item.kind, parsed, substitution.origins));
     }
   }
   const hasErrors = fileDiagnostics.some((d) => d.severity === 'error');
