@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engines, runCli, workspace } from '../helpers/cli.js';
 import { addEnvironments, OLTP_CONNECTION_FILE, ORDERS_FILE, replaceLine } from '../helpers/environments.js';
+import { git, gitRepo, type GitRepo } from '../helpers/gitRepo.js';
 
 const ERROR_MIN_COUNT = 'spec.monitoring_checks.daily.volume.daily_row_count.error.min_count';
 
@@ -170,5 +171,40 @@ describe.each(engines())('environments through the real bin on $name', { timeout
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('--env qa: no such environment in');
     expect(unknown.stderr).toContain('the environments are dev, prod');
+  });
+});
+
+describe('diff --env: the effective values of one environment, both revisions read with it', { timeout: 120_000 }, () => {
+  let r: GitRepo;
+  beforeEach(async () => {
+    r = await gitRepo();
+    await addEnvironments(r.repo);
+    await r.commitAll('environments');
+    await git(r.repo, 'checkout', '-q', '-b', 'pr');
+    // the pull request changes only prod's value of a variable
+    await replaceLine(r.repo, 'dqctl.yaml', '        orders_min: 5000', '        orders_min: 6000');
+    await r.commitAll('raise the prod threshold');
+  });
+  afterEach(() => r.cleanup());
+  const diff = (...args: string[]) => runCli(['diff', '--base', 'main', '--head', 'pr', r.repo, '--no-store', ...args], { cwd: r.dir });
+
+  it('prod sees the threshold change; dev sees none; without --env the head does not validate', async () => {
+    const prod = await diff('--env', 'prod', '--format', 'json');
+    expect(prod.code).toBe(0);
+    const doc = JSON.parse(prod.stdout);
+    expect(doc.environment).toBe('prod');
+    expect(doc.changes.map((c: { name: string; action: string }) => [c.name, c.action])).toEqual([['shop_oltp/public.orders', 'changed']]);
+    expect(doc.changes[0].fields).toEqual([{ path: ERROR_MIN_COUNT, before: 5000, after: 6000 }]);
+    const text = await diff('--env', 'prod');
+    expect(text.stdout).toContain('Environment: prod (its effective values are compared)');
+    const markdown = await diff('--env', 'prod', '--format', 'markdown');
+    expect(markdown.stdout.split('\n')[0]).toBe('### dqctl diff: 0 added, 1 changed, 0 removed (environment `prod`)');
+
+    const dev = JSON.parse((await diff('--env', 'dev', '--format', 'json')).stdout);
+    expect(dev.changes).toEqual([]);
+
+    const none = await diff();
+    expect(none.code).toBe(3);
+    expect(none.stderr).toContain('variable_without_environment');
   });
 });
