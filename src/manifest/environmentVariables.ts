@@ -1,3 +1,4 @@
+import { isSecretKey, SENSITIVE } from '../diff/secrets.js';
 import { isJsonObject, type Diagnostic, type JsonValue, type RepositorySettings, type SourceRange, type VariableValue } from '../model/index.js';
 import type { ParsedYaml } from './yamlDocument.js';
 
@@ -158,7 +159,9 @@ export function substituteVariables(parsed: ParsedYaml, scope: VariableScope, al
     }
     const value = resolveVariables(text, scope)!;
     const whole = references.length === 1 && references[0].start === 0 && references[0].end === text.length;
-    origins.set(JSON.stringify(path), whole ? `${text} = ${JSON.stringify(value)} (environment ${scope.environment})` : `${text} with environment ${scope.environment}`);
+    // a password's value is never shown, not even in a diagnostic
+    const shown = isSecretKey(String(path[path.length - 1] ?? '')) ? SENSITIVE : JSON.stringify(value);
+    origins.set(JSON.stringify(path), whole ? `${text} = ${shown} (environment ${scope.environment})` : `${text} with environment ${scope.environment}`);
     return value;
   };
 
