@@ -5,7 +5,7 @@ import { contentHash } from '../diff/contentHash.js';
 import { normalizeSpec } from '../diff/normalizeSpec.js';
 import { DqError, isJsonObject, type JsonObject } from '../model/index.js';
 import type { ExportFile } from './exportLive.js';
-import { resolveDocument, resolveVariables, type VariableScope } from '../manifest/environmentVariables.js';
+import { hasVariableReference, resolveDocument, resolveVariables, type VariableScope } from '../manifest/environmentVariables.js';
 import { updateYamlDocument } from './updateYamlDocument.js';
 
 /**
@@ -52,6 +52,7 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
   const root = resolve(folder);
   const result: WriteExportResult = { written: [], unchanged: [], kept: [], ...(options.dryRun ? { changes: [] } : {}) };
   const conflicts: string[] = [];
+  let conflictsWithVariables = false;
   const toWrite: FileChange[] = [];
   for (const file of files) {
     const target = resolve(root, file.path);
@@ -76,6 +77,7 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
         toWrite.push({ path: file.path, before: existing, after });
       } else {
         conflicts.push(file.path);
+        if (!scope && hasVariableReference(existing)) conflictsWithVariables = true;
       }
     }
   }
@@ -83,7 +85,8 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
     const shown = conflicts.slice(0, 10).join(', ') + (conflicts.length > 10 ? `, … (${conflicts.length} in all)` : '');
     throw new DqError(
       'EXPORT_WOULD_OVERWRITE',
-      `export would overwrite ${conflicts.length} file${conflicts.length === 1 ? '' : 's'} in ${folder} that differ from the live state: ${shown}; nothing was written (pass --force to overwrite them)`,
+      `export would overwrite ${conflicts.length} file${conflicts.length === 1 ? '' : 's'} in ${folder} that differ from the live state: ${shown}; nothing was written (pass --force to overwrite them)` +
+        (conflictsWithVariables ? '. Some of them hold ${var.…} references: pass --env to compare them by their values in that environment' : ''),
       { files: conflicts },
     );
   }

@@ -255,7 +255,7 @@ export function environmentDiagnostics(settingsFile: ParsedYaml | null, scope: V
       code: 'environment_unknown',
       summary:
         all.length === 0
-          ? `--env ${scope.environment}: dqctl.yaml defines no environments (spec.environments)`
+          ? `--env ${scope.environment}: ${settingsFile ? 'dqctl.yaml defines no environments' : 'there is no valid dqctl.yaml to define it'} (spec.environments.${scope.environment}.vars)`
           : `--env ${scope.environment}: no such environment in dqctl.yaml; the environments are ${all.join(', ')}`,
       range,
     });

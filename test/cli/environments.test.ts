@@ -86,9 +86,9 @@ describe.each(engines())('environments through the real bin on $name', { timeout
     const still = await cli('plan', ws.repo, ...store, '--env', 'prod', '--detailed-exitcode');
     expect(still.code).toBe(0);
 
-    // no --env at all against a prod store is a switch too
+    // without --env this repository does not even load (it uses variables): exit 3, nothing applied
     const none = await cli('apply', ws.repo, ...store, '--auto-approve');
-    expect(none.code).toBe(3); // the repository needs an environment: it does not even validate
+    expect(none.code).toBe(3);
 
     const switched = await cli('apply', ws.repo, ...store, '--env', 'dev', '--auto-approve', '--switch-env');
     expect(switched.code).toBe(0);
@@ -159,6 +159,11 @@ describe.each(engines())('environments through the real bin on $name', { timeout
     // and the round trip: the exported repository plans no changes in prod
     const plan = await cli('plan', ws.repo, ...store, '--env', 'prod', '--detailed-exitcode');
     expect(plan.code).toBe(0);
+
+    // without --env the references cannot be compared: refused, saying what to pass
+    const blind = await cli('export', '--out', ws.repo, ...store);
+    expect(blind.code).toBe(1);
+    expect(blind.stderr).toContain('hold ${var.…} references: pass --env to compare them by their values');
 
     // an environment whose value differs from the live one: the literal value is written
     const devExport = await cli('export', '--out', ws.repo, ...store, '--env', 'dev', '--force');

@@ -80,6 +80,14 @@ spec:
     expect((await loadRepository(dir, { environment: 'dev' })).diagnostics).toEqual([]);
   });
 
+  it('--env without any dqctl.yaml: one error saying so, without a position', async () => {
+    await rm(join(dir, 'dqctl.yaml'));
+    const state = await loadRepository(dir, { environment: 'prod' });
+    expect(state.diagnostics.map((d) => [d.code, d.summary, d.range])).toEqual([
+      ['environment_unknown', '--env prod: there is no valid dqctl.yaml to define it (spec.environments.prod.vars)', undefined],
+    ]);
+  });
+
   it('finds references, and marks nested and malformed ones', () => {
     expect(findVariableReferences('a ${var.x} b ${var.y_2}').map((r) => r.name)).toEqual(['x', 'y_2']);
     expect(findVariableReferences('${var.${var.x}}')).toEqual([{ start: 0, end: 15, name: null, fault: 'recursive' }]);

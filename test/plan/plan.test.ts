@@ -100,3 +100,35 @@ describe('buildPlan', () => {
     expect(md).toMatch(/Details of \d+ more object\(s\) left out/);
   });
 });
+
+describe('the environment of a plan', () => {
+  it('is a switch only when the store recorded another environment (none recorded: any environment is taken)', () => {
+    expect(planEnvironment('dev', 'prod').switching).toBe(true);
+    expect(planEnvironment(null, 'prod').switching).toBe(true);
+    expect(planEnvironment('prod', 'prod').switching).toBe(false);
+    expect(planEnvironment('prod', null).switching).toBe(false);
+    expect(planEnvironment(null, null).switching).toBe(false);
+  });
+
+  it('a switch is said at the top of the text, before any change, and once; a plan without environments says nothing', () => {
+    const d = [desired('table', 'c/s.t', { priority: 2 })];
+    const l = [live('table', 'c/s.t', { priority: 1 })];
+    const switching = toPlanDocument(plan(d, l, { environment: planEnvironment('dev', 'prod') }));
+    expect(switching.environment).toEqual({ name: 'dev', live: 'prod', switching: true });
+    expect(switching.findings.map((f) => [f.code, f.severity])).toEqual([['ENVIRONMENT_SWITCH', 'warning']]);
+    const text = renderPlanText(switching);
+    const lines = text.split('\n');
+    expect(lines[2]).toBe('Environment: dev (the live store was applied with prod)');
+    expect(lines[4]).toBe(
+      'Warning: the live store was applied with the environment prod (namespace default); this plan is for the environment dev: apply refuses it without --switch-env',
+    );
+    expect(text.split('the live store was applied with the environment prod')).toHaveLength(2);
+    expect(text.indexOf('Warning:')).toBeLessThan(text.indexOf('will be updated'));
+    const plain = renderPlanText(toPlanDocument(plan(d, l)));
+    expect(plain).not.toContain('Environment:');
+    // a plan saved before environments existed reads as one without
+    const old = toPlanDocument(plan(d, l)) as Partial<ReturnType<typeof toPlanDocument>>;
+    delete old.environment;
+    expect(parsePlanDocument(JSON.stringify(old), 'old.json').environment).toEqual({ name: null, live: null, switching: false });
+  });
+});

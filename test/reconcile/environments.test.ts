@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Reconciler, type ReconcilerOptions } from '../../src/reconcile/reconciler.js';
 import { FolderRevisions } from '../../src/reconcile/revisionSource.js';
+import { statusFromStore } from '../../src/reconcile/storeStatus.js';
 import { addEnvironments, replaceLine } from '../helpers/environments.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 import { exampleCopy, idle, ORDERS, waitFor } from './helpers.js';
@@ -49,6 +50,9 @@ describe.each(STORE_ENGINES)('$engine: the reconcile loop with --env', ({ setup 
     await idle(prod);
     expect((await prod.status()).sync).toBe('Synced');
     expect(await fx.store.appliedEnvironment('shop')).toMatchObject({ environment: 'prod' });
+    // dqctl status --repo DIR --env prod compares with prod's values
+    expect((await statusFromStore(fx.store, { repository: repo.dir, environment: 'prod' })).sync).toBe('Synced');
+    expect((await statusFromStore(fx.store, { repository: repo.dir, environment: 'dev' })).sync).toBe('OutOfSync');
 
     // a change made only in dqctl.yaml reaches the store on the next pass
     await replaceLine(repo.dir, 'dqctl.yaml', '        orders_min: 5000', '        orders_min: 6000');
