@@ -232,7 +232,7 @@ function decodedHasReference(path: string): boolean {
  * The checks of dqctl.yaml's environments that its schema cannot express: a variable's value holding
  * `${var.…}` (values are not expanded twice), and `--env` naming an environment that is not defined.
  */
-export function environmentDiagnostics(settingsFile: ParsedYaml | null, scope: VariableScope): Diagnostic[] {
+export function environmentDiagnostics(settingsFile: ParsedYaml | null, scope: VariableScope, options: { settingsInvalid?: boolean } = {}): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const [environment, { vars }] of Object.entries(scope.environments)) {
     for (const [name, value] of Object.entries(vars)) {
@@ -247,7 +247,8 @@ export function environmentDiagnostics(settingsFile: ParsedYaml | null, scope: V
       }
     }
   }
-  if (!scope.known) {
+  // an invalid dqctl.yaml has its own errors; its environments are unknown, not missing
+  if (!scope.known && !options.settingsInvalid) {
     const all = scope.environmentNames();
     const range: SourceRange | undefined = settingsFile?.locate(all.length > 0 ? ['spec', 'environments'] : [], all.length > 0);
     out.push({

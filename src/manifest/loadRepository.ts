@@ -107,7 +107,7 @@ export async function loadRepository(source: RepositorySource | string, options:
   }
   const environment = options.environment ?? null;
   const scope = new VariableScope(environment, settings.environments);
-  const environmentFindings = environmentDiagnostics(settingsFile, scope);
+  const environmentFindings = environmentDiagnostics(settingsFile, scope, { settingsInvalid: settingsPath !== undefined && settingsFile === null });
   if (environmentFindings.length > 0 && settingsPath && settingsText !== undefined) texts.set(settingsPath, settingsText);
   appendAll(diagnostics, environmentFindings);
   // A cached parse is reused only while the variables it used keep their values (see ParsedFile.variables).

@@ -88,6 +88,21 @@ spec:
     ]);
   });
 
+  it('names of environments and variables are checked at the key; an invalid dqctl.yaml reports only its own errors', async () => {
+    await writeFile(
+      join(dir, 'dqctl.yaml'),
+      'apiVersion: dqctl/v1\nkind: settings\nspec:\n  environments:\n    prod:\n      vars:\n        orders-min: 5\n    "bad name!":\n      vars: {}\n',
+    );
+    const state = await loadRepository(dir, { environment: 'prod' });
+    expect(state.diagnostics.map((d) => [d.code, `${d.range?.filename}:${d.range?.start.line}:${d.range?.start.column}`, d.summary])).toEqual([
+      ['invalid_value', 'dqctl.yaml:7:9', 'invalid name "orders-min" in vars: it must match ^[A-Za-z_][A-Za-z0-9_]*$'],
+      ['invalid_value', 'dqctl.yaml:8:5', 'invalid name "bad name!" in environments: it must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$'],
+    ]);
+    // the files using variables are not loaded (their values are unknown), the others are
+    expect(state.objects.map((o) => o.name)).not.toContain('shop_oltp/public.orders');
+    expect(state.objects.map((o) => o.name)).toContain('shop_oltp/public.customers');
+  });
+
   it('finds references, and marks nested and malformed ones', () => {
     expect(findVariableReferences('a ${var.x} b ${var.y_2}').map((r) => r.name)).toEqual(['x', 'y_2']);
     expect(findVariableReferences('${var.${var.x}}')).toEqual([{ start: 0, end: 15, name: null, fault: 'recursive' }]);
