@@ -1,7 +1,5 @@
 import { diffDesired, type DesiredDiff } from '../diff/diffDesired.js';
 import { errorCount, type DesiredState } from '../manifest/desiredState.js';
-import { loadRepository } from '../manifest/loadRepository.js';
-import { ParseCache } from '../manifest/parseCache.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
 import type { DesiredObject, JsonObject, ObjectKind } from '../model/index.js';
 import {
@@ -16,7 +14,7 @@ import {
 import type { PolicyObject } from '../policy/compilePolicies.js';
 import type { StoreReader } from '../store/store.js';
 import type { PolicyBlastRadius, RevisionDiff } from '../plan/revisionDiff.js';
-import { ValidationFailed } from './validationFailed.js';
+import { loadRevisionPair } from './loadRevisionPair.js';
 
 /**
  * The use case behind `dqctl diff --base --head`: what a pull request changes, object by object, and for
@@ -34,24 +32,10 @@ export interface DiffRevisionsRequest {
 }
 
 export async function diffRevisions(request: DiffRevisionsRequest): Promise<RevisionDiff> {
-  // One cache for both loads: the head re-parses only the files whose blob differs from the base's.
-  const cache = new ParseCache();
-  const environment = request.environment ?? null;
-  const base = await loadRepository(request.base.source, { cache, environment });
-  const head = await loadRepository(request.head.source, { cache, environment });
-  const headErrors = errorCount(head);
-  if (headErrors > 0) {
-    const error = new ValidationFailed(head);
-    error.message = `the head ${request.head.ref} has ${headErrors} validation error${headErrors === 1 ? '' : 's'}; nothing was compared`;
-    throw error;
-  }
-  const warnings: string[] = [];
-  const baseErrors = errorCount(base);
-  if (baseErrors > 0) {
-    warnings.push(
-      `the base ${request.base.ref} has ${baseErrors} validation error${baseErrors === 1 ? '' : 's'}; it is compared by its valid files, so objects of its broken files show as added`,
-    );
-  }
+  const { base, head, warnings } = await loadRevisionPair(request, {
+    nothing: 'nothing was compared',
+    baseConsequence: 'it is compared by its valid files, so objects of its broken files show as added',
+  });
   const diff = diffDesired(base, head);
 
   let live: RevisionDiff['live'] = null;
@@ -66,8 +50,8 @@ export async function diffRevisions(request: DiffRevisionsRequest): Promise<Revi
 
   return {
     repository: head.repository.description,
-    environment,
-    base: { ref: request.base.ref, commit: base.repository.commit, errorCount: baseErrors },
+    environment: request.environment ?? null,
+    base: { ref: request.base.ref, commit: base.repository.commit, errorCount: errorCount(base) },
     head: { ref: request.head.ref, commit: head.repository.commit, errorCount: 0 },
     live,
     diff,

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 export const EXIT_CODES: ReadonlyArray<{ code: number; meaning: string }> = [
   { code: 0, meaning: 'success: valid, no changes, no check result at --fail-at or above' },
   { code: 1, meaning: 'error (bad option, store or server unreachable, lock timeout, stale or refused plan, …); run checks: a warning at --fail-at warning' },
-  { code: 2, meaning: 'plan --detailed-exitcode: there are changes; run checks: an error at or above --fail-at' },
+  { code: 2, meaning: 'plan --detailed-exitcode: there are changes; preview --detailed-exitcode: a check would fail now; run checks: an error at or above --fail-at' },
   { code: 3, meaning: 'the repository does not validate (nothing was planned or applied); run checks: a fatal at or above --fail-at' },
   { code: 4, meaning: 'run checks, demo --no-serve: a check could not run (execution error)' },
 ];
@@ -18,6 +18,12 @@ const COMMAND_CODES: Record<string, Record<number, string>> = {
   plan: { 0: 'no changes (or changes without --detailed-exitcode)', 1: 'error', 2: '--detailed-exitcode: there are changes', 3: 'the repository does not validate' },
   apply: { 0: 'applied, or nothing to apply', 1: 'error (lock timeout, stale or refused plan, not confirmed, …)', 3: 'the repository does not validate' },
   diff: { 0: 'the diff was printed', 1: 'error (unknown ref, …)', 3: 'the head revision does not validate' },
+  preview: {
+    0: 'the preview was printed',
+    1: 'error (unknown ref, store or server unreachable, …)',
+    2: '--detailed-exitcode: a check would fail now (live: error or fatal)',
+    3: 'the head revision does not validate',
+  },
   demo: { 0: 'done (--no-serve), or the server was stopped', 1: 'error', 3: 'the repository does not validate', 4: '--no-serve: a check could not run' },
   'run checks': {
     0: 'no result at --fail-at or above',

@@ -264,6 +264,24 @@ Where the demo's data comes from:
       .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)'),
   ).action((options) => setResult(import('./commands/runChecks.js').then((m) => m.runChecksCommand(options, io))));
 
+  dataSourceOptions(
+    program
+      .command('preview')
+      .description('what the checks a pull request adds or modifies would do: a backtest on the stored readouts and a live run now (stores nothing)')
+      .argument('[dir]', 'the git repository (a working copy or a bare repository)', '.')
+      .requiredOption('--base <ref>', 'the revision the change starts from (e.g. origin/main)')
+      .option('--head <ref>', 'the revision with the change', 'HEAD')
+      .option('--path <dir>', 'the user home is this sub-folder of the repository')
+      .option('--days <n>', 'backtest the readouts of the last N days', '30')
+      .option('--no-live', 'run nothing on the data sources (every live outcome is "not run")')
+      .option('--live-limit <n>', 'run live checks on at most N tables (the others are "not run", saying so)', '50')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+      .option('--detailed-exitcode', 'exit 2 when a check would fail now (live: error or fatal)')
+      .option('--server <url>', 'ask a running `dqctl serve` at this URL: its store holds the history, its connections and secrets run the live checks (default: $DQCTL_SERVER_URL)')
+      .option('--token <token>', 'bearer token for --server; live checks need an operator (default: $DQCTL_TOKEN)')
+      .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)'),
+  ).action((dir: string, options) => setResult(import('./commands/preview.js').then((m) => m.previewCommand(dir, options, io))));
+
   storeOptions(
     program
       .command('statistics')
@@ -355,7 +373,7 @@ Where the demo's data comes from:
 
   // every command that loads the repository reads its ${var.…} from the environment given with --env
   const named = (name: string) => program.commands.find((command) => command.name() === name)!;
-  for (const name of ['validate', 'plan', 'apply', 'diff', 'export', 'serve', 'status']) environmentOption(named(name));
+  for (const name of ['validate', 'plan', 'apply', 'diff', 'preview', 'export', 'serve', 'status']) environmentOption(named(name));
   for (const name of ['apply', 'serve']) switchEnvironmentOption(named(name));
 
   addExitCodesToHelp(program);

@@ -2,7 +2,7 @@ import type { AppliedEnvironment } from '../model/index.js';
 import { isoTimestamp, type SqlQueryable } from './sql/sqlClient.js';
 
 /**
- * The environment each namespace was last applied with (migration 0007), written by an apply inside its
+ * The environment each namespace was last applied with (migration 0008), written by an apply inside its
  * transaction, so it always describes the objects that transaction wrote.
  */
 interface Row {

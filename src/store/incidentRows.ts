@@ -388,6 +388,7 @@ export async function incidentIssues(sql: SqlQueryable, incident: IncidentRecord
     `schema_name = ${bind(incident.schema)}`,
     `table_name = ${bind(incident.table)}`,
     `severity >= ${bind(incident.minimumSeverity)}`,
+    'verdict',
     `executed_at >= ${bind(incident.firstSeen)}::timestamptz`,
     `executed_at <= ${bind(incident.lastSeen)}::timestamptz`,
   ];
@@ -408,7 +409,7 @@ export async function incidentIssues(sql: SqlQueryable, incident: IncidentRecord
   const page = Math.max(1, filter.page ?? 1);
   const rows = await sql.query<Record<string, unknown>>(
     `select id, check_hash, check_category, check_name, check_type, time_gradient, column_name, data_group, quality_dimension,
-            sensor_name, table_comparison, actual_value, expected_value, severity, duration_ms,
+            sensor_name, table_comparison, coalesce(rule_actual_value, actual_value) as actual_value, expected_value, severity, duration_ms,
             ${isoTimestamp('time_period')} as time_period, ${isoTimestamp('executed_at')} as executed_at
        from dqctl.check_results where ${where.join(' and ')}
       order by executed_at ${filter.direction === 'asc' ? 'asc' : 'desc'}, id limit ${bind(limit)} offset ${bind((page - 1) * limit)}`,

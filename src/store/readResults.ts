@@ -43,9 +43,20 @@ export interface CheckResultInput {
   tableComparison?: string | null;
   /** Set for an execution error (the sensor or the rule failed). */
   errorMessage?: string | null;
+  /**
+   * false: the check's rules gave no verdict on this readout (too little history, no actual value), so it is a
+   * sensor readout only, not a check result (DQOps stores none then). Default true.
+   */
+  verdict?: boolean;
+  /** The actual value a rule reported instead of the readout (max_failures: the count of failures). */
+  ruleActualValue?: number | null;
 }
 
-export type CheckResultRow = { id: number } & Required<CheckResultInput>;
+/**
+ * A stored row as a reader sees it: `actualValue` is the result's (the rule's own value where it gave one) when
+ * reading results, the sensor's readout when reading readouts.
+ */
+export type CheckResultRow = { id: number } & Required<Omit<CheckResultInput, 'ruleActualValue'>>;
 
 export interface ErrorSampleInput {
   connectionName: string;
@@ -104,6 +115,12 @@ export interface CheckResultFilter extends ResultsFilterBase {
    * or runs (the rows sharing one executedAt). Applied after the other filters.
    */
   newest?: { of: 'periods' | 'rows' | 'runs'; count: number };
+  /**
+   * `results` (default): check results only, each with the rule's actual value where it reported one.
+   * `readouts`: every sensor readout, with or without a verdict, each with the sensor's value (what the rules'
+   * history and DQOps's sensor_readouts read).
+   */
+  read?: 'results' | 'readouts';
 }
 
 export interface ErrorSampleFilter extends ResultsFilterBase {
@@ -130,8 +147,8 @@ const RANKS = {
 
 const RESULT_COLUMNS = `r.id, r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
   r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension,
-  ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.expected_value, r.severity,
-  r.duration_ms, ${isoTimestamp('r.executed_at')} as executed_at, r.table_comparison, r.error_message`;
+  ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.rule_actual_value, r.expected_value,
+  r.severity, r.duration_ms, ${isoTimestamp('r.executed_at')} as executed_at, r.table_comparison, r.error_message, r.verdict`;
 
 const SAMPLE_COLUMNS = `r.id, r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
   r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension, r.data_group, r.sample_index,
@@ -186,12 +203,14 @@ interface CheckResultSqlRow {
   time_period: string;
   data_group: string;
   actual_value: number | null;
+  rule_actual_value: number | null;
   expected_value: number | null;
   severity: number | null;
   duration_ms: number | null;
   executed_at: string;
   table_comparison: string | null;
   error_message: string | null;
+  verdict: boolean;
 }
 
 /** Rows of one table, ordered by check, then newest time period, newest execution, newest id. */
@@ -201,6 +220,7 @@ export async function readCheckResults(sql: SqlQueryable, filter: CheckResultFil
     throw new DqError('INVALID_ARGUMENT', `newest.count must be a positive integer, not ${newest.count}`);
   }
   const rank = RANKS[newest?.of ?? 'none'];
+  const readouts = filter.read === 'readouts';
   const rows = await sql.query<CheckResultSqlRow>(
     `select ${RESULT_COLUMNS} from (
        select r.*, ${rank} as check_rank
@@ -209,6 +229,7 @@ export async function readCheckResults(sql: SqlQueryable, filter: CheckResultFil
           and ($12::timestamptz is null or r.time_period >= $12::timestamptz)
           and ($13::timestamptz is null or r.time_period < $13::timestamptz)
           and ($14::text is null or ($14 = 'only') = (r.error_message is not null))
+          and ($16::boolean or r.verdict)
      ) r
      where ($15::integer is null or r.check_rank <= $15)
      order by ${CHECK_ORDER}, r.time_period desc, r.executed_at desc, r.id desc`,
@@ -218,6 +239,7 @@ export async function readCheckResults(sql: SqlQueryable, filter: CheckResultFil
       filter.timePeriodTo ?? null,
       filter.executionErrors ?? null,
       newest?.count ?? null,
+      readouts,
     ],
   );
   return rows.map((row) => ({
@@ -235,13 +257,14 @@ export async function readCheckResults(sql: SqlQueryable, filter: CheckResultFil
     qualityDimension: row.quality_dimension,
     timePeriod: row.time_period,
     dataGroup: row.data_group,
-    actualValue: row.actual_value,
+    actualValue: readouts ? row.actual_value : (row.rule_actual_value ?? row.actual_value),
     expectedValue: row.expected_value,
     severity: row.severity,
     durationMs: row.duration_ms,
     executedAt: row.executed_at,
     tableComparison: row.table_comparison,
     errorMessage: row.error_message,
+    verdict: row.verdict,
   }));
 }
 
@@ -347,6 +370,8 @@ const CHECK_RESULT_COLUMNS: readonly RecordColumn[] = [
   ['executed_at', 'timestamptz', 'now()'],
   ['table_comparison', 'text'],
   ['error_message', 'text'],
+  ['verdict', 'boolean', 'true'],
+  ['rule_actual_value', 'double precision'],
 ];
 
 const ERROR_SAMPLE_COLUMNS: readonly RecordColumn[] = [
@@ -397,6 +422,8 @@ export async function insertCheckResults(sql: SqlQueryable, rows: readonly Check
       executed_at: row.executedAt ?? null,
       table_comparison: row.tableComparison ?? null,
       error_message: row.errorMessage ?? null,
+      verdict: row.verdict ?? null,
+      rule_actual_value: row.ruleActualValue ?? null,
     };
   });
   return insertJsonRecords(sql, 'dqctl.check_results', CHECK_RESULT_COLUMNS, records);
@@ -484,7 +511,8 @@ export async function readTableSeverities(sql: SqlQueryable): Promise<TableSever
             ${isoTimestamp('max(r.executed_at)')} as last_executed_at
        from (select r.*, dense_rank() over (partition by r.connection_name, r.schema_name, r.table_name, ${CHECK_PARTITION}
                                             order by r.executed_at desc) as run_rank
-               from dqctl.check_results r) r
+               from dqctl.check_results r
+              where r.verdict) r
       where r.run_rank = 1
       group by r.connection_name, r.schema_name, r.table_name
       order by r.connection_name collate "C", r.schema_name collate "C", r.table_name collate "C"`,
@@ -500,5 +528,86 @@ export async function readTableSeverities(sql: SqlQueryable): Promise<TableSever
     fatals: Number(row.fatals),
     executionErrors: Number(row.execution_errors),
     lastExecutedAt: row.last_executed_at,
+  }));
+}
+
+/** One check whose readouts a backtest reads: where it is and which check (of one check type per read). */
+export interface BacktestReadoutKey {
+  connectionName: string;
+  schemaName: string;
+  tableName: string;
+  columnName: string | null;
+  timeGradient: string;
+  checkName: string;
+  tableComparison: string | null;
+}
+
+/** The newest readout of one time period and data group of the check at `key` (its index in the request). */
+export interface BacktestReadoutRow {
+  key: number;
+  timePeriod: string;
+  dataGroup: string;
+  actualValue: number | null;
+  expectedValue: number | null;
+  severity: number;
+  /** false: a readout the check's rules gave no verdict on (its severity is not a result). */
+  verdict: boolean;
+}
+
+/**
+ * The readouts of many checks of ONE check type in one statement (the backtest of `dqctl preview`, which may
+ * reach thousands of tables): for each key, the newest result of each time period and data group whose
+ * period starts at or after `from` (execution errors are not readouts), oldest period first. The keys travel
+ * as one jsonb parameter; the join follows check_results_latest_idx.
+ */
+export async function readBacktestReadouts(
+  sql: SqlQueryable,
+  checkType: CheckType,
+  keys: readonly BacktestReadoutKey[],
+  from: string,
+): Promise<BacktestReadoutRow[]> {
+  if (keys.length === 0) return [];
+  const records = keys.map((key, index) => ({
+    k: index,
+    connection_name: key.connectionName,
+    schema_name: key.schemaName,
+    table_name: key.tableName,
+    column_name: key.columnName,
+    time_gradient: key.timeGradient,
+    check_name: key.checkName,
+    table_comparison: key.tableComparison,
+  }));
+  const rows = await sql.query<{
+    k: number;
+    time_period: string;
+    data_group: string;
+    actual_value: number | null;
+    expected_value: number | null;
+    severity: number;
+    verdict: boolean;
+  }>(
+    `select r.k, ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.expected_value, r.severity, r.verdict
+       from (select distinct on (k.k, c.time_period, c.data_group)
+                    k.k, c.time_period, c.data_group, c.actual_value, c.expected_value, c.severity, c.verdict
+               from jsonb_to_recordset($1::text::jsonb) as k(k integer, connection_name text, schema_name text, table_name text,
+                      column_name text, time_gradient text, check_name text, table_comparison text)
+               join dqctl.check_results c
+                 on c.connection_name = k.connection_name and c.schema_name = k.schema_name and c.table_name = k.table_name
+                and c.check_type = $2 and c.check_name = k.check_name and c.time_gradient = k.time_gradient
+                and c.column_name is not distinct from k.column_name
+                and c.table_comparison is not distinct from k.table_comparison
+              where c.time_period >= $3::timestamptz and c.severity is not null
+              order by k.k, c.time_period, c.data_group, c.executed_at desc, c.id desc) r
+      order by r.k, r.time_period, r.data_group`,
+    [JSON.stringify(records), checkType, from],
+  );
+  return rows.map((row) => ({
+    key: Number(row.k),
+    timePeriod: row.time_period,
+    dataGroup: row.data_group,
+    actualValue: row.actual_value,
+    expectedValue: row.expected_value,
+    severity: Number(row.severity),
+    verdict: row.verdict,
   }));
 }

@@ -4,6 +4,7 @@ import {
   DqError,
   type AppliedEnvironment,
   type ApplyRecord,
+  type CheckType,
   type ApplyRecordInput,
   type LiveObject,
   type LiveSummary,
@@ -20,10 +21,13 @@ import { getObjects, listObjects, listSummaries, readRevision } from './readObje
 import {
   insertCheckResults,
   insertErrorSamples,
+  readBacktestReadouts,
   readCheckResults,
   readErrorSamples,
   readTableSeverities,
   type TableSeverityRow,
+  type BacktestReadoutKey,
+  type BacktestReadoutRow,
   type CheckResultFilter,
   type CheckResultInput,
   type CheckResultRow,
@@ -146,6 +150,11 @@ class SqlStore implements Store {
   async checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]> {
     this.refuseInsideWork('checkResults');
     return readCheckResults(this.client, filter);
+  }
+
+  async backtestReadouts(checkType: CheckType, keys: readonly BacktestReadoutKey[], from: string): Promise<BacktestReadoutRow[]> {
+    this.refuseInsideWork('backtestReadouts');
+    return readBacktestReadouts(this.client, checkType, keys, from);
   }
 
   async tableSeverities(): Promise<TableSeverityRow[]> {

@@ -1,4 +1,4 @@
-import type { Clock } from '../model/index.js';
+import type { CheckType, Clock } from '../model/index.js';
 import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
 import type { JobRecord, JobStatus } from './jobRows.js';
 import type { Leadership, LeadershipOptions } from './leadership.js';
@@ -14,12 +14,12 @@ import type {
   ObjectKind,
   ObjectWrite,
 } from '../model/index.js';
-import type { CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
+import type { BacktestReadoutKey, BacktestReadoutRow, CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
 import type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 import type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord } from './incidentRows.js';
 import type { OutboxFilter, OutboxInput, OutboxMessage } from './outboxRows.js';
 
-export type { CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
+export type { BacktestReadoutKey, BacktestReadoutRow, CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
 export type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 
 /**
@@ -164,6 +164,8 @@ export interface Store extends StoreReader {
    * all its rows in one transaction (or none) and returns how many it wrote.
    */
   checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]>;
+  /** The newest readout of each time period of many checks of one check type, since `from`, in one read (readResults.ts). */
+  backtestReadouts(checkType: CheckType, keys: readonly BacktestReadoutKey[], from: string): Promise<BacktestReadoutRow[]>;
   /** Every table with results: the worst severity of each check's newest run, in one read (the console's overview). */
   tableSeverities(): Promise<TableSeverityRow[]>;
   errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]>;

@@ -346,6 +346,7 @@ describe('web console', () => {
 
 });
 
+// the embedded store (PGlite) here, PostgreSQL above: the console works on both
 describe('web console with tokens', () => {
   let fx: StoreFixture;
   let app: FastifyInstance;
@@ -354,7 +355,7 @@ describe('web console with tokens', () => {
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    fx = await STORE_ENGINES.find((e) => e.engine === 'postgres')!.setup();
+    fx = await STORE_ENGINES.find((e) => e.engine === 'pglite')!.setup();
     await applyExamples(fx.store);
     const tokens = parseTokens(
       ['- {name: vera, role: viewer, token: viewer-token-1}', '- {name: otto, role: operator, token: operator-token-1}'].join('\n'),
@@ -444,7 +445,7 @@ describe('web console on an empty store', () => {
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    fx = await STORE_ENGINES.find((e) => e.engine === 'postgres')!.setup();
+    fx = await STORE_ENGINES.find((e) => e.engine === 'pglite')!.setup();
     app = await serverOn(fx.store);
     base = await listen(app);
   });

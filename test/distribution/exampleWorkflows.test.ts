@@ -286,6 +286,7 @@ describe('the example GitHub workflows run as written', { timeout: 300_000 }, ()
       Validate: 'success',
       'Diff against the base branch': 'success',
       'Plan against the live store': 'success',
+      'Preview the changed checks': 'success',
       'Post or update the pull request comment': 'success',
       'Upload the plan': 'success',
       'Fail on invalid files or a refused plan': 'skipped',
@@ -300,6 +301,11 @@ describe('the example GitHub workflows run as written', { timeout: 300_000 }, ()
     expect(gh.comments[0].body).toContain('<!-- dqctl-plan -->');
     expect(gh.comments[0].body).toContain('### dqctl plan: 0 to add, 1 to change');
     expect(gh.comments[0].body).toContain('### dqctl diff: 0 added, 1 changed');
+    // the preview: the raised threshold is a modified check; the PR's token is a viewer's, so it backtests only
+    expect(pr.context.steps.preview.outputs.exit).toBe('0');
+    expect(gh.comments[0].body).toContain('### dqctl preview: 1 check changed (0 added, 1 modified)');
+    expect(gh.comments[0].body).toContain('not run: live checks need an operator token on the server (this caller is a viewer)');
+    expect(gh.comments[0].body.indexOf('### dqctl plan')).toBeLessThan(gh.comments[0].body.indexOf('### dqctl preview'));
     expect(existsSync(join(artifacts, 'plan.json'))).toBe(true);
 
     // a second push updates the same comment
@@ -307,7 +313,7 @@ describe('the example GitHub workflows run as written', { timeout: 300_000 }, ()
     expect(gh.comments).toHaveLength(1);
 
     // the merge (a fast-forward) applies the reviewed plan
-    for (const file of ['diff.md', 'diff.err', 'plan.md', 'plan.err', 'plan.json']) await rm(join(work, file), { force: true });
+    for (const file of ['diff.md', 'diff.err', 'plan.md', 'plan.err', 'plan.json', 'preview.md', 'preview.err']) await rm(join(work, file), { force: true });
     await g('checkout', '-q', 'main');
     await g('merge', '-q', '--ff-only', 'feature');
     await g('push', '-q', 'origin', 'main');

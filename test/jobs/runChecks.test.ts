@@ -117,6 +117,59 @@ describe('run checks on a real data source', () => {
     }
   });
 
+  it('as DQOps stores them: no thresholds is a valid result; thresholds that cannot decide store a readout only; a rule may give the result its own actual value', async () => {
+    const ctx = { caller: 'test' };
+    const client = new pg.Client({ connectionString: source.url });
+    await client.connect();
+    await client.query('create table public.verdicts (id int)');
+    await client.query('insert into public.verdicts values (1), (2), (3)');
+    await client.end();
+    await objects.create(
+      'table',
+      'src/public.verdicts',
+      // daily_row_count with no severity: a readout recorded as valid (DQOps: passed, outside the KPI);
+      // daily_row_count_change on its first run: no earlier readout to compare with, so no verdict
+      { monitoring_checks: { daily: { volume: { daily_row_count: {}, daily_row_count_change: { warning: { max_percent: 10 } } } } } },
+      ctx,
+    );
+    // a table that does not exist: its availability readout is 1 (a failure) on every run
+    await objects.create('table', 'src/public.gone', { monitoring_checks: { daily: { availability: { daily_table_availability: { error: { max_failures: 1 } } } } } }, ctx);
+    // yesterday's readout of that check was a failure too, so today's is the second in a row
+    const today = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()));
+    const yesterday = new Date(today.getTime() - 86_400_000).toISOString();
+    const [planned] = await fx.store.checkResults({ connectionName: 'src', schemaName: 'public', tableName: 'gone' });
+    expect(planned).toBeUndefined();
+    const run = runChecksExecutor({ store: fx.store, objects, dataSources });
+    await run(job({ check_search_filters: { connection: 'src', fullTableName: 'public.gone' } }), new AbortController().signal);
+    const [first] = await fx.store.checkResults({ connectionName: 'src', schemaName: 'public', tableName: 'gone' });
+    // one failure in a row is within max_failures 1: valid, the result's actual value is that count
+    expect([first.actualValue, first.severity]).toEqual([1, 0]);
+    await fx.store.insertCheckResults([{ ...first, timePeriod: yesterday, executedAt: yesterday, actualValue: 1, severity: 0 }]);
+
+    const result = (await run(job({ check_search_filters: { connection: 'src', fullTableName: 'public.*' } }), new AbortController().signal)) as RunChecksResult;
+    // three checks ran; the change check's readout is not a result, so two results are counted
+    expect(result).toMatchObject({ executed_checks: 3, valid_results: 1, errors: 1, execution_errors: 0 });
+
+    const results = await fx.store.checkResults({ connectionName: 'src', schemaName: 'public', tableName: 'verdicts' });
+    expect(results.map((r) => [r.checkName, r.actualValue, r.severity])).toEqual([['daily_row_count', 3, 0]]);
+    const readouts = await fx.store.checkResults({ connectionName: 'src', schemaName: 'public', tableName: 'verdicts', read: 'readouts' });
+    expect(readouts.map((r) => [r.checkName, r.actualValue, r.verdict]).sort()).toEqual([
+      ['daily_row_count', 3, true],
+      ['daily_row_count_change', 3, false],
+    ]);
+
+    // today's failure is the second in a row (today's earlier run is the same period and is not history):
+    // the result shows the count, 2 > 1 is an error; the readout keeps the sensor's 1
+    const [gone] = await fx.store.checkResults({ connectionName: 'src', schemaName: 'public', tableName: 'gone', newest: { of: 'rows', count: 1 } });
+    expect([gone.actualValue, gone.severity]).toEqual([2, 2]);
+    const [goneReadout] = await fx.store.checkResults({ connectionName: 'src', schemaName: 'public', tableName: 'gone', newest: { of: 'rows', count: 1 }, read: 'readouts' });
+    expect(goneReadout.actualValue).toBe(1);
+
+    // the table's status folds results only: the readout without a verdict is not counted as valid
+    const status = (await fx.store.tableSeverities()).find((row) => row.tableName === 'verdicts');
+    expect(status).toMatchObject({ valid: 1, warnings: 0, errors: 0, fatals: 0, executionErrors: 0 });
+  });
+
   it('a data source that refuses connections gives execution errors, not a crash', async () => {
     const ctx = { caller: 'test' };
     await objects.create('source', 'down', { provider_type: 'postgresql', postgresql: { host: '127.0.0.1', port: '1', database: 'x', user: 'x' } }, ctx);

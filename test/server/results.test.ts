@@ -100,6 +100,7 @@ describe.each(STORE_ENGINES)('$engine store: check results and error samples', (
       executedAt: '2024-01-02T03:00:00.000Z',
       tableComparison: 'cmp',
       errorMessage: null,
+      verdict: true,
     });
     await fx.store.insertErrorSamples([sample({ executedAt: null, rowId1: '7' })]);
     const [s] = await fx.store.errorSamples(ORDERS);

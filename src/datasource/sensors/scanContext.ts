@@ -93,6 +93,7 @@ export function createScanContext(
     get text() {
       return textOf(requireColumn(), request.columnTypes?.[sensor.column ?? '']);
     },
+    columnType: sensor.column === undefined ? undefined : request.columnTypes?.[sensor.column],
     tableColumns: Object.keys(request.columnTypes ?? {}),
     aggregate,
     count: (condition) => aggregate('count(*)', condition),

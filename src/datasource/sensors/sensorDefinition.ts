@@ -41,6 +41,8 @@ export interface ScanContext extends SensorSqlContext {
   readonly column: string;
   /** `(analyzed_table."column")::text`. */
   readonly text: string;
+  /** The type snapshot of the analyzed column (`columnTypes` of the request), undefined when unknown. */
+  readonly columnType: string | undefined;
   /** The table's column names known from its type snapshots (`columnTypes` of the request), in their order. */
   readonly tableColumns: string[];
   /** An aggregate call limited to rows meeting `condition` and the check's filter: `call FILTER (WHERE …)`. */

@@ -106,8 +106,11 @@ export const DATE_FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   'Month D, YYYY': '^(January|February|March|April|May|June|July|August|September|October|November|December) ([1-9]|[12][0-9]|3[01]), [0-9]{4}$',
 };
 
-/** Texts meaning "no value", compared lower-cased and untrimmed (`''` included, `' null '` not). */
-export const NULL_PLACEHOLDERS: readonly string[] = ['', '-', '""', "''", '#n/d', 'blank', 'empty', 'missing', 'n/a', 'na', 'nan', 'none', 'null', 'undefined'];
+/**
+ * Texts meaning "no value", compared lower-cased and untrimmed (the empty text included, `' null '` not). DQOps's
+ * list writes `'\''\'''` in standard-conforming SQL, which is the text `\'\'` (backslashes kept), not `''`.
+ */
+export const NULL_PLACEHOLDERS: readonly string[] = ['', '-', '""', "\\'\\'", '#n/d', 'blank', 'empty', 'missing', 'n/a', 'na', 'nan', 'none', 'null', 'undefined'];
 
 /** Texts parsable as a boolean, compared lower-cased and untrimmed. */
 export const BOOLEAN_TEXTS: readonly string[] = ['true', 'false', 't', 'f', 'yes', 'no', 'y', 'n', '1', '0'];

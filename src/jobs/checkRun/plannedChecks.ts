@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
 import type { DataGroupingLevel } from '../../datasource/sensors/index.js';
-import { DqError, isJsonObject, tableKey, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
+import { DqError, isJsonObject, RULE_SEVERITIES, tableKey, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
 import {
   compileNamePattern,
   dataGroupingLevelsOf,
   effectiveTableAndColumnChecks,
   tableRefOf,
+  type CheckOrigin,
   type CompiledPolicies,
   type EffectiveChecks,
   type TableRef,
@@ -71,6 +72,8 @@ export interface PlannedCheck {
   grouping: readonly DataGroupingLevel[];
   /** Set for the checks of the `comparisons` category: which table comparison, and the reference column. */
   comparison?: PlannedComparison;
+  /** Where the check comes from: the table's own file or a policy (absent: the table's own). */
+  origin?: CheckOrigin;
 }
 
 export interface PlannedComparison {
@@ -80,12 +83,21 @@ export interface PlannedComparison {
   referenceColumn: string | null;
 }
 
+/** The thresholds a check's rule judges with, by severity: a key present (even `{}` or null) is a severity configured. */
+export function ruleSeveritiesOf(spec: JsonObject): Record<string, JsonObject | null> {
+  const severities: Record<string, JsonObject | null> = {};
+  for (const severity of RULE_SEVERITIES) {
+    if (severity in spec) severities[severity] = isJsonObject(spec[severity]) ? spec[severity] : null;
+  }
+  return severities;
+}
+
 export function checkHashOf(tableName: string, column: string | null, checkType: string, timeScale: string | null, checkName: string): number {
   const digest = createHash('sha256').update(JSON.stringify([tableName, column, checkType, timeScale, checkName])).digest();
   return digest.readUIntBE(0, 6);
 }
 
-function containersOf(checks: EffectiveChecks): Array<[CheckType, TimeScale | null, Record<string, Record<string, { spec: JsonObject }>>]> {
+function containersOf(checks: EffectiveChecks): Array<[CheckType, TimeScale | null, Record<string, Record<string, { spec: JsonObject; origin: CheckOrigin }>>]> {
   return [
     ['profiling', null, checks.profiling],
     ['monitoring', 'daily', checks.monitoring.daily],
@@ -157,6 +169,7 @@ export function plannedChecksOfTable(
             spec: check.spec,
             checkHash: checkHashOf(tableName, column, checkType, timeScale, checkName),
             grouping,
+            origin: check.origin,
           });
         }
       }

@@ -1,5 +1,6 @@
 import { defaultQualityDimension } from '../../catalog/index.js';
 import type { CheckResultInput } from '../../store/store.js';
+import type { CheckEvaluation } from '../../rules/index.js';
 import type { PlannedCheck } from './plannedChecks.js';
 
 /** What names a check in a stored row (a result or an error sample): where it is and which check it is. */
@@ -36,4 +37,20 @@ export function periodOf(checkType: PlannedCheck['checkType'], timeScale: Planne
     ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
     : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   return { timePeriod: start.toISOString(), timeGradient: day ? 'day' : 'month' };
+}
+
+/**
+ * What a judged readout stores besides its values, as DQOps decides it: a severity imported from the data source
+ * (import_severity) is the verdict; a check with no thresholds is recorded as valid; a check whose thresholds all
+ * gave no verdict (too little history, no actual value) is a readout only, with no result; a rule's own actual
+ * value (max_failures: the failure count) is the result's.
+ */
+export function outcomeOf(evaluation: CheckEvaluation, importedSeverity?: number | null): Pick<CheckResultInput, 'severity' | 'verdict' | 'ruleActualValue'> {
+  if (importedSeverity !== undefined && importedSeverity !== null) return { severity: importedSeverity, verdict: true };
+  const configured = Object.keys(evaluation.perSeverity).length > 0;
+  return {
+    severity: evaluation.severity ?? 0,
+    verdict: evaluation.severity !== null || !configured,
+    ruleActualValue: evaluation.newActualValue,
+  };
 }

@@ -1,10 +1,11 @@
 import { getCheckCatalog } from '../../catalog/index.js';
 import type { DataSource } from '../../datasource/index.js';
 import { planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
-import { isJsonObject, RULE_SEVERITIES, type DqError, type JsonObject } from '../../model/index.js';
+import type { DqError } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
+import { outcomeOf } from './resultRows.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
-import type { PlannedCheck } from './plannedChecks.js';
+import { ruleSeveritiesOf, type PlannedCheck } from './plannedChecks.js';
 import { runTableComparisons, type ComparisonRunContext } from './runTableComparisons.js';
 import { periodOf, resultBase } from './resultRows.js';
 import { asTableFailure } from './tableFailure.js';
@@ -16,7 +17,7 @@ import { tableQueryRequestOf } from './tableQueryRequest.js';
  * table's data source; each readout is judged by the check's rule for warning, error and fatal against the
  * stored history; every outcome becomes a check_results row. A sensor or rule that fails becomes an execution
  * error row of that check (the others still run); a data source that fails makes execution errors of all the
- * checks of the query.
+ * checks of the query. Nothing is stored here: the caller stores the rows (a check run) or only shows them (a preview).
  */
 export interface TableRunOutcome {
   rows: CheckResultInput[];
@@ -39,7 +40,7 @@ function groupsOf(checks: readonly PlannedCheck[]): Group[] {
 
 export async function runTableChecks(
   all: readonly PlannedCheck[],
-  context: { store: Store; dataSource: DataSource; signal: AbortSignal; now: Date; resolveReference?: ComparisonRunContext['resolveReference'] },
+  context: { store: Pick<Store, 'checkResults'>; dataSource: DataSource; signal: AbortSignal; now: Date; resolveReference?: ComparisonRunContext['resolveReference'] },
 ): Promise<TableRunOutcome> {
   const rows: CheckResultInput[] = [];
   let failure: DqError | undefined;
@@ -152,15 +153,13 @@ export async function runTableChecks(
                     checkName: check.checkName,
                     dataGroup,
                     executionErrors: 'exclude',
+                    read: 'readouts',
                   })
                 )
                   .filter((r) => typeof r.actualValue === 'number')
                   .map((r) => ({ timePeriod: r.timePeriod, value: r.actualValue as number }))
               : undefined;
-          const severities: Record<string, JsonObject | null> = {};
-          for (const severity of RULE_SEVERITIES) {
-            if (severity in check.spec) severities[severity] = isJsonObject(check.spec[severity]) ? check.spec[severity] : null;
-          }
+          const severities = ruleSeveritiesOf(check.spec);
           const evaluation = evaluateCheck({
             ruleName: check.catalog.rule,
             actualValue: readout.actualValue,
@@ -176,8 +175,7 @@ export async function runTableChecks(
             dataGroup,
             actualValue: readout.actualValue,
             expectedValue: evaluation.expectedValue ?? readout.expectedValue ?? null,
-            // no verdict (no thresholds, not enough history yet) is not an alarm
-            severity: readout.severity ?? evaluation.severity ?? 0,
+            ...outcomeOf(evaluation, readout.severity),
           });
         } catch (error) {
           rows.push({ ...base, timePeriod, dataGroup, actualValue: readout.actualValue, severity: null, errorMessage: `rule ${check.catalog.rule}: ${(error as Error).message}` });

@@ -4,7 +4,7 @@ import { isJsonObject, RULE_SEVERITIES, type DqError, type JsonObject } from '..
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
-import { periodOf, resultBase } from './resultRows.js';
+import { outcomeOf, periodOf, resultBase } from './resultRows.js';
 import { asTableFailure } from './tableFailure.js';
 import { columnTypesOf, tableQueryRequestOf } from './tableQueryRequest.js';
 
@@ -26,7 +26,8 @@ export interface ComparisonReference {
 }
 
 export interface ComparisonRunContext {
-  store: Store;
+  /** Read only here (nothing is stored): a preview passes its store too. */
+  store: Pick<Store, 'checkResults'>;
   dataSource: DataSource;
   signal: AbortSignal;
   now: Date;
@@ -243,7 +244,7 @@ function judge(
         referenceValue: expected,
         timeGradient: base.timeGradient,
       });
-      rows.push({ ...base, timePeriod, dataGroup: any.dataGroup, actualValue: actual, expectedValue: expected, severity: evaluation.severity ?? 0 });
+      rows.push({ ...base, timePeriod, dataGroup: any.dataGroup, actualValue: actual, expectedValue: expected, ...outcomeOf(evaluation) });
     } catch (error) {
       rows.push({ ...base, timePeriod, dataGroup: any.dataGroup, actualValue: actual, expectedValue: expected, severity: null, errorMessage: `rule ${check.catalog.rule}: ${(error as Error).message}` });
     }

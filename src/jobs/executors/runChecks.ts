@@ -45,6 +45,7 @@ export function countResults(rows: readonly CheckResultInput[], executedChecks: 
   const result: RunChecksResult = { highest_severity: null, executed_checks: executedChecks, valid_results: 0, warnings: 0, errors: 0, fatals: 0, execution_errors: 0 };
   let highest = -1;
   for (const row of rows) {
+    if (row.verdict === false) continue; // a readout the rules gave no verdict on is not a result
     if (row.severity === null || row.severity === undefined) {
       result.execution_errors++;
       continue;

@@ -1,78 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { JsonObject } from '../../model/index.js';
-import type { CheckResultRow, CheckType, Store } from '../../store/store.js';
+import type { CheckType } from '../../store/store.js';
 import { issueHistogram } from '../../app/issueHistogram.js';
 import { tableQualityStatus } from '../../app/tableQualityStatus.js';
+import { withoutNulls } from '../../app/results/checkResults.js';
+import { resultLists } from '../../app/results/resultLists.js';
+import type { ResultsQuery as Query } from '../../app/results/resultsQuery.js';
 import type { ServerContext } from '../context.js';
 import { requireTable, TABLE_PARAMS, tablePathOf } from './tables.js';
-import {
-  checkDisplayName,
-  epochMs,
-  errorsFilter,
-  groupByCheck,
-  listHeader,
-  localDateTime,
-  withoutNulls,
-  type Selection,
-  type Target,
-} from '../../app/results/checkResults.js';
-import type { ResultsQuery as Query } from '../../app/results/resultsQuery.js';
 import { COLUMN_URL, ERRORS_QUERY, paramsSchema, selectionOf, TABLE_URL, targetOf } from './results.js';
 
-/**
- * DQOps's `check_results` and `sensor_readouts` groups: the stored results of a table's or column's checks,
- * grouped by check, newest first (at most `maxResultsPerCheck` per check, default 100; `monthStart` / `monthEnd`
- * bound the time periods). A readout is the sensor's value of a result (actual and expected value); results add
- * the severity. Execution errors are served by the errors group and left out here. The rule bounds of a result
- * (warningLowerBound, …) are not stored by dqctl and are left out.
- */
-type Kind = 'results' | 'readouts';
-
-async function readRows(store: Store, target: Target, selection: Selection, query: Query) {
-  const { count, months, ...filter } = errorsFilter(target, selection, query);
-  const rows = await store.checkResults({
-    ...filter,
-    timePeriodFrom: months.from,
-    timePeriodTo: months.to,
-    executionErrors: 'exclude',
-    newest: { of: 'rows', count },
-  });
-  return { rows, dataGroup: filter.dataGroup };
-}
-
-function entry(target: Target, row: CheckResultRow, kind: Kind): JsonObject {
-  const common = {
-    id: String(row.id),
-    actualValue: row.actualValue,
-    expectedValue: row.expectedValue,
-    columnName: row.columnName,
-    dataGroup: row.dataGroup,
-    checkName: row.checkName,
-    checkDisplayName: checkDisplayName(target, row),
-    checkType: row.checkType,
-    durationMs: row.durationMs,
-    executedAt: epochMs(row.executedAt),
-    timeGradient: row.timeGradient,
-    timePeriod: localDateTime(row.timePeriod),
-    provider: target.provider,
-    qualityDimension: row.qualityDimension,
-    tableComparison: row.tableComparison,
-  };
-  if (kind === 'readouts') return withoutNulls(common);
-  return withoutNulls({ ...common, checkHash: row.checkHash, checkCategory: row.checkCategory, sensorName: row.sensorName, severity: row.severity });
-}
-
-async function listOf(store: Store, target: Target, selection: Selection, query: Query, kind: Kind): Promise<JsonObject[]> {
-  const { rows, dataGroup } = await readRows(store, target, selection, query);
-  return groupByCheck(rows).map((checkRows) => {
-    const { dataGroupsNames, ...header } = listHeader(target, checkRows, dataGroup);
-    const entries = checkRows.map((row) => entry(target, row, kind));
-    return kind === 'results'
-      ? withoutNulls({ ...header, dataGroups: dataGroupsNames, checkResultEntries: entries })
-      : withoutNulls({ ...header, dataGroupNames: dataGroupsNames, sensorName: checkRows[0].sensorName, sensorReadoutEntries: entries });
-  });
-}
-
+/** DQOps's `check_results` and `sensor_readouts` groups (shaped in app/results/resultLists.ts), a table's status and its issues histogram. */
 export async function checkResultsRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
   const types: Array<{ type: CheckType; segment: string }> = [
     { type: 'profiling', segment: 'profiling' },
@@ -99,7 +36,7 @@ export async function checkResultsRoutes(api: FastifyInstance, context: ServerCo
           },
           async (request: FastifyRequest) => {
             const target = await targetOf(context, request, column);
-            return listOf(context.store, target, selectionOf(request, type), request.query as Query, kind);
+            return resultLists(context.store, target, selectionOf(request, type), request.query as Query, kind);
           },
         );
       }

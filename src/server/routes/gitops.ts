@@ -2,10 +2,13 @@ import { PassThrough, Transform, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GitopsRequest } from '../../app/gitopsRequest.js';
+import { previewChecks } from '../../app/preview/previewChecks.js';
+import type { PreviewRequest } from '../../app/preview/previewRequest.js';
 import { applyRequest, planRequest } from '../../app/remoteGitops.js';
 import { DqError } from '../../model/index.js';
 import { ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
+import { roleAtLeast } from '../tokens.js';
 
 /**
  * Remote plan and apply (`dqctl plan|apply --server URL`): a CI job sends the desired state it loaded and
@@ -16,6 +19,10 @@ import type { ServerContext } from '../context.js';
  * `Content-Encoding: gzip` and have their own body limit (default 100 MB once decompressed; a gzip bomb is cut
  * off at the limit, not inflated whole).
  * Applies are serialized on this server: two remote applies never plan against the same revision.
+ *
+ * A preview (`dqctl preview --server`) posts the checks a pull request adds or modifies; the server backtests
+ * them on its stored readouts (viewers) and runs them live on its own connections and secrets (operators: a
+ * check's parameters may hold SQL), storing nothing.
  */
 export const DEFAULT_GITOPS_BODY_LIMIT = 100 * 1024 * 1024;
 const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
@@ -84,6 +91,48 @@ export async function gitopsRoutes(api: FastifyInstance, context: ServerContext)
           throw error;
         }
       });
+    },
+  );
+
+  api.post(
+    '/gitops/preview',
+    {
+      bodyLimit,
+      preParsing,
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        operationId: 'gitops_preview',
+        summary:
+          'gitops_preview: backtest the changed checks of a pull request on the stored readouts and run them live now, storing nothing (dqctl preview --server); answers {checks, warnings} as in `dqctl preview --format json`; the live runs need an operator',
+        body: ref('PreviewRequest'),
+      },
+    },
+    async (request) => {
+      const body = request.body as PreviewRequest;
+      const connections = new Map((await context.objects.list('source')).map((source) => [source.name, source.spec]));
+      const liveRefused = !roleAtLeast(request.caller.role, 'operator')
+        ? `live checks need an operator token on the server (this caller is a ${request.caller.role})`
+        : !context.dataSources
+          ? 'this server has no data sources'
+          : undefined;
+      // a client that hangs up cancels the live queries
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      const socket = request.raw.socket;
+      socket?.once('close', abort);
+      try {
+        return await previewChecks(body, {
+          store: context.store,
+          connectionSpec: (name) => connections.get(name),
+          dataSources: context.dataSources,
+          now: new Date(),
+          signal: controller.signal,
+          ...(liveRefused ? { liveRefused } : {}),
+        });
+      } finally {
+        socket?.off('close', abort);
+      }
     },
   );
 }

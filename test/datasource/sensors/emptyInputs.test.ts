@@ -53,6 +53,10 @@ const CASES: EmptyCase[] = [
   { sensor: 'column/conversions/text_parsable_to_date_percent', column: 't', noRows: 100, onlyNulls: 100 },
   { sensor: 'column/datatype/string_datatype_detect', column: 't', noRows: null, onlyNulls: null },
   { sensor: 'column/accepted_values/text_valid_country_code_percent', column: 't', noRows: 100, onlyNulls: 100 },
+  { sensor: 'column/accepted_values/text_found_in_set_percent', column: 't', parameters: { expected_values: ['a'] }, noRows: 100, onlyNulls: 100 },
+  // an empty list is DQOps's MAX(0.0) over the rows: NULL without rows, 0 over NULLs
+  { sensor: 'column/accepted_values/text_found_in_set_percent', column: 't', parameters: { expected_values: [] }, noRows: null, onlyNulls: 0 },
+  { sensor: 'column/accepted_values/number_found_in_set_percent', column: 'n', parameters: { expected_values: [] }, noRows: null, onlyNulls: 0 },
   {
     sensor: 'column/accepted_values/expected_text_values_in_use_count',
     column: 't',

@@ -20,6 +20,8 @@ interface FormatCase {
   expected: number | null;
   /** The readout's expected value, when the sensor gives one other than the list length. */
   expectedValue?: number | null;
+  /** The run's start, when the case needs another than NOW. */
+  now?: Date;
 }
 
 const CASES: FormatCase[] = [
@@ -157,6 +159,22 @@ const CASES: FormatCase[] = [
     parameters: { max_future_days: 1 },
     expected: 25,
   },
+  // A `DATE` snapshot compares with today plus max_future_days rounded half away from zero (DQOps's `::int`):
+  // at 06:00 with 1.5 days, the limit is 2024-06-15 + 2 = 06-17, so only 06-18 is in the future (now + 1.5 days
+  // would be 06-16 18:00 and take 06-17 too)
+  {
+    name: 'future dates on a DATE snapshot: whole days',
+    sensor: 'column/datetime/date_values_in_future_percent',
+    type: 'DATE',
+    values: ['2024-06-15', '2024-06-16', '2024-06-17', '2024-06-18', '2023-01-01'],
+    parameters: { max_future_days: 1.5 },
+    now: new Date('2024-06-15T06:00:00Z'),
+    expected: 20,
+  },
+  // an empty list measures nothing: 0 over values (NULL only for no rows, see emptyInputs), as DQOps's MAX(0.0)
+  { name: 'nothing expected in the set', sensor: 'column/accepted_values/text_found_in_set_percent', values: ['a', 'b', null], parameters: { expected_values: [] }, expected: 0 },
+  // DQOps's list holds the text \'\' (its SQL '\''\''' keeps the backslashes), not '', and is not trimmed
+  { name: 'null placeholders', sensor: 'column/whitespace/null_placeholder_text_count', values: ["\\'\\'", "''", "''", 'N/A', ' null', '', null], expected: 3 },
   // an inet column reads as PostgreSQL displays it (10.1.2.3, not 10.1.2.3/32) when the type is known
   { name: 'IPv4 on an inet column', sensor: 'column/patterns/invalid_ip4_address_format_count', type: 'inet', values: ['10.1.2.3', '192.168.0.1', '10.0.0.0/8', null], expected: 1 },
   { name: 'top values (own query)', sensor: 'column/accepted_values/expected_texts_in_top_values_count', values: ['a', 'a', 'a', 'b', 'b', 'c', 'd'], parameters: { expected_values: ['a', 'c', 'zz'], top: 2 }, expected: 1 },
@@ -184,7 +202,7 @@ describe('format sensors', () => {
     const { readouts } = await db.measure({
       schema: SCHEMA,
       table: `case ${index}`,
-      now: NOW,
+      now: c.now ?? NOW,
       sensors: [{ id: 'v', sensorName: c.sensor, column: COLUMN, ...(c.parameters ? { parameters: c.parameters } : {}) }],
       ...(c.type ? { columnTypes: { [COLUMN]: c.type } } : {}),
     });

@@ -23,6 +23,22 @@ function inUse(ctx: ScanContext, distinctCall: string, condition: string): { act
 const inTexts = (ctx: ScanContext): string => `${ctx.text} = any(${ctx.bind(ctx.param('expected_values'), 'text[]')})`;
 const inNumbers = (ctx: ScanContext): string => `${ctx.column} = any(${ctx.bind(ctx.param('expected_values'), 'numeric[]')})`;
 
+/**
+ * Values in `expected_values`, percent of the non-NULL values (100 for none). An empty list measures nothing:
+ * 0 when there are rows, NULL when there are none (DQOps's `MAX(0.0)` over the rows), whatever the values.
+ */
+function foundInSetPercent(meaning: string, condition: (ctx: ScanContext) => string): SensorDefinition {
+  return {
+    ...valuePercent(meaning, condition, 100),
+    kind: 'aggregate',
+    build: (ctx: ScanContext) => {
+      const expected = ctx.param('expected_values');
+      if (Array.isArray(expected) && expected.length === 0) return whenRows(ctx, ctx.bind(0, 'double precision'), null);
+      return ctx.percent(ctx.countValues(condition(ctx)), ctx.countValues(), 100);
+    },
+  };
+}
+
 function topValues(ctx: SubqueryContext): string {
   const groups = ctx.source.groups;
   const groupSelect = groups.map((g) => `${g.select} as ${g.alias}`);
@@ -67,8 +83,14 @@ function topValues(ctx: SubqueryContext): string {
 }
 
 export const ACCEPTED_VALUES_SENSORS: Record<string, SensorDefinition> = {
-  'column/accepted_values/text_found_in_set_percent': valuePercent('Values in `expected_values`, percent of the non-NULL values (100 for none).', inTexts, 100),
-  'column/accepted_values/number_found_in_set_percent': valuePercent('Values in `expected_values` (numbers), percent of the non-NULL values (100 for none).', inNumbers, 100),
+  'column/accepted_values/text_found_in_set_percent': foundInSetPercent(
+    'Values in `expected_values`, percent of the non-NULL values (100 for none); with an empty list 0 (NULL for no rows).',
+    inTexts,
+  ),
+  'column/accepted_values/number_found_in_set_percent': foundInSetPercent(
+    'Values in `expected_values` (numbers), percent of the non-NULL values (100 for none); with an empty list 0 (NULL for no rows).',
+    inNumbers,
+  ),
   'column/accepted_values/expected_text_values_in_use_count': {
     kind: 'aggregate',
     needsColumn: true,

@@ -14,6 +14,20 @@ function datePattern(ctx: ScanContext): string {
   return pattern;
 }
 
+/**
+ * A value later than the future limit. As DQOps: a `DATE` snapshot compares with today (the run's date in the
+ * session's time zone) plus max_future_days rounded to whole days (PostgreSQL's numeric-to-integer cast rounds
+ * half away from zero); any other snapshot compares the value as a time with now plus max_future_days in whole
+ * seconds. That limit is computed here and bound, not `now + interval` in SQL, which PostgreSQL would evaluate
+ * per row.
+ */
+function futureValue(ctx: ScanContext): string {
+  const days = Number(ctx.param('max_future_days'));
+  const away = (value: number): number => Math.sign(value) * Math.round(Math.abs(value));
+  if (ctx.columnType === 'DATE') return `${ctx.column} > ((${ctx.now})::date + ${ctx.bind(away(days), 'integer')})::timestamp`;
+  return `(${ctx.column})::timestamptz > ${ctx.bind(new Date(ctx.nowValue.getTime() + away(days * 86_400) * 1000), 'timestamptz')}`;
+}
+
 const anyMatches = (ctx: ScanContext, patterns: readonly string[]): string => patterns.map((pattern) => matching(ctx, pattern)).join(' or ');
 
 /**
@@ -115,9 +129,8 @@ export const FORMAT_SENSORS: Record<string, SensorDefinition> = {
     'fails',
   ),
   'column/datetime/date_values_in_future_percent': valuePercent(
-    'Values later than now plus `max_future_days` days (`column::timestamptz`), percent of the non-NULL values.',
-    // The limit is computed here and bound, not `now + interval` in SQL, which PostgreSQL would evaluate per row.
-    (ctx) => `(${ctx.column})::timestamptz > ${ctx.bind(new Date(ctx.nowValue.getTime() + Number(ctx.param('max_future_days')) * 86_400_000), 'timestamptz')}`,
+    'Values later than now plus `max_future_days` days (`column::timestamptz`), percent of the non-NULL values; for a column whose type snapshot is `DATE` (upper case, as DQOps tests it), later than today plus `max_future_days` rounded to whole days.',
+    futureValue,
     0,
   ),
   'column/datetime/text_match_date_format_percent': valuePercent(

@@ -5,8 +5,8 @@
  * namespaces may share a store. `environment` NULL: applied without one. No row: never recorded (stores
  * applied before this migration, or never applied).
  */
-export const migration0007 = {
-  version: 7,
+export const migration0008 = {
+  version: 8,
   name: 'applied_environments',
   sql: /* sql */ `
 create table dqctl.applied_environments (

@@ -1,0 +1,133 @@
+import { getCheckCatalog } from '../../catalog/index.js';
+import { outcomeOf, periodOf } from '../../jobs/checkRun/resultRows.js';
+import { ruleSeveritiesOf, type PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
+import type { CheckType } from '../../model/index.js';
+import { evaluateCheck, type Readout } from '../../rules/index.js';
+import type { BacktestReadoutKey, BacktestReadoutRow, Store } from '../../store/store.js';
+import { severityName, zeroCounts, type Backtest } from './previewDocument.js';
+
+/**
+ * The backtest of a preview: the head settings of each changed check judged on the readouts already stored for
+ * it (or for the check that stands for it, previewRequest.ts) whose time period lies in the window, the newest
+ * readout of each period and data group, as the rules' own history reads them. Before: the severity stored
+ * (for a check read through another one's readouts, which raised nothing itself: no readout counted); after: the head rule's verdict, with the earlier stored readouts as the rule's history (read back as far as
+ * the rule's time window looks, so an anomaly rule on the first day of the window sees what it saw then). A
+ * readout the rules give no verdict on (not enough history) is counted in neither, as a check run stores it as
+ * a readout only (a check with no thresholds at all is valid). Gaps in the history are
+ * gaps: a missing day is neither a readout nor a verdict.
+ *
+ * One read of the store per check type, whatever the number of checks (a policy may reach thousands of tables).
+ */
+export interface BacktestItem {
+  check: PlannedCheck;
+  /** The check name whose readouts are read; null: none (the backtest is null). */
+  historyCheckName: string | null;
+}
+
+export interface BacktestAnswer {
+  backtest: Backtest | null;
+  /** Set when the head rule could not judge the stored readouts (the backtest is then null). */
+  error?: string;
+}
+
+const DAY_MS = 86_400_000;
+/** The longest look back of a rule's history read (10 years): enough for any window DQOps configures. */
+const MAX_LOOKBACK_DAYS = 3660;
+
+export async function backtestChecks(
+  items: readonly BacktestItem[],
+  context: { store: Pick<Store, 'backtestReadouts'>; now: Date; days: number },
+): Promise<BacktestAnswer[]> {
+  const answers: BacktestAnswer[] = items.map(() => ({ backtest: null }));
+  const windowStart = Date.UTC(context.now.getUTCFullYear(), context.now.getUTCMonth(), context.now.getUTCDate()) - (context.days - 1) * DAY_MS;
+  const byType = new Map<CheckType, number[]>();
+  items.forEach((item, index) => {
+    if (item.historyCheckName === null) return;
+    const list = byType.get(item.check.checkType) ?? [];
+    list.push(index);
+    byType.set(item.check.checkType, list);
+  });
+  for (const [checkType, indexes] of byType) {
+    const keys: BacktestReadoutKey[] = indexes.map((index) => keyOf(items[index]));
+    const lookback = Math.max(0, ...indexes.map((index) => lookbackDays(items[index].check)));
+    // a monthly period that started before the window still overlaps it: read from a month earlier
+    const from = new Date(windowStart - (lookback + 31) * DAY_MS).toISOString();
+    const rows = await context.store.backtestReadouts(checkType, keys, from);
+    const rowsByKey = new Map<number, BacktestReadoutRow[]>();
+    for (const row of rows) {
+      const list = rowsByKey.get(row.key) ?? [];
+      list.push(row);
+      rowsByKey.set(row.key, list);
+    }
+    indexes.forEach((index, keyIndex) => {
+      answers[index] = judge(items[index].check, items[index].historyCheckName === items[index].check.checkName, rowsByKey.get(keyIndex) ?? [], windowStart);
+    });
+  }
+  return answers;
+}
+
+function keyOf(item: BacktestItem): BacktestReadoutKey {
+  const { check } = item;
+  return {
+    connectionName: check.table.connection,
+    schemaName: check.table.schema,
+    tableName: check.table.table,
+    columnName: check.column,
+    timeGradient: periodOf(check.checkType, check.timeScale, new Date(0)).timeGradient,
+    checkName: item.historyCheckName!,
+    tableComparison: check.comparison?.name ?? null,
+  };
+}
+
+/** Whether a period (its start, and the check's gradient) overlaps the window that starts at `windowStart`. */
+function inWindow(timePeriod: string, gradient: string, windowStart: number): boolean {
+  const start = new Date(timePeriod);
+  const end = gradient === 'day' ? start.getTime() + DAY_MS : Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
+  return end > windowStart;
+}
+
+function judge(check: PlannedCheck, own: boolean, rows: readonly BacktestReadoutRow[], windowStart: number): BacktestAnswer {
+  const gradient = periodOf(check.checkType, check.timeScale, new Date(0)).timeGradient;
+  const counted = rows.filter((row) => inWindow(row.timePeriod, gradient, windowStart));
+  if (counted.length === 0) return { backtest: null };
+  const historyByGroup = new Map<string, Readout[]>();
+  for (const row of rows) {
+    if (row.actualValue === null) continue;
+    const list = historyByGroup.get(row.dataGroup) ?? [];
+    list.push({ timePeriod: row.timePeriod, value: row.actualValue });
+    historyByGroup.set(row.dataGroup, list);
+  }
+  const severities = ruleSeveritiesOf(check.spec);
+  const before = zeroCounts();
+  const after = zeroCounts();
+  try {
+    for (const row of counted) {
+      if (own && row.verdict) before[severityName(row.severity)]++;
+      const evaluation = evaluateCheck({
+        ruleName: check.catalog.rule,
+        actualValue: row.actualValue,
+        history: historyByGroup.get(row.dataGroup) ?? [],
+        timePeriod: row.timePeriod,
+        severities,
+        referenceValue: row.expectedValue,
+        timeGradient: gradient,
+      });
+      const outcome = outcomeOf(evaluation);
+      if (outcome.verdict) after[severityName(outcome.severity ?? 0)]++;
+    }
+  } catch (error) {
+    return { backtest: null, error: `rule ${check.catalog.rule}: ${(error as Error).message}` };
+  }
+  return { backtest: { readouts: counted.length, before, after } };
+}
+
+const GROUPING_DAYS: Record<string, number> = { hour: 1, day: 1, week: 7, month: 31, quarter: 92, year: 366 };
+
+/** How many days before the window the rule of a check reads history (0 for rules that judge one readout). */
+function lookbackDays(check: PlannedCheck): number {
+  const rule = getCheckCatalog().rules.get(check.catalog.rule);
+  if (!rule || rule.mode !== 'previous_readouts' || !rule.timeWindow) return 0;
+  const gradientDays = check.timeScale === 'daily' && check.checkType !== 'profiling' ? 1 : 31;
+  const groupingDays = GROUPING_DAYS[rule.timeWindow.historicDataPointGrouping.toLowerCase()] ?? gradientDays;
+  return Math.min(MAX_LOOKBACK_DAYS, rule.timeWindow.predictionTimeWindow * Math.max(gradientDays, groupingDays) + 1);
+}
