@@ -10,6 +10,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engines, runCli, workspace } from '../helpers/cli.js';
 import { addEnvironments, OLTP_CONNECTION_FILE, ORDERS_FILE, replaceLine } from '../helpers/environments.js';
 import { git, gitRepo, type GitRepo } from '../helpers/gitRepo.js';
+import { changedChecks } from '../../src/app/preview/changedChecks.js';
+import { loadRevisionPair } from '../../src/app/loadRevisionPair.js';
+import { GitSource } from '../../src/manifest/gitSource.js';
 
 const ERROR_MIN_COUNT = 'spec.monitoring_checks.daily.volume.daily_row_count.error.min_count';
 
@@ -211,5 +214,29 @@ describe('diff --env: the effective values of one environment, both revisions re
     const none = await diff();
     expect(none.code).toBe(3);
     expect(none.stderr).toContain('variable_without_environment');
+  });
+
+  it('preview --env: the check whose threshold changed through the variable is "modified" in prod, absent in dev', async () => {
+    const sides = (environment: string) => ({
+      base: { source: new GitSource({ repository: r.repo, ref: 'main' }), ref: 'main' },
+      head: { source: new GitSource({ repository: r.repo, ref: 'pr' }), ref: 'pr' },
+      environment,
+    });
+    const wording = { nothing: 'nothing was previewed', baseConsequence: '' };
+    const prod = await loadRevisionPair(sides('prod'), wording);
+    const changed = changedChecks(prod.base, prod.head);
+    expect(changed.map((t) => [t.table, t.checks.map((c) => [c.check_name, c.change, (c.spec as any).error])])).toEqual([
+      ['orders', [['daily_row_count', 'modified', { min_count: 6000 }]]],
+    ]);
+    const dev = await loadRevisionPair(sides('dev'), wording);
+    expect(changedChecks(dev.base, dev.head)).toEqual([]);
+    // the command reads both revisions with --env: prod previews the modified check, an unknown one does not validate
+    const state = ['--state-dir', join(r.dir, 'state')];
+    const json = await runCli(['preview', '--base', 'main', '--head', 'pr', r.repo, ...state, '--no-live', '--env', 'prod', '--format', 'json'], { cwd: r.dir });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).checks.map((c: { check_name: string; change: string }) => [c.check_name, c.change])).toEqual([['daily_row_count', 'modified']]);
+    const unknown = await runCli(['preview', '--base', 'main', '--head', 'pr', r.repo, ...state, '--no-live', '--env', 'qa'], { cwd: r.dir });
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toContain('--env qa: no such environment in dqctl.yaml; the environments are dev, prod');
   });
 });
