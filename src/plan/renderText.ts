@@ -78,7 +78,8 @@ export function environmentLine(plan: Pick<PlanDocument, 'environment'>): string
   const { name, live } = plan.environment ?? { name: null, live: null };
   if (name === null && live === null) return null;
   const own = name === null ? 'none (no --env)' : name;
-  return `Environment: ${own}${live !== null && live !== name ? ` (the live store was applied with ${live})` : ''}`;
+  if (live === null) return `Environment: ${own} (the live store has none recorded; apply records it)`;
+  return `Environment: ${own}${live !== name ? ` (the live store was applied with ${live})` : ''}`;
 }
 
 function renderChange(

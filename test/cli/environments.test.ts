@@ -48,6 +48,8 @@ describe.each(engines())('environments through the real bin on $name', { timeout
   });
 
   it('round trip with --env: apply, then plan → no changes; the plan holds the typed values; another environment is a switch', async () => {
+    const first = await cli('plan', ws.repo, ...store, '--env', 'prod');
+    expect(first.stdout.split('\n')[2]).toBe('Environment: prod (the live store has none recorded; apply records it)');
     const applied = await cli('apply', ws.repo, ...store, '--env', 'prod', '--auto-approve', '--format', 'json');
     expect(applied.code).toBe(0);
     const appliedDoc = JSON.parse(applied.stdout);
