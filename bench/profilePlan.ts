@@ -23,7 +23,7 @@ import { loadValidRepository, planRepository } from '../src/app/planRepository.j
 import { applyPlan } from '../src/apply/applyPlan.js';
 import { diff, keysNeedingDetail, type DiffOptions } from '../src/diff/diff.js';
 import { keyId } from '../src/model/index.js';
-import { buildPlan } from '../src/plan/plan.js';
+import { buildPlan, planEnvironment } from '../src/plan/plan.js';
 import { openStore } from '../src/store/openStore.js';
 import { generateRepository } from './generateRepository.js';
 
@@ -226,6 +226,7 @@ async function main(): Promise<void> {
           desiredFingerprint: desired.fingerprint,
           managedCount: summaries.length,
           options: { pruneUnmanaged: options.pruneUnmanaged, keepDrift: false, allowMassDelete: false, massDeleteThreshold: desired.settings.prune.massDeleteThreshold },
+          environment: planEnvironment(desired.environment, null),
           createdAt: new Date().toISOString(),
         }),
       );

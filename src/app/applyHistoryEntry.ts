@@ -13,6 +13,8 @@ export interface ApplyHistoryEntry {
   dirty: boolean;
   dirty_files: string[];
   repository: string | null;
+  /** The environment (`--env`) it was applied with; null without one. */
+  environment: string | null;
   plan_fingerprint: string;
   store_revision: number;
   summary: ApplyRecord['summary'];
@@ -27,6 +29,7 @@ export function applyHistoryEntry(record: ApplyRecord): ApplyHistoryEntry {
     dirty: record.dirtyFiles !== null && record.dirtyFiles.length > 0,
     dirty_files: record.dirtyFiles ?? [],
     repository: record.repository,
+    environment: record.environment,
     plan_fingerprint: record.planFingerprint,
     store_revision: record.storeRevision,
     summary: record.summary,

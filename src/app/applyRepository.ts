@@ -28,6 +28,7 @@ export async function replanSavedPlan(saved: PlanDocument, store: Store, reposit
     pruneUnmanaged: saved.options.prune_unmanaged,
     keepDrift: saved.options.keep_drift,
     allowMassDelete: saved.options.allow_mass_delete,
+    environment: saved.environment.name,
   });
   if (plan.fingerprint.desired !== saved.fingerprint.desired) {
     throw new DqError('STALE_PLAN', 'stale plan: the repository changed since the plan was saved; run plan again');

@@ -25,6 +25,8 @@ import { loadRevisionPair } from './loadRevisionPair.js';
 export interface DiffRevisionsRequest {
   base: { source: RepositorySource; ref: string };
   head: { source: RepositorySource; ref: string };
+  /** The environment both revisions are loaded with (`--env`): the diff shows its effective values. */
+  environment?: string | null;
   /** The live store whose tables are counted too, and how to name it. */
   live?: { store: StoreReader; engine: string; description: string };
 }
@@ -48,6 +50,7 @@ export async function diffRevisions(request: DiffRevisionsRequest): Promise<Revi
 
   return {
     repository: head.repository.description,
+    environment: request.environment ?? null,
     base: { ref: request.base.ref, commit: base.repository.commit, errorCount: errorCount(base) },
     head: { ref: request.head.ref, commit: head.repository.commit, errorCount: 0 },
     live,

@@ -36,6 +36,8 @@ export interface GitopsOptions {
   prune_unmanaged?: boolean;
   keep_drift?: boolean;
   allow_mass_delete?: boolean;
+  /** apply only: allow an environment other than the store's (--switch-env). */
+  switch_env?: boolean;
 }
 
 export interface ExpectedFingerprint {
@@ -48,6 +50,8 @@ export interface GitopsRequest {
   repository: { description: string; commit: string | null; dirty_files?: string[] | null };
   /** dqctl.yaml's spec, as written in the file (snake_case). */
   settings: JsonObject;
+  /** The environment (`--env`) the objects were loaded with: their `${var.…}` are already replaced. */
+  environment?: string | null;
   objects: GitopsObject[];
   fingerprint: string;
   options: GitopsOptions;
@@ -76,6 +80,7 @@ export function toGitopsRequest(desired: DesiredState, options: GitopsOptions, e
       ...(desired.repository.dirtyFiles ? { dirty_files: desired.repository.dirtyFiles } : {}),
     },
     settings: settingsSpec(desired.settings),
+    ...(desired.environment !== null ? { environment: desired.environment } : {}),
     objects: desired.objects.map((o) => ({ kind: o.kind, name: o.name, spec: o.spec, attachments: o.attachments, hash: o.hash, origin: o.origin })),
     fingerprint: desired.fingerprint,
     options: withoutUndefined(options),
@@ -140,7 +145,8 @@ export function desiredFromRequest(request: GitopsRequest): DesiredState {
   });
 
   objects.sort(compareKeys);
-  const fingerprint = desiredFingerprint(objects, settings);
+  const environment = request.environment ?? null;
+  const fingerprint = desiredFingerprint(objects, settings, environment);
   if (violations.length === 0 && fingerprint !== request.fingerprint) {
     add('/fingerprint', 'the fingerprint does not match the objects and settings sent');
   }
@@ -154,6 +160,7 @@ export function desiredFromRequest(request: GitopsRequest): DesiredState {
   return {
     repository: { description: request.repository.description, commit: request.repository.commit, dirtyFiles: request.repository.dirty_files ?? null },
     settings,
+    environment,
     objects,
     diagnostics: [],
     texts: new Map(),

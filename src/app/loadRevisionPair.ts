@@ -11,18 +11,20 @@ export interface RevisionSide {
 }
 
 /**
- * The two revisions a pull request compares (`dqctl diff`, `dqctl preview`), loaded with one parse cache so
- * the head re-parses only the files whose blob differs from the base's. An invalid head is refused (its
+ * The two revisions a pull request compares (`dqctl diff`, `dqctl preview`), loaded with one parse cache (and
+ * one `--env`) so the head re-parses only the files whose blob differs from the base's. An invalid head is refused (its
  * diagnostics are the answer, `nothing` says what was not done); an invalid base is used by its valid files,
  * with a warning whose end (`baseConsequence`) says what that means for the command.
  */
 export async function loadRevisionPair(
-  sides: { base: RevisionSide; head: RevisionSide },
+  sides: { base: RevisionSide; head: RevisionSide; environment?: string | null },
   wording: { nothing: string; baseConsequence: string },
 ): Promise<{ base: DesiredState; head: DesiredState; warnings: string[] }> {
   const cache = new ParseCache();
-  const base = await loadRepository(sides.base.source, { cache });
-  const head = await loadRepository(sides.head.source, { cache });
+  // both with the same environment (`--env`): the change is seen in that environment's values
+  const environment = sides.environment ?? null;
+  const base = await loadRepository(sides.base.source, { cache, environment });
+  const head = await loadRepository(sides.head.source, { cache, environment });
   const headErrors = errorCount(head);
   if (headErrors > 0) {
     const error = new ValidationFailed(head);

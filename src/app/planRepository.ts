@@ -14,17 +14,23 @@ export interface PlanRequest extends PlanRequestOptions {
   store: Store;
   /** A terminal's progress: files loaded, then planning. */
   progress?: ProgressReporter;
+  /** The environment of dqctl.yaml whose vars fill `${var.…}` (`--env`). */
+  environment?: string | null;
 }
 
 /** Loads the repository and refuses it when it has errors: an invalid revision is never planned or applied. */
-export async function loadValidRepository(repository: string | RepositorySource, progress?: ProgressReporter): Promise<DesiredState> {
-  const desired = await loadRepository(repository, { progress });
+export async function loadValidRepository(
+  repository: string | RepositorySource,
+  progress?: ProgressReporter,
+  environment?: string | null,
+): Promise<DesiredState> {
+  const desired = await loadRepository(repository, { progress, environment });
   if (errorCount(desired) > 0) throw new ValidationFailed(desired);
   return desired;
 }
 
 export async function planRepository(request: PlanRequest): Promise<{ desired: DesiredState; plan: Plan }> {
-  const desired = await loadValidRepository(request.repository, request.progress);
+  const desired = await loadValidRepository(request.repository, request.progress, request.environment);
   request.progress?.({ phase: 'plan' });
   const plan = await planDesiredState(desired, request);
   return { desired, plan };

@@ -1,5 +1,6 @@
 import { applyPlan, type ApplyResult } from '../apply/applyPlan.js';
 import { isDqError } from '../model/index.js';
+import { nothingToApply } from '../plan/plan.js';
 import { toPlanDocument, type PlanDocument } from '../plan/planDocument.js';
 import type { Store } from '../store/store.js';
 import { checkExpectedFingerprint, desiredFromRequest, type GitopsRequest } from './gitopsRequest.js';
@@ -55,9 +56,9 @@ export async function applyRequest(store: Store, request: GitopsRequest, options
     });
     if (request.expected_fingerprint) checkExpectedFingerprint(plan.fingerprint, request.expected_fingerprint);
     const doc = toPlanDocument(plan);
-    if (plan.changes.length === 0 && plan.resynced.length === 0) return { plan: doc, applied: null };
+    if (nothingToApply(plan)) return { plan: doc, applied: null };
     try {
-      const applied = await applyPlan(plan, store, options);
+      const applied = await applyPlan(plan, store, { ...options, switchEnvironment: request.options.switch_env === true });
       return { plan: doc, applied };
     } catch (error) {
       const retry = !request.expected_fingerprint && attempt < ATTEMPTS && isDqError(error) && error.code === 'STALE_PLAN';

@@ -17,8 +17,9 @@ import { quoteAmbiguousStrings, YAML_OUTPUT } from './emitYaml.js';
  * Returns the fresh text when the file cannot be updated faithfully: it does not parse, holds more than one
  * document, uses anchors or merge keys, or the update would not read back as exactly the new version.
  */
-export function updateYamlDocument(existingText: string, freshText: string): string {
+export function updateYamlDocument(existingText: string, freshText: string, options: UpdateOptions = {}): string {
   const fresh = parse(freshText) as unknown;
+  const readsAs = (text: string, value: unknown) => readsAsWith(text, value, options.resolve);
   let doc: Document;
   try {
     doc = parseDocument(existingText, { version: '1.2', keepSourceTokens: false });
@@ -27,7 +28,7 @@ export function updateYamlDocument(existingText: string, freshText: string): str
   }
   if (doc.errors.length > 0 || usesAliases(existingText)) return freshText;
   const freshDoc = parseDocument(freshText, { version: '1.2' });
-  doc.contents = update(doc, doc.contents as Node | null, freshDoc.contents as Node | null);
+  doc.contents = update(doc, doc.contents as Node | null, freshDoc.contents as Node | null, options.resolve);
   quoteAmbiguousStrings(doc);
   const text = doc.toString(YAML_OUTPUT);
   if (!readsAs(text, fresh)) return freshText;
@@ -35,12 +36,29 @@ export function updateYamlDocument(existingText: string, freshText: string): str
   return readsAs(kept, fresh) ? kept : text;
 }
 
-function readsAs(text: string, value: unknown): boolean {
+/**
+ * `resolve`: the value a scalar written with `${var.…}` stands for in the environment of the export (`--env`);
+ * where it equals the new value, the reference is kept as written. The result then reads as the new version
+ * once resolved.
+ */
+export interface UpdateOptions {
+  resolve?: (text: string) => unknown;
+}
+
+function readsAsWith(text: string, value: unknown, resolve: UpdateOptions['resolve']): boolean {
   try {
-    return isDeepStrictEqual(parse(text), value);
+    const read = parse(text) as unknown;
+    return isDeepStrictEqual(resolve ? resolveAll(read, resolve) : read, value);
   } catch {
     return false;
   }
+}
+
+function resolveAll(value: unknown, resolve: NonNullable<UpdateOptions['resolve']>): unknown {
+  if (typeof value === 'string') return resolve(value) ?? value;
+  if (Array.isArray(value)) return value.map((item) => resolveAll(item, resolve));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveAll(v, resolve)]));
+  return value;
 }
 
 /** A line with its spacing normalized: runs of blanks as one, none at the end or inside flow brackets. */
@@ -77,18 +95,22 @@ function usesAliases(text: string): boolean {
 }
 
 /** `target` updated to hold what `source` (a node of the fresh document) holds, keeping what did not change. */
-function update(doc: Document, target: Node | null, source: Node | null): Node | null {
+type Resolve = UpdateOptions['resolve'];
+
+function update(doc: Document, target: Node | null, source: Node | null, resolve: Resolve): Node | null {
   if (source === null) return null;
   if (isMap(target) && isMap(source)) {
-    updateMap(doc, target, source);
+    updateMap(doc, target, source, resolve);
     return target;
   }
   if (isSeq(target) && isSeq(source)) {
-    updateSeq(doc, target, source);
+    updateSeq(doc, target, source, resolve);
     return target;
   }
   if (isScalar(target) && isScalar(source)) {
     if (target.value === source.value && typeof target.value === typeof source.value) return target;
+    // a `${var.…}` whose value in this environment is still the new value stays a reference
+    if (resolve && typeof target.value === 'string' && resolve(target.value) === source.value) return target;
     target.value = source.value;
     // the old quoting may not suit the new value (a plain `5` becoming the string "yes"); the writer chooses again
     target.type = source.type;
@@ -108,7 +130,7 @@ function keyOf(pair: Pair): string {
   return String(isScalar(pair.key) ? pair.key.value : pair.key);
 }
 
-function updateMap(doc: Document, target: YAMLMap, source: YAMLMap): void {
+function updateMap(doc: Document, target: YAMLMap, source: YAMLMap, resolve: Resolve): void {
   const wanted = new Map<string, Pair>();
   for (const pair of source.items) if (isPair(pair)) wanted.set(keyOf(pair), pair);
   // removed keys go, with the comments attached to them
@@ -118,7 +140,7 @@ function updateMap(doc: Document, target: YAMLMap, source: YAMLMap): void {
   for (const [key, sourcePair] of wanted) {
     const existing = present.get(key);
     if (existing) {
-      existing.value = update(doc, existing.value as Node | null, sourcePair.value as Node | null);
+      existing.value = update(doc, existing.value as Node | null, sourcePair.value as Node | null, resolve);
       previous = existing;
       continue;
     }
@@ -130,10 +152,10 @@ function updateMap(doc: Document, target: YAMLMap, source: YAMLMap): void {
   }
 }
 
-function updateSeq(doc: Document, target: YAMLSeq, source: YAMLSeq): void {
+function updateSeq(doc: Document, target: YAMLSeq, source: YAMLSeq, resolve: Resolve): void {
   const items = source.items as (Node | null)[];
   for (let i = 0; i < items.length; i++) {
-    if (i < target.items.length) target.items[i] = update(doc, target.items[i] as Node | null, items[i]);
+    if (i < target.items.length) target.items[i] = update(doc, target.items[i] as Node | null, items[i], resolve);
     else target.items.push(doc.createNode(items[i]?.toJSON() ?? null));
   }
   target.items.length = items.length;

@@ -5,6 +5,7 @@ import { contentHash } from '../diff/contentHash.js';
 import { normalizeSpec } from '../diff/normalizeSpec.js';
 import { DqError, isJsonObject, type JsonObject } from '../model/index.js';
 import type { ExportFile } from './exportLive.js';
+import { hasVariableReference, resolveDocument, resolveVariables, type VariableScope } from '../manifest/environmentVariables.js';
 import { updateYamlDocument } from './updateYamlDocument.js';
 
 /**
@@ -23,6 +24,11 @@ import { updateYamlDocument } from './updateYamlDocument.js';
 export interface WriteExportOptions {
   force?: boolean;
   dryRun?: boolean;
+  /**
+   * The environment of `--env`: a file's `${var.…}` are compared by their values in it, and a reference whose
+   * value equals the live value is written back as the reference.
+   */
+  variables?: VariableScope;
 }
 
 export interface FileChange {
@@ -46,6 +52,7 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
   const root = resolve(folder);
   const result: WriteExportResult = { written: [], unchanged: [], kept: [], ...(options.dryRun ? { changes: [] } : {}) };
   const conflicts: string[] = [];
+  let conflictsWithVariables = false;
   const toWrite: FileChange[] = [];
   for (const file of files) {
     const target = resolve(root, file.path);
@@ -53,6 +60,7 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
       throw new DqError('INTERNAL', `export path ${file.path} leaves the folder ${root}`);
     }
     const existing = await readIfExists(target);
+    const scope = options.variables;
     if (existing === undefined) {
       toWrite.push({ path: file.path, before: null, after: file.content });
     } else if (existing === file.content) {
@@ -60,14 +68,16 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
     } else if (file.onlyIfAbsent) {
       result.kept.push(file.path);
     } else {
-      const held = await hashInFolder(root, file);
+      const held = await hashInFolder(root, file, scope);
       if (held !== undefined && held === file.object?.contentHash) {
         result.unchanged.push(file.path);
       } else if (options.force || (held !== undefined && held === file.object?.appliedHash)) {
-        const after = file.path.endsWith('.yaml') ? updateYamlDocument(existing, file.content) : file.content;
+        const resolve = scope ? (text: string) => resolveVariables(text, scope) : undefined;
+        const after = file.path.endsWith('.yaml') ? updateYamlDocument(existing, file.content, { resolve }) : file.content;
         toWrite.push({ path: file.path, before: existing, after });
       } else {
         conflicts.push(file.path);
+        if (!scope && hasVariableReference(existing)) conflictsWithVariables = true;
       }
     }
   }
@@ -75,7 +85,8 @@ export async function writeExport(folder: string, files: readonly ExportFile[], 
     const shown = conflicts.slice(0, 10).join(', ') + (conflicts.length > 10 ? `, … (${conflicts.length} in all)` : '');
     throw new DqError(
       'EXPORT_WOULD_OVERWRITE',
-      `export would overwrite ${conflicts.length} file${conflicts.length === 1 ? '' : 's'} in ${folder} that differ from the live state: ${shown}; nothing was written (pass --force to overwrite them)`,
+      `export would overwrite ${conflicts.length} file${conflicts.length === 1 ? '' : 's'} in ${folder} that differ from the live state: ${shown}; nothing was written (pass --force to overwrite them)` +
+        (conflictsWithVariables ? '. Some of them hold ${var.…} references: pass --env to compare them by their values in that environment' : ''),
       { files: conflicts },
     );
   }
@@ -108,7 +119,7 @@ async function readIfExists(path: string): Promise<string | undefined> {
 }
 
 /** The content hash of the object as the folder holds it (its file and, for a rule, its `.py`); undefined if unreadable. */
-async function hashInFolder(root: string, file: ExportFile): Promise<string | undefined> {
+async function hashInFolder(root: string, file: ExportFile, scope: VariableScope | undefined): Promise<string | undefined> {
   const object = file.object;
   if (!object) return undefined;
   const documentPath = object.part === 'module' ? file.path.slice(0, -'.py'.length) + '.dqorule.yaml' : file.path;
@@ -126,6 +137,7 @@ async function hashInFolder(root: string, file: ExportFile): Promise<string | un
     const module = await readIfExists(join(root, documentPath.slice(0, -'.dqorule.yaml'.length) + '.py'));
     if (module !== undefined) attachments.python_module = module;
   }
-  const spec = normalizeSpec(object.kind, isJsonObject(parsed.spec) ? parsed.spec : {});
+  const written = isJsonObject(parsed.spec) ? parsed.spec : {};
+  const spec = normalizeSpec(object.kind, scope ? (resolveDocument(written, scope) as JsonObject) : written);
   return contentHash(spec, attachments);
 }

@@ -1,5 +1,5 @@
 import type { Change } from '../diff/change.js';
-import { blockingFindings, type Plan } from '../plan/plan.js';
+import { blockingFindings, nothingToApply, type Plan } from '../plan/plan.js';
 import { DqError, type ApplyRecord, type DesiredObject, type ObjectKey, type ObjectWrite, type ProgressReporter } from '../model/index.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 
@@ -16,6 +16,8 @@ export interface ApplyOptions {
   lockTimeoutMs: number;
   /** Told of the objects written so far (a terminal's progress bar); the writes are then made in chunks. */
   progress?: ProgressReporter;
+  /** Apply a plan for another environment than the store's (`--switch-env`); refused otherwise. */
+  switchEnvironment?: boolean;
 }
 
 /** Objects per write when progress is reported: small enough to move the bar, large enough to stay a bulk write. */
@@ -37,7 +39,8 @@ export async function applyPlan(plan: Plan, store: Store, options: ApplyOptions)
       objects: first.objects.slice(0, 20),
     });
   }
-  if (plan.changes.length === 0 && plan.resynced.length === 0) {
+  if (plan.environment.switching && !options.switchEnvironment) throw environmentSwitchRefused(plan);
+  if (nothingToApply(plan)) {
     return { applied: { add: 0, change: 0, destroy: 0 }, resynced: 0, record: null, storeRevision: plan.store.revision };
   }
   return store.withLock({ holder: options.holder, operation: 'apply', timeoutMs: options.lockTimeoutMs }, async (tx) => {
@@ -68,10 +71,12 @@ export async function applyPlan(plan: Plan, store: Store, options: ApplyOptions)
         options.progress({ phase: 'apply', done: deletes.length + Math.min(at + PROGRESS_CHUNK, writes.length), total });
       }
     }
+    await tx.recordEnvironment(plan.namespace, plan.environment.name);
     await faultInjection('after-writes');
     const record = await tx.recordApply({
       appliedBy: options.appliedBy,
       commit,
+      environment: plan.environment.name,
       dirtyFiles: plan.repository.dirtyFiles && plan.repository.dirtyFiles.length > 0 ? plan.repository.dirtyFiles : null,
       repository: plan.repository.description,
       planFingerprint: plan.fingerprint.plan,
@@ -79,6 +84,17 @@ export async function applyPlan(plan: Plan, store: Store, options: ApplyOptions)
     });
     return { applied: { ...plan.summary }, resynced: plan.resynced.length, record, storeRevision: record.storeRevision };
   });
+}
+
+/** ENVIRONMENT_SWITCH_REFUSED, naming both environments and the way out. */
+export function environmentSwitchRefused(plan: Pick<Plan, 'environment' | 'namespace'>): DqError {
+  const { name, live } = plan.environment;
+  return new DqError(
+    'ENVIRONMENT_SWITCH_REFUSED',
+    `the live store was applied with the environment ${live} (namespace ${plan.namespace}); this plan is for ${name === null ? 'no environment' : `the environment ${name}`}. ` +
+      `Check --env and the store (--database / --state-dir / --server); pass --switch-env to apply it to this store anyway`,
+    { live_environment: live, environment: name, namespace: plan.namespace },
+  );
 }
 
 function toWrite(change: Change, namespace: string, commit: string | null): ObjectWrite | undefined {

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { environmentOption, switchEnvironmentOption } from './environmentOption.js';
 import { addExitCodesToHelp, exitCodesTable } from './exitCodes.js';
 import type { CliIo } from './io.js';
 import { CHECK_TYPES, RULE_SEVERITIES, TIME_SCALES } from '../model/index.js';
@@ -369,6 +370,11 @@ Where the demo's data comes from:
       .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/history.js').then((m) => m.historyCommand(options, io))));
+
+  // every command that loads the repository reads its ${var.…} from the environment given with --env
+  const named = (name: string) => program.commands.find((command) => command.name() === name)!;
+  for (const name of ['validate', 'plan', 'apply', 'diff', 'preview', 'export', 'serve', 'status']) environmentOption(named(name));
+  for (const name of ['apply', 'serve']) switchEnvironmentOption(named(name));
 
   addExitCodesToHelp(program);
   return program;

@@ -1,5 +1,5 @@
 import { keysNeedingDetail, type DiffOptions } from '../diff/diff.js';
-import { DqError, keyId, type DesiredObject, type LiveObject, type LiveSummary } from '../model/index.js';
+import { DqError, keyId, type AppliedEnvironment, type DesiredObject, type LiveObject, type LiveSummary } from '../model/index.js';
 import type { StoreReader } from '../store/store.js';
 
 /**
@@ -13,6 +13,8 @@ export interface LiveSnapshot {
   summaries: LiveSummary[];
   /** Full objects of the summaries that differ from the desired state, by keyId. */
   details: Map<string, LiveObject>;
+  /** The environment the plan's namespace was last applied with (null: none recorded). */
+  environment: AppliedEnvironment | null;
 }
 
 const ATTEMPTS = 5;
@@ -22,9 +24,9 @@ export async function inspectLive(store: StoreReader, desired: readonly DesiredO
     const revision = await store.revision();
     const summaries = await store.listSummaries();
     const needed = keysNeedingDetail(desired, summaries, options);
-    const objects = needed.length > 0 ? await store.getObjects(needed) : [];
+    const [objects, environment] = await Promise.all([needed.length > 0 ? store.getObjects(needed) : [], store.appliedEnvironment(options.namespace)]);
     if ((await store.revision()) !== revision) continue;
-    return { revision, summaries, details: new Map(objects.map((o) => [keyId(o), o])) };
+    return { revision, summaries, details: new Map(objects.map((o) => [keyId(o), o])), environment };
   }
   throw new DqError('STALE_PLAN', 'the live store kept changing while it was read; try again');
 }

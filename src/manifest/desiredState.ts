@@ -5,6 +5,8 @@ import type { RepositorySettings } from './settings.js';
 export interface DesiredState {
   repository: RepositoryIdentity;
   settings: RepositorySettings;
+  /** The environment (`--env`) whose variables filled `${var.…}`; null without one. */
+  environment: string | null;
   /** Sorted by kind, then name. Objects of files with errors are left out. */
   objects: DesiredObject[];
   diagnostics: Diagnostic[];

@@ -41,6 +41,20 @@ export const LOADER_DIAGNOSTICS = {
   comparison_unknown: { severity: 'error', description: "Comparison checks name a table comparison that the table's table_comparisons does not define." },
   comparison_unknown_connection: { severity: 'error', description: 'A table comparison names a reference connection that is not in the repository.' },
   policy_target_unknown_connection: { severity: 'warning', description: 'A policy targets connections none of which is in the repository.' },
+  environment_unknown: { severity: 'error', description: '--env names an environment that dqctl.yaml does not define (spec.environments); the message lists those it does.' },
+  variable_without_environment: { severity: 'error', description: 'A ${var.NAME} reference, but no --env was given; the message lists the environments.' },
+  variable_undefined: {
+    severity: 'error',
+    description: 'A ${var.NAME} reference the chosen environment does not define; the message names the environments that do.',
+  },
+  variable_in_key: { severity: 'error', description: 'A ${var.NAME} reference used as a mapping key; variables stand for values only.' },
+  variable_in_file_name: { severity: 'error', description: 'A ${var.NAME} reference in a file or folder name; object names are the same in every environment. The file is not read.' },
+  variable_recursive: {
+    severity: 'error',
+    description: 'A variable inside a variable (${var.${var.x}}), or a variable whose value in dqctl.yaml holds ${var.…}: values are never expanded twice.',
+  },
+  variable_invalid: { severity: 'error', description: 'A malformed reference: ${var.} without a name, a name with characters other than letters, digits and _, or no closing }.' },
+  variable_not_allowed: { severity: 'error', description: 'A ${var.NAME} reference outside sources/, patterns/ and rules/ (in settings/), where variables are not replaced.' },
 } as const;
 
 export const SCHEMA_DIAGNOSTICS: Record<(typeof VIOLATION_CODES)[number], { severity: 'error'; description: string }> = {

@@ -16,6 +16,7 @@ import {
 import { validateDocument } from '../schema/index.js';
 import type { DesiredState } from './desiredState.js';
 import { DirectorySource } from './directorySource.js';
+import { environmentDiagnostics, substituteVariables, variableInFileName, VariableScope } from './environmentVariables.js';
 import type { ParseCache, ParsedFile } from './parseCache.js';
 import { classifyPath, suffixOfKind } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
@@ -31,6 +32,11 @@ export interface LoadOptions {
   cache?: ParseCache;
   /** Told of every object file read (a terminal's progress bar). */
   progress?: ProgressReporter;
+  /**
+   * The environment of dqctl.yaml (`spec.environments.<name>`) whose vars replace `${var.NAME}` in the object
+   * files (`--env NAME`); absent or null: none, and a file using `${var.…}` is an error.
+   */
+  environment?: string | null;
 }
 
 /**
@@ -54,6 +60,11 @@ export async function loadRepository(source: RepositorySource | string, options:
   const attachments = new Map<string, string>(); // owner yaml path -> .py path
   let settingsPath: string | undefined;
   for (const file of files) {
+    const named = variableInFileName(file.path);
+    if (named) {
+      diagnostics.push(named);
+      continue;
+    }
     const c = classifyPath(file.path);
     switch (c.type) {
       case 'object':
@@ -80,15 +91,28 @@ export async function loadRepository(source: RepositorySource | string, options:
   }
 
   let settings: RepositorySettings = DEFAULT_SETTINGS;
+  let settingsFile: ParsedYaml | null = null;
+  let settingsText: string | undefined;
   if (settingsPath) {
-    const text = await repo.readFile(settingsPath);
+    const text = (settingsText = await repo.readFile(settingsPath));
     const { parsed, diagnostics: yamlDiagnostics } = parseYamlFile(settingsPath, text);
     const fileDiagnostics = [...yamlDiagnostics];
     if (parsed) appendAll(fileDiagnostics, schemaDiagnostics('settings', parsed));
     if (fileDiagnostics.length > 0) texts.set(settingsPath, text);
     appendAll(diagnostics, fileDiagnostics);
-    if (parsed && !fileDiagnostics.some((d) => d.severity === 'error')) settings = readSettings(parsed.value);
+    if (parsed && !fileDiagnostics.some((d) => d.severity === 'error')) {
+      settings = readSettings(parsed.value);
+      settingsFile = parsed;
+    }
   }
+  const environment = options.environment ?? null;
+  const scope = new VariableScope(environment, settings.environments);
+  const environmentFindings = environmentDiagnostics(settingsFile, scope, { settingsInvalid: settingsPath !== undefined && settingsFile === null });
+  if (environmentFindings.length > 0 && settingsPath && settingsText !== undefined) texts.set(settingsPath, settingsText);
+  appendAll(diagnostics, environmentFindings);
+  // A cached parse is reused only while the variables it used keep their values (see ParsedFile.variables).
+  const current = (entry: ParsedFile | undefined) =>
+    entry && (entry.variables === undefined || entry.variables.key === scope.keyOf(entry.variables.names)) ? entry : undefined;
 
   const loaded: LoadedObject[] = [];
   const parsedFiles = new Map<string, ParsedFile>();
@@ -99,14 +123,14 @@ export async function loadRepository(source: RepositorySource | string, options:
   progress?.({ phase: 'load', done: 0, total: pending.length });
   await forEachLimited(pending, READ_CONCURRENCY, async (item) => {
     const version = versions.get(item.path);
-    let entry = version !== undefined ? cache?.lookup(item.path, { version }) : undefined;
+    let entry = version !== undefined ? current(cache?.lookup(item.path, { version })) : undefined;
     let reused = entry !== undefined;
     if (!entry) {
       // without a version (or with a new one: a `touch`), the same text is still the same file
       const text = await repo.readFile(item.path);
-      const same = cache?.lookup(item.path, { text });
+      const same = current(cache?.lookup(item.path, { text }));
       reused = same !== undefined;
-      entry = same ? { ...same, version } : { ...parseObjectFile(item, text), version };
+      entry = same ? { ...same, version } : { ...parseObjectFile(item, text, scope), version };
     }
     cache?.use(item.path, entry, reused);
     parsedFiles.set(item.path, entry);
@@ -180,10 +204,11 @@ export async function loadRepository(source: RepositorySource | string, options:
     // dirtyFiles only when there are some: a clean tree (or a commit read from git) is the commit itself
     repository: { description: repo.description, commit, ...(commit && dirtyFiles ? { dirtyFiles } : {}) },
     settings,
+    environment,
     objects,
     diagnostics,
     texts,
-    fingerprint: desiredFingerprint(objects, settings),
+    fingerprint: desiredFingerprint(objects, settings, environment),
   };
 }
 
@@ -218,28 +243,56 @@ function unstorableModule(path: string, text: string): Diagnostic | null {
   };
 }
 
-/** One object file on its own: YAML, envelope (apiVersion, kind) and JSON Schema. */
+/** The folders whose files may use `${var.NAME}`: the connections and tables, the policies and the rules. */
+const VARIABLE_FOLDERS = ['sources/', 'patterns/', 'rules/'];
+
+/**
+ * One object file on its own: YAML, envelope (apiVersion, kind), `${var.…}` substitution, then the JSON Schema
+ * on the substituted values (located in the file as written).
+ */
 function parseObjectFile(
   item: { path: string; kind: ObjectKind; name: string; connection?: string },
   text: string,
+  scope: VariableScope,
 ): Omit<ParsedFile, 'version'> {
-  const { parsed, diagnostics: yamlDiagnostics } = parseYamlFile(item.path, text);
+  const { parsed: written, diagnostics: yamlDiagnostics } = parseYamlFile(item.path, text);
   const fileDiagnostics = [...yamlDiagnostics];
-  if (parsed) {
-    const envelope = envelopeDiagnostics(item.kind, parsed);
+  let parsed = written;
+  let variables: ParsedFile['variables'];
+  if (written) {
+    const envelope = envelopeDiagnostics(item.kind, written);
     appendAll(fileDiagnostics, envelope);
-    if (envelope.length === 0) appendAll(fileDiagnostics, schemaDiagnostics(item.kind, parsed));
+    if (envelope.length === 0) {
+      const allowed = VARIABLE_FOLDERS.some((folder) => item.path.startsWith(folder));
+      const substitution = substituteVariables(written, scope, allowed);
+      if (substitution.names.length > 0) variables = { names: substitution.names, key: scope.keyOf(substitution.names) };
+      appendAll(fileDiagnostics, substitution.diagnostics);
+      if (!substitution.complete) {
+        // the values are unknown (an error said why): nothing to judge, nothing to load
+        return { text, diagnostics: fileDiagnostics, variables };
+      }
+      parsed = substitution.value === written.value ? written : { ...written, value: substitution.value };
+      appendAll(fileDiagnostics, schemaDiagnostics(item.kind, parsed, substitution.origins));
+    }
   }
   const hasErrors = fileDiagnostics.some((d) => d.severity === 'error');
-  if (!parsed || hasErrors) return { text, diagnostics: fileDiagnostics };
+  if (!parsed || hasErrors) return { text, diagnostics: fileDiagnostics, variables };
   const document = parsed.value as JsonObject;
   const rawSpec = isJsonObject(document.spec) ? document.spec : {};
-  return { text, diagnostics: fileDiagnostics, loaded: { kind: item.kind, name: item.name, connection: item.connection, file: item.path, rawSpec, parsed } };
+  return {
+    text,
+    diagnostics: fileDiagnostics,
+    variables,
+    loaded: { kind: item.kind, name: item.name, connection: item.connection, file: item.path, rawSpec, parsed },
+  };
 }
 
-export function desiredFingerprint(objects: readonly DesiredObject[], settings: RepositorySettings): string {
+/** The identity of a desired state: its objects, its namespace and the environment its variables came from. */
+export function desiredFingerprint(objects: readonly DesiredObject[], settings: RepositorySettings, environment: string | null = null): string {
   const hash = createHash('sha256');
   hash.update(`namespace:${settings.namespace}\n`);
+  // Absent without --env, so the fingerprints of repositories without environments are what they were.
+  if (environment !== null) hash.update(`environment:${environment}\n`);
   for (const o of objects) hash.update(`${o.kind}\t${o.name}\t${o.hash}\n`);
   return hash.digest('hex');
 }
@@ -287,14 +340,18 @@ function envelopeDiagnostics(expectedKind: ObjectKind, parsed: ParsedYaml): Diag
   return out;
 }
 
-function schemaDiagnostics(kind: ObjectKind | 'settings', parsed: ParsedYaml): Diagnostic[] {
-  return validateDocument(kind, parsed.value).map((v) => ({
-    severity: 'error' as const,
-    code: v.code,
-    summary: v.summary,
-    detail: v.detail,
-    range: parsed.locate(v.path, v.onKey),
-  }));
+/** `origins`: the values that came from a variable, so a wrong one says which variable gave it. */
+function schemaDiagnostics(kind: ObjectKind | 'settings', parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
+  return validateDocument(kind, parsed.value).map((v) => {
+    const origin = v.onKey ? undefined : origins?.get(JSON.stringify(v.path));
+    return {
+      severity: 'error' as const,
+      code: v.code,
+      summary: v.summary,
+      detail: origin ? [`The value comes from ${origin}.`, v.detail].filter(Boolean).join(' ') : v.detail,
+      range: parsed.locate(v.path, v.onKey),
+    };
+  });
 }
 
 function fileStart(path: string) {

@@ -21,6 +21,12 @@ export interface ParsedFile {
   spec?: JsonObject;
   /** contentHash(spec, {}), for objects without attachments. */
   hash?: string;
+  /**
+   * The `${var.…}` the file uses and VariableScope.keyOf them when it was parsed: the entry holds substituted
+   * values, so it is reused only while that key is the same (another --env, or a changed value in dqctl.yaml,
+   * parses the file again). Absent: the file uses no variable, and is the same in every environment.
+   */
+  variables?: { names: string[]; key: string };
 }
 
 export class ParseCache {

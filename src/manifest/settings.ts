@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonValue, type RepositorySettings } from '../model/index.js';
+import { isJsonObject, type EnvironmentSettings, type JsonValue, type RepositorySettings, type VariableValue } from '../model/index.js';
 
 export type { RepositorySettings };
 
@@ -6,6 +6,7 @@ export const DEFAULT_SETTINGS: RepositorySettings = {
   namespace: 'default',
   protected: [],
   prune: { unmanaged: false, massDeleteThreshold: 0.5 },
+  environments: {},
 };
 
 /** Reads an already schema-validated settings document. */
@@ -20,5 +21,20 @@ export function readSettings(document: JsonValue | undefined): RepositorySetting
       massDeleteThreshold:
         typeof prune.mass_delete_threshold === 'number' ? prune.mass_delete_threshold : DEFAULT_SETTINGS.prune.massDeleteThreshold,
     },
+    environments: readEnvironments(spec.environments),
   };
+}
+
+function readEnvironments(value: JsonValue | undefined): Record<string, EnvironmentSettings> {
+  const out: Record<string, EnvironmentSettings> = {};
+  if (!isJsonObject(value)) return out;
+  for (const [name, environment] of Object.entries(value)) {
+    const vars: Record<string, VariableValue> = {};
+    const given = isJsonObject(environment) && isJsonObject(environment.vars) ? environment.vars : {};
+    for (const [variable, v] of Object.entries(given)) {
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') vars[variable] = v;
+    }
+    out[name] = { vars };
+  }
+  return out;
 }

@@ -7,6 +7,11 @@ export const ERROR_CODES = {
   VALIDATION_FAILED: { http: 400, exit: 3, description: 'The repository has validation errors; nothing was planned or applied.' },
   REPOSITORY_UNREADABLE: { http: 400, exit: 1, description: 'The repository cannot be read (a missing folder, permission denied, not a git repository, an unknown git ref).' },
   PLAN_FILE_INVALID: { http: 400, exit: 1, description: 'A saved plan file cannot be read or has an unknown format_version.' },
+  ENVIRONMENT_SWITCH_REFUSED: {
+    http: 409,
+    exit: 1,
+    description: 'apply refused a plan for another environment (--env) than the one the live store was last applied with; pass --switch-env if that is intended.',
+  },
   STALE_PLAN: { http: 409, exit: 1, description: 'A saved plan no longer matches the repository or the live store; run plan again.' },
   MASS_DELETE_REFUSED: { http: 409, exit: 1, description: 'The plan would delete more than half (or all) of the managed objects; pass --allow-mass-delete.' },
   OWNERSHIP_CONFLICT: { http: 409, exit: 1, description: 'An object in the repository is owned by another namespace in the live store.' },

@@ -65,6 +65,13 @@ export interface LockInfo {
   host: string | null;
 }
 
+/** The environment (`--env`) a namespace's objects were last applied with; `environment` null: without one. */
+export interface AppliedEnvironment {
+  environment: string | null;
+  storeRevision: number;
+  appliedAt: string;
+}
+
 export interface ApplyRecordInput {
   appliedBy: string;
   commit: string | null;
@@ -74,12 +81,15 @@ export interface ApplyRecordInput {
    */
   dirtyFiles?: string[] | null;
   repository: string | null;
+  /** The environment (`--env`) the apply ran with; null without one. */
+  environment?: string | null;
   planFingerprint: string;
   summary: { add: number; change: number; destroy: number; objects: string[] };
 }
 
 export interface ApplyRecord extends ApplyRecordInput {
   dirtyFiles: string[] | null;
+  environment: string | null;
   id: number;
   appliedAt: string;
   storeRevision: number;

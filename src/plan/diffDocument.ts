@@ -38,6 +38,8 @@ export interface BlastRadiusDocument {
 export interface DiffDocument {
   format_version: string;
   repository: string;
+  /** `--env`: the values compared are this environment's. */
+  environment: string | null;
   base: { ref: string; commit: string | null; valid: boolean; error_count: number };
   head: { ref: string; commit: string | null };
   live: { engine: string; location: string; revision: number } | null;
@@ -68,6 +70,7 @@ export function toDiffDocument(result: RevisionDiff): DiffDocument {
   return {
     format_version: DIFF_FORMAT_VERSION,
     repository: result.repository,
+    environment: result.environment,
     base: { ref: result.base.ref, commit: result.base.commit, valid: result.base.errorCount === 0, error_count: result.base.errorCount },
     head: { ref: result.head.ref, commit: result.head.commit },
     live: result.live ? { engine: result.live.engine, location: result.live.description, revision: result.live.revision } : null,

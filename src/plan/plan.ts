@@ -17,6 +17,29 @@ export interface PlanOptions {
   massDeleteThreshold: number;
 }
 
+/**
+ * The environment (`--env`) of the plan and the one the live store was last applied with, for this namespace.
+ * Another environment than the live one is a switch: the plan says so first, and apply refuses it without
+ * --switch-env. A store that never recorded one (or recorded none) is bound to no environment.
+ */
+export interface PlanEnvironment {
+  /** The environment the repository was loaded with; null without --env. */
+  name: string | null;
+  /** The environment of the last apply of this namespace; null: none recorded. */
+  live: string | null;
+  /** live is an environment and name is not that one. */
+  switching: boolean;
+}
+
+export function planEnvironment(name: string | null, live: string | null): PlanEnvironment {
+  return { name, live, switching: live !== null && live !== name };
+}
+
+/** True when apply has nothing to write: no change, no object to mark in sync, the same environment recorded. */
+export function nothingToApply(plan: Pick<Plan, 'changes' | 'resynced' | 'environment'>): boolean {
+  return plan.changes.length === 0 && plan.resynced.length === 0 && plan.environment.name === plan.environment.live;
+}
+
 export interface PlanContext {
   /** dirtyFiles: the files that differ from `commit` (see manifest/desiredState.ts). */
   repository: { description: string; commit: string | null; dirtyFiles?: string[] | null };
@@ -26,12 +49,13 @@ export interface PlanContext {
   /** Live objects managed by this repository (git, same namespace): the base of the mass-delete guard. */
   managedCount: number;
   options: PlanOptions;
+  environment: PlanEnvironment;
   createdAt: string;
 }
 
 /** An analyzer's finding. Errors block apply (and make `plan` fail); warnings are shown. */
 export interface Finding {
-  code: 'MASS_DELETE' | 'OWNERSHIP_CONFLICT' | 'PLAINTEXT_SECRET';
+  code: 'MASS_DELETE' | 'OWNERSHIP_CONFLICT' | 'PLAINTEXT_SECRET' | 'ENVIRONMENT_SWITCH';
   severity: 'error' | 'warning';
   message: string;
   objects: string[];
@@ -44,6 +68,7 @@ export interface Plan {
   store: PlanContext['store'];
   namespace: string;
   options: PlanOptions;
+  environment: PlanEnvironment;
   changes: Change[];
   kept: Kept[];
   drift: Drift[];
@@ -85,6 +110,7 @@ export function buildPlan(result: DiffResult, context: PlanContext): Plan {
     store: context.store,
     namespace: context.namespace,
     options: context.options,
+    environment: context.environment,
     changes,
     kept: result.kept,
     drift: result.drift,
@@ -104,12 +130,24 @@ export function blockingFindings(plan: Pick<Plan, 'findings'>): Finding[] {
   return plan.findings.filter((f) => f.severity === 'error');
 }
 
+/** A warning, not an error: the plan is shown (and may be saved); apply refuses it without --switch-env. */
+export function environmentSwitch(environment: PlanEnvironment, namespace: string): Finding {
+  const target = environment.name === null ? 'no environment (no --env)' : `the environment ${environment.name}`;
+  return {
+    code: 'ENVIRONMENT_SWITCH',
+    severity: 'warning',
+    message: `the live store was applied with the environment ${environment.live} (namespace ${namespace}); this plan is for ${target}: apply refuses it without --switch-env`,
+    objects: [],
+  };
+}
+
 function label(key: ObjectKey): string {
   return `${key.kind} ${key.name}`;
 }
 
 function analyze(changes: Change[], conflicts: Conflict[], context: PlanContext): Finding[] {
   const findings: Finding[] = [];
+  if (context.environment.switching) findings.push(environmentSwitch(context.environment, context.namespace));
   const managedDeletes = changes.filter((c) => c.action === 'delete' && c.reason === 'not_in_repository');
   const { managedCount, options } = context;
   if (!options.allowMassDelete && managedDeletes.length > 0 && managedCount > 0) {

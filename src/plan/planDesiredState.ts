@@ -1,7 +1,7 @@
 import { diff, type DiffOptions } from '../diff/diff.js';
 import type { LiveSnapshot } from '../inspect/inspectLive.js';
 import type { DesiredState } from '../manifest/desiredState.js';
-import { buildPlan, type Plan, type PlanOptions } from './plan.js';
+import { buildPlan, planEnvironment, type Plan, type PlanOptions } from './plan.js';
 
 /**
  * Pairs a desired state with a live snapshot and plans the difference: pure, so `plan`, `apply`, a reconcile
@@ -47,6 +47,7 @@ export function planDesiredState(desired: DesiredState, live: LiveSnapshot, stor
     desiredFingerprint: desired.fingerprint,
     managedCount: live.summaries.filter((s) => s.managedBy === 'git' && s.owner === desired.settings.namespace).length,
     options: options.plan,
+    environment: planEnvironment(desired.environment, live.environment?.environment ?? null),
     createdAt: (request.now ?? new Date()).toISOString(),
   });
 }

@@ -33,6 +33,8 @@ export interface PlanDocument {
   repository: { path: string; commit: string | null };
   store: { engine: string; location: string; revision: number };
   namespace: string;
+  /** The plan's environment (--env), the live store's, and whether this is a switch apply refuses without --switch-env. */
+  environment: { name: string | null; live: string | null; switching: boolean };
   options: { prune_unmanaged: boolean; keep_drift: boolean; allow_mass_delete: boolean; mass_delete_threshold: number };
   summary: { add: number; change: number; destroy: number; drifted: number; kept: number };
   changes: PlanChangeDocument[];
@@ -85,6 +87,7 @@ export function toPlanDocument(plan: Plan): PlanDocument {
     repository: { path: plan.repository.description, commit: plan.repository.commit },
     store: { engine: plan.store.engine, location: plan.store.description, revision: plan.store.revision },
     namespace: plan.namespace,
+    environment: { ...plan.environment },
     options: {
       prune_unmanaged: plan.options.pruneUnmanaged,
       keep_drift: plan.options.keepDrift,
@@ -172,5 +175,7 @@ export function parsePlanDocument(text: string, file: string): PlanDocument {
   for (const key of ['changes', 'summary', 'fingerprint', 'repository'] as const) {
     if (doc[key] === undefined) throw new DqError('PLAN_FILE_INVALID', `${file} is not a complete dqctl plan (no ${key})`);
   }
+  // plans saved before environments existed were made without one
+  doc.environment ??= { name: null, live: null, switching: false };
   return doc;
 }

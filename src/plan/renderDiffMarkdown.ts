@@ -17,7 +17,8 @@ export function renderDiffMarkdown(doc: DiffDocument, limit = MARKDOWN_LIMIT): s
   const s = doc.summary;
   const empty = doc.changes.length === 0 && doc.settings.length === 0;
   const head: string[] = [
-    empty ? '### dqctl diff: no changes' : `### dqctl diff: ${s.added} added, ${s.changed} changed, ${s.removed} removed`,
+    (empty ? '### dqctl diff: no changes' : `### dqctl diff: ${s.added} added, ${s.changed} changed, ${s.removed} removed`) +
+      (doc.environment ? ` (environment \`${escapeCode(doc.environment)}\`)` : ''),
     '',
     `\`${escapeCode(revision(doc.base))}\` → \`${escapeCode(revision(doc.head))}\`${doc.live ? `; blast radius also counted on the ${doc.live.engine} store (revision ${doc.live.revision})` : ''}`,
     '',

@@ -23,6 +23,7 @@ export function renderDiffText(doc: DiffDocument, options: TextOptions = { color
   lines.push(`Repository: ${doc.repository}`);
   lines.push(`Base: ${revision(doc.base)}${doc.base.valid ? '' : ` (${doc.base.error_count} validation errors)`}`);
   lines.push(`Head: ${revision(doc.head)}`);
+  if (doc.environment) lines.push(`Environment: ${doc.environment} (its effective values are compared)`);
   if (doc.live) lines.push(`Live store: ${doc.live.location} (revision ${doc.live.revision})`);
   lines.push('');
   for (const w of doc.warnings) lines.push(`${c('yellow', 'Warning:')} ${w}`, '');

@@ -1,6 +1,6 @@
 import { flattenFields, formatValue } from './flattenFields.js';
 import type { PlanChangeDocument, PlanDocument } from './planDocument.js';
-import { NO_CHANGES } from './renderText.js';
+import { environmentLine, NO_CHANGES } from './renderText.js';
 
 /**
  * A plan as a pull-request comment: the summary and counts first, every object's details collapsible, and
@@ -22,6 +22,8 @@ export function renderPlanMarkdown(plan: PlanDocument, limit = MARKDOWN_LIMIT): 
     `Repository \`${plan.repository.path}\`${plan.repository.commit ? ` @ \`${plan.repository.commit.slice(0, 12)}\`` : ''} → ${plan.store.engine} store, revision ${plan.store.revision}, namespace \`${plan.namespace}\``,
     '',
   );
+  const environment = environmentLine(plan);
+  if (environment) head.push(environment.replace(/^Environment: (\S+)/, 'Environment: `$1`'), '');
   for (const f of plan.findings) head.push(`> **${f.severity === 'error' ? 'Error' : 'Warning'}:** ${escapeInline(f.message)}`, '');
   if (plan.changes.length === 0) head.push(NO_CHANGES, '');
   if (plan.drift.length > 0) head.push(`**${plan.drift.length}** object(s) changed outside git since the last apply.`, '');

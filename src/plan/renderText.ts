@@ -25,7 +25,12 @@ export function renderPlanText(plan: PlanDocument, options: TextOptions = { colo
 
   lines.push(`Repository: ${plan.repository.path}${plan.repository.commit ? ` @ ${plan.repository.commit.slice(0, 12)}` : ''}`);
   lines.push(`Live store: ${plan.store.location} (revision ${plan.store.revision}), namespace ${plan.namespace}`);
+  const environment = environmentLine(plan);
+  if (environment) lines.push(environment);
   lines.push('');
+  // an environment switch is said first: every change below may come from it
+  const switching = plan.findings.filter((f) => f.code === 'ENVIRONMENT_SWITCH');
+  for (const f of switching) lines.push(c('yellow', 'Warning:') + ' ' + f.message, '');
 
   if (plan.changes.length > 0) {
     lines.push('dqctl will perform the following actions:');
@@ -53,10 +58,11 @@ export function renderPlanText(plan: PlanDocument, options: TextOptions = { colo
     lines.push('');
   }
 
-  for (const f of plan.findings) {
+  const findings = plan.findings.filter((f) => f.code !== 'ENVIRONMENT_SWITCH');
+  for (const f of findings) {
     lines.push(`${f.severity === 'error' ? c('red', 'Error:') : c('yellow', 'Warning:')} ${f.message}`);
   }
-  if (plan.findings.length > 0) lines.push('');
+  if (findings.length > 0) lines.push('');
 
   if (plan.changes.length === 0) {
     lines.push(c('green', NO_CHANGES));
@@ -65,6 +71,15 @@ export function renderPlanText(plan: PlanDocument, options: TextOptions = { colo
   lines.push(c('bold', `Plan: ${plan.summary.add} to add, ${plan.summary.change} to change, ${plan.summary.destroy} to destroy.`));
   for (const change of plan.changes) lines.push(`  ${symbol[change.actions[0]]} ${change.address}`);
   return lines.join('\n') + '\n';
+}
+
+/** `Environment: prod` (and the store's, when another): absent for repositories without environments. */
+export function environmentLine(plan: Pick<PlanDocument, 'environment'>): string | null {
+  const { name, live } = plan.environment ?? { name: null, live: null };
+  if (name === null && live === null) return null;
+  const own = name === null ? 'none (no --env)' : name;
+  if (live === null) return `Environment: ${own} (the live store has none recorded; apply records it)`;
+  return `Environment: ${own}${live !== name ? ` (the live store was applied with ${live})` : ''}`;
 }
 
 function renderChange(

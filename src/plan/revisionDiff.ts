@@ -26,6 +26,8 @@ export interface RevisionSide {
 export interface RevisionDiff {
   /** The folder (and sub-path) both refs were read from. */
   repository: string;
+  /** The environment both revisions were loaded with (their effective values); null without --env. */
+  environment: string | null;
   base: RevisionSide;
   head: RevisionSide;
   live: { engine: string; description: string; revision: number } | null;

@@ -7,7 +7,7 @@ import { loadRepository } from '../manifest/loadRepository.js';
 import { ParseCache } from '../manifest/parseCache.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
 import { isDqError, type ApplyRecord, type DesiredObject, type Diagnostic, type LockInfo } from '../model/index.js';
-import { blockingFindings, type Plan } from '../plan/plan.js';
+import { blockingFindings, environmentSwitch, nothingToApply, type Plan } from '../plan/plan.js';
 import { toPlanDocument, type PlanDocument } from '../plan/planDocument.js';
 import type { Store } from '../store/store.js';
 import { LeaderElection } from './leaderElection.js';
@@ -52,6 +52,10 @@ export interface ReconcilerOptions {
   autoApply?: boolean;
   /** Restore objects changed through the API (drift); without it they are reported and kept. */
   selfHeal?: boolean;
+  /** The environment of dqctl.yaml every pass loads the repository with (`serve --env`); null: none. */
+  environment?: string | null;
+  /** Apply even when the store was last applied with another environment (`serve --switch-env`). */
+  switchEnvironment?: boolean;
   /** Timer of the loop: drift check, git poll, and the followers' attempts to lead (default 60 s). */
   intervalMs?: number;
   /** Who applies: the lock holder and the audit log's applied_by (default `reconcile@<host>`). */
@@ -89,6 +93,8 @@ export class Reconciler {
   private readonly source: RevisionSource;
   private readonly autoApply: boolean;
   private readonly selfHeal: boolean;
+  private readonly environment: string | null;
+  private readonly switchEnvironment: boolean;
   private readonly intervalMs: number;
   private readonly actor: string;
   private readonly lockTimeoutMs: number;
@@ -124,6 +130,8 @@ export class Reconciler {
     this.source = options.source;
     this.autoApply = options.autoApply ?? false;
     this.selfHeal = options.selfHeal ?? false;
+    this.environment = options.environment ?? null;
+    this.switchEnvironment = options.switchEnvironment ?? false;
     this.intervalMs = options.intervalMs ?? 60_000;
     this.actor = options.actor ?? `reconcile@${hostname()}`;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
@@ -395,12 +403,20 @@ export class Reconciler {
         if (blocking.length > 0) {
           return finish('refused', { error: `the plan of revision ${shortRevision(this.revision)} is refused, nothing was applied: ${blocking[0].message}` });
         }
-        if (plan.changes.length === 0 && plan.resynced.length === 0) return finish('no_changes');
+        if (nothingToApply(plan)) return finish('no_changes');
         if (!this.autoApply || !this.isLeader || this.suspendedBy) return finish('out_of_sync');
+        if (plan.environment.switching && !this.switchEnvironment) {
+          return finish('refused', { error: `nothing was applied: ${environmentSwitch(plan.environment, plan.namespace).message} (serve --switch-env)` });
+        }
         signal.throwIfAborted();
         try {
           const result = await this.timed('apply_ms', () =>
-            applyPlan(plan, this.store, { holder: `${this.actor} (reconcile)`, appliedBy: this.actor, lockTimeoutMs: this.lockTimeoutMs }),
+            applyPlan(plan, this.store, {
+              holder: `${this.actor} (reconcile)`,
+              appliedBy: this.actor,
+              lockTimeoutMs: this.lockTimeoutMs,
+              switchEnvironment: this.switchEnvironment,
+            }),
           );
           if (result.record) this.lastApplied = lastAppliedOf(result.record);
           // What is left (drift kept without --self-heal) is the new pending plan.
@@ -451,7 +467,7 @@ export class Reconciler {
 
   private async load(repository: RepositorySource, signal: AbortSignal): Promise<DesiredState> {
     signal.throwIfAborted();
-    const desired = await this.timed('load_ms', () => loadRepository(repository, { cache: this.cache }));
+    const desired = await this.timed('load_ms', () => loadRepository(repository, { cache: this.cache, environment: this.environment }));
     this.loadedInPass = true;
     signal.throwIfAborted();
     this.revision = desired.repository.commit;

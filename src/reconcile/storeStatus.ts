@@ -20,7 +20,7 @@ import {
  * restored: keepDrift); without one, from the store's own records (changed through the API → Drifted, created
  * through it → Extraneous) and the last apply of the audit log. There is no loop here, so no last pass.
  */
-export async function statusFromStore(store: Store, options: { repository?: string; all?: boolean } = {}): Promise<ReconcileStatus> {
+export async function statusFromStore(store: Store, options: { repository?: string; all?: boolean; environment?: string | null } = {}): Promise<ReconcileStatus> {
   const [lock, history] = await Promise.all([store.currentLock(), store.history(1)]);
   const last = history[0];
   const base: ReconcileStatus = {
@@ -58,7 +58,7 @@ export async function statusFromStore(store: Store, options: { repository?: stri
   }
 
   const location = resolve(options.repository);
-  const desired = await loadRepository(location);
+  const desired = await loadRepository(location, { environment: options.environment });
   base.repository = { type: 'folder', location, branch: null, path: null, revision: desired.repository.commit, reachable: null, last_fetch_at: null, fetch_error: null };
   base.diagnostics = summarizeDiagnostics(desired.diagnostics);
   base.diagnostic_count = {

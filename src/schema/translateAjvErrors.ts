@@ -35,6 +35,12 @@ function translateError(error: ErrorObject, document: unknown, context: Translat
   const path = toDocumentPath(error.instancePath, document);
   const params = error.params as Record<string, unknown>;
   const name = path.length > 0 ? String(path[path.length - 1]) : 'the document';
+  // a key that breaks `propertyNames` (dqctl.yaml's environment and variable names): reported once, on that key
+  if (error.keyword === 'propertyNames') return undefined;
+  if (error.propertyName !== undefined) {
+    const rule = error.keyword === 'pattern' ? `: it must match ${String(params.pattern)}` : ` (${error.message ?? 'invalid'})`;
+    return { path: [...path, error.propertyName], onKey: true, code: 'invalid_value', summary: `invalid name ${quote(error.propertyName)} in ${name}${rule}` };
+  }
   switch (error.keyword) {
     case 'additionalProperties': {
       const key = String(params.additionalProperty);

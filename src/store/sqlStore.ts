@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import {
   DqError,
+  type AppliedEnvironment,
   type ApplyRecord,
   type CheckType,
   type ApplyRecordInput,
@@ -13,6 +14,7 @@ import {
   type ObjectWrite,
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
+import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
 import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listJobs, requestCancel } from './jobRows.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
@@ -133,6 +135,11 @@ class SqlStore implements Store {
   async getObjects(keys: ObjectKey[]): Promise<LiveObject[]> {
     this.refuseInsideWork('getObjects');
     return getObjects(this.client, keys);
+  }
+
+  async appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null> {
+    this.refuseInsideWork('appliedEnvironment');
+    return readAppliedEnvironment(this.client, namespace);
   }
 
   async history(limit?: number): Promise<ApplyRecord[]> {
@@ -334,5 +341,13 @@ class SqlTransaction implements StoreTransaction {
 
   recordApply(record: ApplyRecordInput): Promise<ApplyRecord> {
     return recordApply(this.sql, record, this.storeRevision);
+  }
+
+  appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null> {
+    return readAppliedEnvironment(this.sql, namespace);
+  }
+
+  recordEnvironment(namespace: string, environment: string | null): Promise<void> {
+    return recordAppliedEnvironment(this.sql, namespace, environment, this.storeRevision);
   }
 }

@@ -4,6 +4,7 @@ import type { JobRecord, JobStatus } from './jobRows.js';
 import type { Leadership, LeadershipOptions } from './leadership.js';
 import type {
   JsonObject,
+  AppliedEnvironment,
   ApplyRecord,
   ApplyRecordInput,
   LiveObject,
@@ -34,6 +35,8 @@ export interface StoreReader {
   listObjects(filter?: { kind?: ObjectKind; namePrefix?: string }): Promise<LiveObject[]>;
   /** Full objects for the given keys (missing keys are left out). */
   getObjects(keys: ObjectKey[]): Promise<LiveObject[]>;
+  /** The environment the namespace was last applied with; null when none was ever recorded. */
+  appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null>;
 }
 
 export interface StoreTransaction extends StoreReader {
@@ -41,6 +44,8 @@ export interface StoreTransaction extends StoreReader {
   upsertObjects(objects: ObjectWrite[]): Promise<void>;
   deleteObjects(keys: ObjectKey[]): Promise<void>;
   recordApply(record: ApplyRecordInput): Promise<ApplyRecord>;
+  /** Records the environment this transaction applied the namespace with (see appliedEnvironments.ts). */
+  recordEnvironment(namespace: string, environment: string | null): Promise<void>;
 }
 
 export type { Leadership, LeadershipOptions } from './leadership.js';

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, EXAMPLE, runCli } from '../helpers/cli.js';
+import { addEnvironments, ORDERS_FILE, replaceLine } from '../helpers/environments.js';
 import { git } from '../helpers/gitRepo.js';
 import { loadWorkflow, runJob, type ExpressionContext, type JobResult, type UsesHandler, type WorkflowStep } from '../helpers/workflowRunner.js';
 
@@ -155,10 +156,10 @@ describe('the example GitHub workflows run as written', { timeout: 300_000 }, ()
     },
   });
 
-  const pullRequestRun = async (runId: number): Promise<JobResult> => {
+  const pullRequestRun = async (runId: number, workflowFile = PR_WORKFLOW): Promise<JobResult> => {
     const sha = (await g('rev-parse', 'HEAD')).trim();
     return runJob({
-      workflowFile: PR_WORKFLOW,
+      workflowFile,
       job: 'plan',
       workspace: work,
       github: {
@@ -372,5 +373,37 @@ describe('the example GitHub workflows run as written', { timeout: 300_000 }, ()
     expect(byLabel['Fail on invalid files or a refused plan'].outcome).toBe('failure');
     expect(byLabel['Fail on invalid files or a refused plan'].stdout).toContain('::error::validate: failure');
     expect(pr.status).toBe('failure');
+  });
+  it('DQCTL_ENV=prod: validate, diff, plan and preview read prod\'s values, and the comment is that environment\'s own', async () => {
+    // main gains environments (prod's values are what the store holds) and the store is applied with prod
+    await g('checkout', '-q', 'main');
+    await addEnvironments(work);
+    await g('commit', '-q', '-am', 'environments');
+    await g('push', '-q', '-f', 'origin', 'main');
+    const applied = await runCli(['apply', work, '--env', 'prod', '--auto-approve', '--server', url, '--token', 'operator-token'], { cwd: dir });
+    expect(applied.code, applied.stderr).toBe(0);
+    // a pull request changing only prod's value of a variable
+    await g('checkout', '-q', '-b', 'prod-threshold');
+    await replaceLine(work, 'dqctl.yaml', '        orders_min: 5000', '        orders_min: 6000');
+    await g('commit', '-q', '-am', 'raise the prod threshold');
+    await g('push', '-q', 'origin', 'prod-threshold');
+    const workflowFile = join(dir, 'dqctl-pr-prod.yml');
+    const workflow = await readFile(PR_WORKFLOW, 'utf8');
+    expect(workflow).toContain("  DQCTL_ENV: ''\n");
+    await writeFile(workflowFile, workflow.replace("  DQCTL_ENV: ''\n", "  DQCTL_ENV: 'prod'\n"));
+    for (const file of ['diff.md', 'diff.err', 'plan.md', 'plan.err', 'plan.json', 'preview.md', 'preview.err']) await rm(join(work, file), { force: true });
+    gh.comments.length = 0;
+
+    const pr = await pullRequestRun(1004, workflowFile);
+    expect(pr.status, JSON.stringify(pr.steps.filter((st) => st.outcome === 'failure'), null, 1)).toBe('success');
+    const diff = await readFile(join(work, 'diff.md'), 'utf8');
+    expect(diff).toContain('### dqctl diff: 0 added, 1 changed, 0 removed (environment `prod`)');
+    const plan = await readFile(join(work, 'plan.md'), 'utf8');
+    expect(plan).toContain('### dqctl plan: 0 to add, 1 to change, 0 to destroy');
+    expect(plan).toContain('Environment: `prod`');
+    expect(await readFile(join(work, 'preview.md'), 'utf8')).toContain('1 modified');
+    expect(gh.comments).toHaveLength(1);
+    expect(gh.comments[0].body).toContain('<!-- dqctl-plan prod -->');
+    expect(JSON.parse(await readFile(join(work, 'plan.json'), 'utf8')).changes.map((c: { file: string }) => c.file)).toEqual([ORDERS_FILE]);
   });
 });

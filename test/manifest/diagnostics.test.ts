@@ -39,6 +39,10 @@ interface Case {
   objects: string[];
   /** Pin the rendering in golden/<name>.txt. */
   golden?: boolean;
+  /** The fixture folder, when not `name`. */
+  fixture?: string;
+  /** Loaded with this `--env`. */
+  environment?: string;
 }
 
 const BASE_OBJECTS = ['source:shop', 'table:shop/public.orders'];
@@ -382,6 +386,43 @@ const CASES: Case[] = [
     objects: ONLY_SOURCE,
   },
   {
+    name: 'variable_without_environment',
+    golden: true,
+    expected: [['error', 'variable_without_environment', `${ORDERS}:16:24`, '${var.orders_min}', 'pass --env with one of dev, prod']],
+    objects: ONLY_SOURCE,
+  },
+  {
+    // names the variable, and the environments that do define it
+    name: 'variable_undefined',
+    golden: true,
+    environment: 'prod',
+    expected: [['error', 'variable_undefined', `${CONNECTION}:7:11`, 'db.${var.region}.internal', 'the environment prod does not define the variable region; the environments defining it are dev, staging']],
+    objects: ['table:shop/public.orders'],
+  },
+  {
+    // one error at dqctl.yaml's environments, not one more per reference
+    name: 'environment_unknown',
+    fixture: 'variable_undefined',
+    golden: true,
+    environment: 'qa',
+    expected: [['error', 'environment_unknown', 'dqctl.yaml:5:3', 'environments:', '--env qa: no such environment in dqctl.yaml; the environments are dev, prod, staging']],
+    objects: [],
+  },
+  {
+    name: 'variable_misuse',
+    golden: true,
+    environment: 'prod',
+    expected: [
+      ['error', 'variable_recursive', 'dqctl.yaml:10:16', '${var.orders_min}', 'the variable alias of prod refers to another variable'],
+      ['error', 'variable_not_allowed', 'settings/defaultschedules.dqoschedules.yaml:5:22', '${var.daily_cron}', 'replaced only in sources/, patterns/ and rules/'],
+      ['error', 'variable_in_file_name', 'sources/shop/public.${var.table}.dqotable.yaml:1:1', null, 'a file or folder name cannot hold ${var.…}'],
+      ['error', 'variable_recursive', `${ORDERS}:16:24`, '${var.${var.orders_min}}', 'nests a variable inside a variable'],
+      ['error', 'variable_invalid', `${ORDERS}:24:24`, '${var.orders-min}', 'is not a variable reference'],
+      ['error', 'variable_in_key', `${ORDERS}:36:5`, '${var.status_column}:', 'a key cannot be a variable'],
+    ],
+    objects: ONLY_SOURCE,
+  },
+  {
     name: 'multi_error',
     golden: true,
     expected: [
@@ -465,7 +506,7 @@ describe('valid repositories load without diagnostics', () => {
 
 describe.each(CASES)('fixture $name', (c) => {
   it('reports exactly the expected diagnostics, at the offending key or value, with a helpful summary', async () => {
-    const state = await loadRepository(join(FIXTURES, c.name));
+    const state = await loadRepository(join(FIXTURES, c.fixture ?? c.name), { environment: c.environment });
     const actual = state.diagnostics.map((d) => [d.severity, d.code, at(d)]);
     expect(actual).toEqual(c.expected.map(([severity, code, where]) => [severity, code, where]));
 
@@ -489,7 +530,7 @@ describe.each(CASES)('fixture $name', (c) => {
 
   if (c.golden) {
     it(`renders file:line:column, the snippet and the caret as in golden/${c.name}.txt`, async () => {
-      const state = await loadRepository(join(FIXTURES, c.name));
+      const state = await loadRepository(join(FIXTURES, c.fixture ?? c.name), { environment: c.environment });
       await expect(renderDiagnosticsText(state.diagnostics, state.texts)).toMatchFileSnapshot(`golden/${c.name}.txt`);
     });
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diff, keysNeedingDetail, type DiffOptions } from '../../src/diff/diff.js';
 import { keyId, type DesiredObject, type LiveObject } from '../../src/model/index.js';
-import { buildPlan, type PlanContext } from '../../src/plan/plan.js';
+import { buildPlan, planEnvironment, type PlanContext } from '../../src/plan/plan.js';
 import { parsePlanDocument, toPlanDocument } from '../../src/plan/planDocument.js';
 import { renderPlanMarkdown, MARKDOWN_LIMIT } from '../../src/plan/renderMarkdown.js';
 import { NO_CHANGES, renderPlanText } from '../../src/plan/renderText.js';
@@ -19,6 +19,7 @@ function plan(d: DesiredObject[], l: LiveObject[], context: Partial<PlanContext>
     desiredFingerprint: 'f'.repeat(64),
     managedCount: l.filter((x) => x.managedBy === 'git').length,
     options: { pruneUnmanaged: false, keepDrift: false, allowMassDelete: false, massDeleteThreshold: 0.5 },
+    environment: planEnvironment(null, null),
     createdAt: '2026-11-21T12:00:00.000Z',
     ...context,
   });
@@ -97,5 +98,37 @@ describe('buildPlan', () => {
     expect(md.startsWith('### dqctl plan: 3000 to add, 0 to change, 0 to destroy')).toBe(true);
     expect(md).toMatch(/and \d+ more change\(s\) not listed/);
     expect(md).toMatch(/Details of \d+ more object\(s\) left out/);
+  });
+});
+
+describe('the environment of a plan', () => {
+  it('is a switch only when the store recorded another environment (none recorded: any environment is taken)', () => {
+    expect(planEnvironment('dev', 'prod').switching).toBe(true);
+    expect(planEnvironment(null, 'prod').switching).toBe(true);
+    expect(planEnvironment('prod', 'prod').switching).toBe(false);
+    expect(planEnvironment('prod', null).switching).toBe(false);
+    expect(planEnvironment(null, null).switching).toBe(false);
+  });
+
+  it('a switch is said at the top of the text, before any change, and once; a plan without environments says nothing', () => {
+    const d = [desired('table', 'c/s.t', { priority: 2 })];
+    const l = [live('table', 'c/s.t', { priority: 1 })];
+    const switching = toPlanDocument(plan(d, l, { environment: planEnvironment('dev', 'prod') }));
+    expect(switching.environment).toEqual({ name: 'dev', live: 'prod', switching: true });
+    expect(switching.findings.map((f) => [f.code, f.severity])).toEqual([['ENVIRONMENT_SWITCH', 'warning']]);
+    const text = renderPlanText(switching);
+    const lines = text.split('\n');
+    expect(lines[2]).toBe('Environment: dev (the live store was applied with prod)');
+    expect(lines[4]).toBe(
+      'Warning: the live store was applied with the environment prod (namespace default); this plan is for the environment dev: apply refuses it without --switch-env',
+    );
+    expect(text.split('the live store was applied with the environment prod')).toHaveLength(2);
+    expect(text.indexOf('Warning:')).toBeLessThan(text.indexOf('will be updated'));
+    const plain = renderPlanText(toPlanDocument(plan(d, l)));
+    expect(plain).not.toContain('Environment:');
+    // a plan saved before environments existed reads as one without
+    const old = toPlanDocument(plan(d, l)) as Partial<ReturnType<typeof toPlanDocument>>;
+    delete old.environment;
+    expect(parsePlanDocument(JSON.stringify(old), 'old.json').environment).toEqual({ name: null, live: null, switching: false });
   });
 });

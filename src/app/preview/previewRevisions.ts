@@ -14,6 +14,8 @@ import type { PreviewRequest } from './previewRequest.js';
 export interface PreviewRevisionsRequest {
   base: { source: RepositorySource; ref: string };
   head: { source: RepositorySource; ref: string };
+  /** The environment both revisions are read with (`--env`): the checks carry its values. */
+  environment?: string | null;
   days: number;
   live: boolean;
   liveLimit: number;

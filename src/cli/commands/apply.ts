@@ -1,13 +1,15 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { applyPlan, readSavedPlan, replanSavedPlan } from '../../app/applyRepository.js';
+import { environmentSwitchRefused } from '../../apply/applyPlan.js';
 import { planRepository } from '../../app/planRepository.js';
-import { blockingFindings, type Plan } from '../../plan/plan.js';
+import { blockingFindings, nothingToApply, type Plan } from '../../plan/plan.js';
 import { toPlanDocument } from '../../plan/planDocument.js';
 import { renderPlanText } from '../../plan/renderText.js';
 import { whoAmI } from '../actor.js';
 import { confirmApply } from '../applyGate.js';
 import { parseDuration } from '../duration.js';
+import { environmentOf, refuseOtherEnvironment } from '../environmentOption.js';
 import { withProgress } from '../progressBar.js';
 import type { CliIo } from '../io.js';
 import { renderApplyComplete } from '../render/planOutput.js';
@@ -41,6 +43,7 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
     if (fromSavedPlan) {
       const saved = await readSavedPlan(path);
       if (options.allowMassDelete) saved.options.allow_mass_delete = true;
+      refuseOtherEnvironment(saved.environment.name, options);
       plan = await replanSavedPlan(saved, store, options.repository ? resolve(io.cwd, options.repository) : undefined);
     } else {
       ({ plan } = await withProgress(io, options, (progress) =>
@@ -50,13 +53,18 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
           pruneUnmanaged: options.pruneUnmanaged,
           keepDrift: options.keepDrift,
           allowMassDelete: options.allowMassDelete,
+          environment: environmentOf(options),
           progress,
         }),
       ));
     }
     const doc = toPlanDocument(plan);
     if (options.format === 'text') io.stdout(renderPlanText(doc, { color: io.color }));
-    if (plan.changes.length === 0 && plan.resynced.length === 0) {
+    if (plan.environment.switching && !options.switchEnv) {
+      // refused before the prompt: nobody should be asked to confirm what cannot be applied
+      throw environmentSwitchRefused(plan);
+    }
+    if (nothingToApply(plan)) {
       if (options.format === 'json') io.stdout(JSON.stringify({ plan: doc, applied: null }, null, 2) + '\n');
       return 0;
     }
@@ -66,7 +74,7 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
     );
     const actor = whoAmI(io.env);
     const result = await withProgress(io, options, (progress) =>
-      applyPlan(plan, store, { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, progress }),
+      applyPlan(plan, store, { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, progress, switchEnvironment: options.switchEnv }),
     );
     if (options.format === 'json') {
       io.stdout(JSON.stringify({ plan: doc, applied: result }, null, 2) + '\n');

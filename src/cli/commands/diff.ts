@@ -5,13 +5,14 @@ import { GitSource } from '../../manifest/gitSource.js';
 import { toDiffDocument, type DiffDocument } from '../../plan/diffDocument.js';
 import { renderDiffMarkdown, renderInvalidHeadMarkdown } from '../../plan/renderDiffMarkdown.js';
 import { renderDiffText } from '../../plan/renderDiffText.js';
+import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { renderDiagnosticsText } from '../render/diagnostics.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
 export type DiffFormat = 'text' | 'json' | 'markdown';
 
-export interface DiffCommandOptions extends StoreFlags {
+export interface DiffCommandOptions extends StoreFlags, EnvironmentFlags {
   base: string;
   head: string;
   path?: string;
@@ -43,6 +44,7 @@ export async function diffCommand(dir: string | undefined, options: DiffCommandO
   const request: DiffRevisionsRequest = {
     base: { source: new GitSource({ repository, ref: options.base, path: options.path }), ref: options.base },
     head: { source: new GitSource({ repository, ref: options.head, path: options.path }), ref: options.head },
+    environment: environmentOf(options),
   };
   const useStore =
     options.store !== false && Boolean(options.database || options.stateDir || io.env.DQCTL_DATABASE_URL || io.env.DQCTL_STATE_DIR);

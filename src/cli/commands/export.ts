@@ -3,10 +3,12 @@ import { exportLive } from '../../app/exportLive.js';
 import { writeExport } from '../../app/writeExport.js';
 import { renderExportDiff } from '../render/exportDiff.js';
 import { DqError, isObjectKind, OBJECT_KINDS } from '../../model/index.js';
+import { variableScopeOf } from '../../app/environmentScope.js';
+import { type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
-export interface ExportCommandOptions extends StoreFlags {
+export interface ExportCommandOptions extends StoreFlags, EnvironmentFlags {
   out: string;
   onlyDrift?: boolean;
   kind?: string;
@@ -31,6 +33,8 @@ export async function exportCommand(options: ExportCommandOptions, io: CliIo): P
   }
   const kind = options.kind;
   const folder = resolve(io.cwd, options.out);
+  // the environment is checked before the store is opened: a wrong --env costs nothing
+  const variables = options.env === undefined ? undefined : await variableScopeOf(folder, options.env);
   const objects = await withStore(options, io, { operation: 'export' }, (store) => store.listObjects());
   const result = exportLive(objects, {
     kind,
@@ -39,7 +43,7 @@ export async function exportCommand(options: ExportCommandOptions, io: CliIo): P
     schemaBase: options.schemaBase,
     includeSecrets: options.includeSecrets,
   });
-  const outcome = await writeExport(folder, result.files, { force: options.force, dryRun: options.dryRun });
+  const outcome = await writeExport(folder, result.files, { force: options.force, dryRun: options.dryRun, variables });
 
   for (const warning of result.warnings) io.stderr(`Warning: ${warning}\n`);
   if (result.replacedSecrets.length > 0) {

@@ -35,10 +35,11 @@ export function renderHistoryText(entries: readonly ApplyHistoryEntry[]): string
     e.applied_at,
     e.applied_by,
     commitText(e),
+    e.environment ?? '-',
     `+${e.summary.add} ~${e.summary.change} -${e.summary.destroy}`,
     String(e.store_revision),
   ]);
-  const table = renderColumns(['ID', 'APPLIED AT', 'BY', 'COMMIT', 'CHANGES', 'REVISION'], rows);
+  const table = renderColumns(['ID', 'APPLIED AT', 'BY', 'COMMIT', 'ENV', 'CHANGES', 'REVISION'], rows);
   const dirty = entries.filter((e) => e.dirty);
   const notes = dirty.map((e) => `#${e.id} was applied from a work tree with uncommitted changes: ${listed(e.dirty_files)}`);
   return table + (notes.length > 0 ? '\n' + notes.join('\n') + '\n' : '');

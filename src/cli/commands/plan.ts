@@ -4,6 +4,7 @@ import { planRepository } from '../../app/planRepository.js';
 import { GitSource } from '../../manifest/gitSource.js';
 import { blockingFindings } from '../../plan/plan.js';
 import { toPlanDocument } from '../../plan/planDocument.js';
+import { environmentOf } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { renderPlan } from '../render/planOutput.js';
 import { withProgress } from '../progressBar.js';
@@ -33,6 +34,7 @@ export async function planCommand(dir: string | undefined, options: PlanCommandO
         pruneUnmanaged: options.pruneUnmanaged,
         keepDrift: options.keepDrift,
         allowMassDelete: options.allowMassDelete,
+        environment: environmentOf(options),
         progress,
       }),
     );

@@ -1,10 +1,11 @@
 import type { RemoteFlags } from '../remoteClient.js';
+import type { EnvironmentFlags, SwitchEnvironmentFlags } from '../environmentOption.js';
 import type { StoreFlags } from '../storeOptions.js';
 
 /** The flags of `dqctl plan` and `dqctl apply`, shared by their local and `--server` forms. */
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
-export interface PlanCommandOptions extends StoreFlags, RemoteFlags {
+export interface PlanCommandOptions extends StoreFlags, RemoteFlags, EnvironmentFlags {
   /** No progress bar on the terminal. */
   quiet?: boolean;
   out?: string;
@@ -19,7 +20,7 @@ export interface PlanCommandOptions extends StoreFlags, RemoteFlags {
   path?: string;
 }
 
-export interface ApplyCommandOptions extends StoreFlags, RemoteFlags {
+export interface ApplyCommandOptions extends StoreFlags, RemoteFlags, EnvironmentFlags, SwitchEnvironmentFlags {
   autoApprove?: boolean;
   allowMassDelete?: boolean;
   pruneUnmanaged?: boolean;

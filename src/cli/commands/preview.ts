@@ -7,12 +7,13 @@ import { ValidationFailed } from '../../app/validationFailed.js';
 import { GitSource } from '../../manifest/gitSource.js';
 import { DqError, type JsonObject } from '../../model/index.js';
 import { withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
+import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
 import { renderPreviewMarkdown, renderPreviewText, wouldFailNow } from '../render/previewOutput.js';
 import type { StoreFlags } from '../storeOptions.js';
 
-export interface PreviewCommandOptions extends StoreFlags, DataSourceFlags, RemoteFlags {
+export interface PreviewCommandOptions extends StoreFlags, DataSourceFlags, RemoteFlags, EnvironmentFlags {
   base: string;
   head: string;
   path?: string;
@@ -37,6 +38,7 @@ export async function previewCommand(dir: string | undefined, options: PreviewCo
   const request: PreviewRevisionsRequest = {
     base: { source: new GitSource({ repository, ref: options.base, path: options.path }), ref: options.base },
     head: { source: new GitSource({ repository, ref: options.head, path: options.path }), ref: options.head },
+    environment: environmentOf(options),
     days: positiveInteger(options.days, '--days', DEFAULT_PREVIEW_DAYS),
     live: options.live !== false,
     liveLimit: positiveInteger(options.liveLimit, '--live-limit', DEFAULT_LIVE_LIMIT, { zero: true }),

@@ -13,6 +13,8 @@ import { parseDuration } from '../duration.js';
 import type { CliIo } from '../io.js';
 import { postGitops, type RemoteTarget } from '../remoteClient.js';
 import { renderApplyComplete, renderPlan } from '../render/planOutput.js';
+import { environmentSwitchRefused } from '../../apply/applyPlan.js';
+import { environmentOf, refuseOtherEnvironment } from '../environmentOption.js';
 import type { ApplyCommandOptions, PlanCommandOptions } from './planApplyOptions.js';
 
 /**
@@ -26,7 +28,7 @@ export async function remotePlanCommand(
   options: PlanCommandOptions,
   io: CliIo,
 ): Promise<number> {
-  const desired = await loadValidRepository(repository);
+  const desired = await loadValidRepository(repository, undefined, environmentOf(options));
   const request = toGitopsRequest(desired, {
     prune_unmanaged: options.pruneUnmanaged,
     keep_drift: options.keepDrift,
@@ -55,19 +57,25 @@ export async function remoteApplyCommand(
     // A saved plan was reviewed when it was made: applied without asking, if neither side moved since.
     const saved = await readSavedPlan(path);
     if (options.allowMassDelete) saved.options.allow_mass_delete = true;
-    const desired = await loadValidRepository(options.repository ? resolve(io.cwd, options.repository) : saved.repository.path);
+    refuseOtherEnvironment(saved.environment.name, options);
+    const desired = await loadValidRepository(options.repository ? resolve(io.cwd, options.repository) : saved.repository.path, undefined, saved.environment.name);
     const request = toGitopsRequest(
       desired,
-      { prune_unmanaged: saved.options.prune_unmanaged, keep_drift: saved.options.keep_drift, allow_mass_delete: saved.options.allow_mass_delete },
+      {
+        prune_unmanaged: saved.options.prune_unmanaged,
+        keep_drift: saved.options.keep_drift,
+        allow_mass_delete: saved.options.allow_mass_delete,
+        switch_env: options.switchEnv,
+      },
       { ...extra, expected_fingerprint: saved.fingerprint },
     );
     return printApplied(await postGitops<RemoteApplyResult>(target, 'apply', request), options, io, true);
   }
 
-  const desired = await loadValidRepository(path);
+  const desired = await loadValidRepository(path, undefined, environmentOf(options));
   const request = toGitopsRequest(
     desired,
-    { prune_unmanaged: options.pruneUnmanaged, keep_drift: options.keepDrift, allow_mass_delete: options.allowMassDelete },
+    { prune_unmanaged: options.pruneUnmanaged, keep_drift: options.keepDrift, allow_mass_delete: options.allowMassDelete, switch_env: options.switchEnv },
     extra,
   );
   if (options.format === 'json' && options.autoApprove) {
@@ -76,6 +84,7 @@ export async function remoteApplyCommand(
   // Show the plan, ask, then apply exactly that plan: if the store moved in between, the server says STALE_PLAN.
   const doc = await postGitops<PlanDocument>(target, 'plan', request);
   if (options.format === 'text') io.stdout(renderPlanText(doc, { color: io.color }));
+  if (doc.environment?.switching && !options.switchEnv) throw environmentSwitchRefused({ environment: doc.environment, namespace: doc.namespace });
   await confirmApply(
     { changeCount: doc.changes.length, blocked: doc.findings.some((f) => f.severity === 'error'), savedPlan: false, autoApprove: options.autoApprove ?? false },
     io,

@@ -25,6 +25,10 @@ export interface ReconcileFlags {
   autoApply?: boolean;
   selfHeal?: boolean;
   webhookSecret?: string;
+  /** The environment every pass loads the repository with (`--env`). */
+  env?: string;
+  /** Apply over a store last applied with another environment (`--switch-env`). */
+  switchEnv?: boolean;
 }
 
 const MIN_INTERVAL_MS = 100;
@@ -43,6 +47,8 @@ export async function reconcilerFromFlags(flags: ReconcileFlags, io: CliIo, stor
     source,
     autoApply: flags.autoApply ?? false,
     selfHeal: flags.selfHeal ?? false,
+    environment: flags.env ?? null,
+    switchEnvironment: flags.switchEnv ?? false,
     intervalMs: flags.interval ? parseDuration(flags.interval, '--interval') : 60_000,
     actor: `${whoAmI(io.env)} (serve)`,
     webhookSecret,
@@ -63,6 +69,8 @@ export async function checkReconcileFlags(flags: ReconcileFlags, io: CliIo): Pro
       ['--auto-apply', flags.autoApply],
       ['--self-heal', flags.selfHeal],
       ['--webhook-secret', flags.webhookSecret],
+      ['--env', flags.env],
+      ['--switch-env', flags.switchEnv],
     ];
     const given = loopOnly.find(([, value]) => value !== undefined && value !== false);
     if (given) throw new DqError('INVALID_ARGUMENT', `${given[0]} configures the reconcile loop: add --repo DIR or --git URL`);

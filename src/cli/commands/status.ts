@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { DqError } from '../../model/index.js';
 import type { ReconcileStatus } from '../../reconcile/status.js';
 import { statusFromStore } from '../../reconcile/storeStatus.js';
+import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
 import { renderStatusText } from '../render/statusText.js';
@@ -12,7 +13,7 @@ import { withStore, type StoreFlags } from '../storeOptions.js';
  * as the running server sees it (GET /api/gitops/status); otherwise from the store directly, per object from a
  * fresh plan of --repo DIR when given. The JSON is the same model either way.
  */
-export interface StatusOptions extends StoreFlags, RemoteFlags {
+export interface StatusOptions extends StoreFlags, RemoteFlags, EnvironmentFlags {
   format: 'text' | 'json';
   repo?: string;
   all?: boolean;
@@ -23,10 +24,11 @@ export async function statusCommand(options: StatusOptions, io: CliIo): Promise<
   let status: ReconcileStatus;
   if (target) {
     if (options.repo) throw new DqError('INVALID_ARGUMENT', '--repo goes without --server: the server reports on its own repository');
+    if (options.env) throw new DqError('INVALID_ARGUMENT', '--env goes with --repo: the server reports with its own --env');
     status = await fetchStatus(target, options.all ?? false);
   } else {
     const repository = options.repo ? resolve(io.cwd, options.repo) : undefined;
-    status = await withStore(options, io, { operation: 'status' }, (store) => statusFromStore(store, { repository, all: options.all }));
+    status = await withStore(options, io, { operation: 'status' }, (store) => statusFromStore(store, { repository, all: options.all, environment: environmentOf(options) }));
   }
   io.stdout(options.format === 'json' ? JSON.stringify(status, null, 2) + '\n' : renderStatusText(status));
   return 0;

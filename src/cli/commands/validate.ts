@@ -1,10 +1,11 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { loadRepository } from '../../manifest/loadRepository.js';
+import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { withProgress } from '../progressBar.js';
 import { diagnosticsReport, renderDiagnosticsGithub, renderDiagnosticsText } from '../render/diagnostics.js';
 
-export interface ValidateOptions {
+export interface ValidateOptions extends EnvironmentFlags {
   format: 'text' | 'json' | 'github';
   /** No progress bar on the terminal. */
   quiet?: boolean;
@@ -13,7 +14,7 @@ export interface ValidateOptions {
 /** `dqctl validate [DIR]`: every finding at once; exit 0 when there are no errors, 3 otherwise. */
 export async function validateCommand(dir: string | undefined, options: ValidateOptions, io: CliIo): Promise<number> {
   const repository = resolve(io.cwd, dir ?? '.');
-  const desired = await withProgress(io, options, (progress) => loadRepository(repository, { progress }));
+  const desired = await withProgress(io, options, (progress) => loadRepository(repository, { progress, environment: environmentOf(options) }));
   const report = diagnosticsReport(desired.diagnostics);
   switch (options.format) {
     case 'json':

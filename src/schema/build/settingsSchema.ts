@@ -1,14 +1,14 @@
 /** dqctl.yaml at the repository root: dqctl's own settings, which DQOps ignores. */
 import type { Schema } from './schemaShapes.js';
 import { SCHEMA_BASE_URL, JSON_SCHEMA_DRAFT } from './documentSchema.js';
-import { arrayOf, bool, closedObject } from './schemaShapes.js';
+import { arrayOf, bool, closedObject, mapOf } from './schemaShapes.js';
 
 export function settingsSchema(file: string): Schema {
   return {
     $schema: JSON_SCHEMA_DRAFT,
     $id: `${SCHEMA_BASE_URL}${file}`,
     title: 'dqctl settings',
-    description: 'Optional dqctl.yaml at the repository root: ownership namespace, protected objects, prune settings and notification delivery.',
+    description: 'Optional dqctl.yaml at the repository root: ownership namespace, protected objects, prune settings, notification delivery and environments.',
     type: 'object',
     required: ['apiVersion', 'kind', 'spec'],
     properties: {
@@ -59,6 +59,24 @@ export function settingsSchema(file: string): Schema {
               ),
             },
             { description: 'Delivery of incident notifications by `dqctl serve`.' },
+          ),
+          environments: mapOf(
+            closedObject(
+              {
+                vars: mapOf(
+                  { type: ['string', 'number', 'boolean'], description: 'The value ${var.NAME} stands for in this environment, typed as written here (5 is a number).' },
+                  {
+                    propertyNames: { pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
+                    description: 'Variables of this environment: NAME: value, used as ${var.NAME} in sources/, patterns/ and rules/.',
+                  },
+                ),
+              },
+              { description: 'One environment (a store: dev, staging, prod), chosen with --env NAME.' },
+            ),
+            {
+              propertyNames: { pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$' },
+              description: 'Environments by name: the values of ${var.NAME} references for each store this repository is applied to.',
+            },
           ),
         },
         { description: 'dqctl settings.' },

@@ -5,6 +5,7 @@ import { migration0004 } from './0004_statistics.js';
 import { migration0005 } from './0005_incidents.js';
 import { migration0006 } from './0006_apply_history_dirty.js';
 import { migration0007 } from './0007_readouts_without_verdict.js';
+import { migration0008 } from './0008_applied_environments.js';
 
 /**
  * Every migration this version knows, in order. Append only: a released migration is never edited, and its
@@ -16,4 +17,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008];
