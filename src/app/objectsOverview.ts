@@ -62,6 +62,7 @@ export interface Overview {
     loop: boolean;
     repository: { type: 'folder' | 'git'; location: string; branch: string | null; revision: string | null; short_revision: string | null } | null;
     last_applied: { revision: string | null; short_revision: string | null; applied_at: string; applied_by: string } | null;
+    environment: { loaded: string | null; applied: string | null };
     last_pass: { finished_at: string; result: string; error: string | null } | null;
     counts: Record<ObjectSyncStatus, number>;
     compared_at: string | null;
@@ -204,6 +205,7 @@ export function buildOverview(input: OverviewInputs): Overview {
       last_applied: status.last_applied
         ? { revision: status.last_applied.revision, short_revision: short(status.last_applied.revision), applied_at: status.last_applied.applied_at, applied_by: status.last_applied.applied_by }
         : null,
+      environment: status.environment,
       last_pass: last ? { finished_at: last.finished_at, result: last.result, error: last.error } : null,
       counts: status.counts,
       compared_at: status.compared_at,

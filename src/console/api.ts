@@ -111,6 +111,7 @@ export interface Overview {
     loop: boolean;
     repository: { type: string; location: string; branch: string | null; revision: string | null; short_revision: string | null } | null;
     last_applied: { revision: string | null; short_revision: string | null; applied_at: string; applied_by: string } | null;
+    environment?: { loaded: string | null; applied: string | null };
     last_pass: { finished_at: string; result: string; error: string | null } | null;
     counts: Record<SyncStatus, number>;
     compared_at: string | null;

@@ -277,6 +277,7 @@ export class Reconciler {
         last_fetch_at: remote?.lastFetchAt ?? null,
         fetch_error: remote?.error ?? null,
       },
+      environment: { loaded: this.environment, applied: comparison?.plan.environment.live ?? null },
       last_applied: this.lastApplied,
       sync,
       health,

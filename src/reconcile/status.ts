@@ -89,6 +89,11 @@ export interface ReconcileStatus {
     last_fetch_at: string | null;
     fetch_error: string | null;
   } | null;
+  /**
+   * The environment of dqctl.yaml this status compares with (`--env`; null: none), and the one the live store was
+   * last applied with (null: none recorded, or not known without a comparison).
+   */
+  environment: { loaded: string | null; applied: string | null };
   /** The last apply of the store's audit log (by this loop or anyone else). */
   last_applied: { revision: string | null; applied_at: string; applied_by: string; store_revision: number } | null;
   sync: SyncStatus;

@@ -25,6 +25,7 @@ export async function statusFromStore(store: Store, options: { repository?: stri
   const last = history[0];
   const base: ReconcileStatus = {
     repository: null,
+    environment: { loaded: options.environment ?? null, applied: null },
     last_applied: last ? { revision: last.commit, applied_at: last.appliedAt, applied_by: last.appliedBy, store_revision: last.storeRevision } : null,
     sync: 'Unknown',
     health: 'Healthy',
@@ -71,6 +72,7 @@ export async function statusFromStore(store: Store, options: { repository?: stri
     return finish([], 'Unknown');
   }
   const plan = await planLive(desired, store, { keepDrift: true });
+  base.environment = { loaded: plan.environment.name, applied: plan.environment.live };
   const objects = objectStatuses(plan, desired.objects);
   const blocking = plan.findings.find((f) => f.severity === 'error');
   if (blocking) {

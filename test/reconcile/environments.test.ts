@@ -49,10 +49,12 @@ describe.each(STORE_ENGINES)('$engine: the reconcile loop with --env', ({ setup 
     await waitFor(async () => (await errorMinCount()) === 5000, 20_000, 'the first apply with prod');
     await idle(prod);
     expect((await prod.status()).sync).toBe('Synced');
+    expect((await prod.status()).environment).toEqual({ loaded: 'prod', applied: 'prod' });
     expect(await fx.store.appliedEnvironment('shop')).toMatchObject({ environment: 'prod' });
     // dqctl status --repo DIR --env prod compares with prod's values
     expect((await statusFromStore(fx.store, { repository: repo.dir, environment: 'prod' })).sync).toBe('Synced');
-    expect((await statusFromStore(fx.store, { repository: repo.dir, environment: 'dev' })).sync).toBe('OutOfSync');
+    const devStatus = await statusFromStore(fx.store, { repository: repo.dir, environment: 'dev' });
+    expect([devStatus.sync, devStatus.environment]).toEqual(['OutOfSync', { loaded: 'dev', applied: 'prod' }]);
 
     // a change made only in dqctl.yaml reaches the store on the next pass
     await replaceLine(repo.dir, 'dqctl.yaml', '        orders_min: 5000', '        orders_min: 6000');
@@ -62,6 +64,7 @@ describe.each(STORE_ENGINES)('$engine: the reconcile loop with --env', ({ setup 
     const dev = await startLoop({ environment: 'dev' });
     await idle(dev, 20_000);
     const refused = await dev.status();
+    expect(refused.environment).toEqual({ loaded: 'dev', applied: 'prod' });
     expect(refused.last_pass).toMatchObject({ result: 'refused' });
     expect((refused.last_pass as { error: string }).error).toContain(
       'the live store was applied with the environment prod (namespace shop); this plan is for the environment dev',

@@ -34,7 +34,7 @@ describe('console API and serving', () => {
   it('GET /api/overview: sync from the store, objects by kind and owner, connections with their worst severity, quality counts', async () => {
     const { status, body } = await call(app, { method: 'GET', url: '/api/overview' });
     expect(status).toBe(200);
-    expect(body.sync).toMatchObject({ sync: 'Unknown', loop: false, repository: null, last_applied: { applied_by: 'test' } });
+    expect(body.sync).toMatchObject({ sync: 'Unknown', loop: false, repository: null, last_applied: { applied_by: 'test' }, environment: { loaded: null, applied: null } });
     expect(body.sync.message).toMatch(/runs no reconcile loop/);
     expect(body.objects.by_kind.table).toEqual({ git: 12, api: 0 });
     expect(body.objects.total).toBe(22);

@@ -33,6 +33,10 @@ export function renderStatusText(status: ReconcileStatus): string {
   } else {
     row('Repository', '(none: pass --repo DIR or --server URL)');
   }
+  const env = status.environment;
+  if (env.loaded !== null || env.applied !== null) {
+    row('Environment', `${env.loaded ?? '(none: no --env)'}${env.applied !== null && env.applied !== env.loaded ? `; the live store was applied with ${env.applied}` : ''}`);
+  }
   const applied = status.last_applied;
   row('Last applied', applied ? `${applied.revision ? applied.revision.slice(0, 12) : '(no commit)'} at ${applied.applied_at} by ${applied.applied_by} (store revision ${applied.store_revision})` : 'never');
   const counts = Object.entries(status.counts)

@@ -49,6 +49,15 @@ function OverviewBody({ o }: { o: OverviewModel }) {
           <dd>
             {s.repository?.short_revision ? <code title={s.repository.revision ?? ''}>{s.repository.short_revision}</code> : revision ? <code>{revision.slice(0, 7)}</code> : '—'}
           </dd>
+          {s.environment && (s.environment.loaded !== null || s.environment.applied !== null) ? (
+            <>
+              <dt>Environment</dt>
+              <dd data-testid="environment">
+                {s.environment.loaded ?? 'none (no --env)'}
+                {s.environment.applied !== null && s.environment.applied !== s.environment.loaded ? `; the live store was applied with ${s.environment.applied}` : ''}
+              </dd>
+            </>
+          ) : null}
           <dt>Last apply</dt>
           <dd>
             {s.last_applied ? (
