@@ -72,6 +72,8 @@ export interface ReconcilerOptions {
    * covers it: what a test waits on instead of sleeping until a file event has probably arrived.
    */
   onTrigger?: (reason: string, covered: Promise<PassRecord | null | undefined>) => void;
+  /** Told when a pass has read the repository (its files are loaded; later edits belong to the next pass). */
+  onLoaded?: (revision: string | null) => void;
 }
 
 export type ReconcileLog = (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
@@ -102,6 +104,7 @@ export class Reconciler {
   private log: ReconcileLog;
   private readonly passListeners: ((record: PassRecord) => void)[] = [];
   private readonly onTrigger: ReconcilerOptions['onTrigger'];
+  private readonly onLoaded: ReconcilerOptions['onLoaded'];
   private readonly cache = new ParseCache();
   private readonly flight: SingleFlight<PassRecord | null>;
   private readonly election: LeaderElection;
@@ -139,6 +142,7 @@ export class Reconciler {
     this.webhookSecret = options.webhookSecret ?? null;
     this.log = options.log ?? (() => {});
     this.onTrigger = options.onTrigger;
+    this.onLoaded = options.onLoaded;
     this.flight = new SingleFlight((reasons, signal) => this.pass(reasons, signal));
     this.election = new LeaderElection({
       store: this.store,
@@ -470,6 +474,7 @@ export class Reconciler {
     signal.throwIfAborted();
     const desired = await this.timed('load_ms', () => loadRepository(repository, { cache: this.cache, environment: this.environment }));
     this.loadedInPass = true;
+    this.onLoaded?.(desired.repository.commit);
     signal.throwIfAborted();
     this.revision = desired.repository.commit;
     this.diagnostics = desired.diagnostics;

@@ -62,7 +62,8 @@ describe.each(STORE_ENGINES)('$engine: serve --repo (the reconcile loop over a w
 
   it('an edit during a pass is picked up by the next pass; triggers during the pass fold into exactly one more', async () => {
     const triggers = triggersOf();
-    const loop = await startLoop({ onTrigger: triggers.onTrigger });
+    let loaded: (() => void) | undefined;
+    const loop = await startLoop({ onTrigger: triggers.onTrigger, onLoaded: () => loaded?.() });
     await waitFor(async () => (await livePriority(fx.store)) === 1, 20_000, 'the first apply');
     await idle(loop);
     const passesBefore = (await loop.status()).passes;
@@ -75,12 +76,11 @@ describe.each(STORE_ENGINES)('$engine: serve --repo (the reconcile loop over a w
       await release.promise;
     });
     await holding.promise;
+    const read = new Promise<void>((resolve) => (loaded = resolve));
     let watched = triggers.next('watch');
     await setOrdersPriority(repo.dir, 7);
     await watched; // the watch fired: a pass runs
-    // The pass must read the files before the second edit. Nothing announces that, and the store's status reads
-    // wait behind the held transaction on PGlite, so this one wait stays a delay (the one the test had).
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await read; // the loop's event: that pass has read the files, so the second edit falls after it
     watched = triggers.next('watch');
     await setOrdersPriority(repo.dir, 8); // edited while that pass runs
     const extra = Array.from({ length: 20 }, () => loop.trigger('test'));
