@@ -45,14 +45,21 @@ describe('statistics routes', () => {
     await collectStatistics({ store: fx.store, objects: new LiveObjects(fx.store, { revisionCheckMs: 0 }), dataSources }, { connection: 'src' });
 
     const table = (await call(app, { method: 'GET', url: `${TABLE}/statistics` })).body;
-    expect(table.statistics).toEqual([expect.objectContaining({ category: 'volume', collector: 'row_count', result_data_type: 'double', result: 6, data_group: 'all data' })]);
+    // DQOps's StatisticsMetricModel keys (camelCase) and result data types
+    expect(table.statistics).toEqual([expect.objectContaining({ category: 'volume', collector: 'row_count', resultDataType: 'integer', result: 6, dataGroup: 'all data' })]);
+    expect(table.statistics[0].collectedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);
+    expect(Date.parse(`${table.statistics[0].collectedAt}Z`)).toBe(Math.floor(table.statistics[0].executedAt / 1000) * 1000);
     expect(table.collect_table_statistics_job_template).toEqual({ connection: 'src', fullTableName: 'Sales "EU".order lines.2024', enabled: true, collectorTarget: 'table' });
 
     const price = (await call(app, { method: 'GET', url: `${TABLE}/columns/${encodeURIComponent('Ünit Price')}/statistics` })).body;
     const metric = (collector: string) => price.statistics.find((s: any) => s.collector === collector);
-    expect(metric('nulls_count')).toMatchObject({ result: 2, result_data_type: 'double' });
+    expect(metric('nulls_count')).toMatchObject({ result: 2, resultDataType: 'integer' });
+    expect(metric('mean_value')).toMatchObject({ resultDataType: 'float' });
     expect(metric('max_value')).toMatchObject({ result: 20 });
-    expect(metric('top_values')).toMatchObject({ result_data_type: 'json', result: [{ value: '10.50', count: 2 }, expect.anything(), expect.anything()] });
+    // the most common values: one entry each, most common first, with how often it occurs
+    const top = price.statistics.filter((s: any) => s.collector === 'top_values');
+    expect(top[0]).toMatchObject({ category: 'sampling', resultDataType: 'string', result: '10.50', sampleIndex: 0, sampleCount: 2 });
+    expect(top.map((s: any) => s.sampleIndex)).toEqual([0, 1, 2]);
     expect(price.type_snapshot).toMatchObject({ column_type: 'numeric' });
 
     const all = (await call(app, { method: 'GET', url: `${TABLE}/columns/statistics` })).body;

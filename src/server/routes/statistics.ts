@@ -3,6 +3,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../model/index
 import type { StatisticsRow } from '../../store/store.js';
 import { ref } from '../apiSchemas.js';
 import { capabilitiesOf, type ServerContext } from '../context.js';
+import { epochMs, localDateTime } from '../../app/results/checkResults.js';
 import { paramsSchema, targetOf, type Target } from './results.js';
 
 /**
@@ -11,26 +12,39 @@ import { paramsSchema, targetOf, type Target } from './results.js';
  * template that collects them again. 404 for a connection, table or column that is not in the live store; an
  * empty `statistics` list until the first collection.
  */
-function metricOf(row: StatisticsRow): JsonObject {
-  const [dataType, result]: [string, JsonValue] =
-    row.errorMessage !== null
-      ? ['null', null]
-      : row.resultJson !== null
-        ? ['json', row.resultJson]
-        : row.resultDouble !== null
-          ? ['double', row.resultDouble]
-          : row.resultText !== null
-            ? ['string', row.resultText]
-            : ['null', null];
-  return {
+/** Collectors whose number is a count (DQOps's `integer` result), the others' numbers are `float`. */
+const INTEGER_COLLECTORS = /(_count|_length)$/;
+
+/** A value's StatisticsResultDataType, as DQOps names them. */
+function dataTypeOf(value: JsonValue, collector: string): string {
+  if (typeof value === 'number') return Number.isInteger(value) && (INTEGER_COLLECTORS.test(collector) || collector === 'row_count') ? 'integer' : 'float';
+  if (typeof value === 'boolean') return 'boolean';
+  return value === null ? 'null' : 'string';
+}
+
+/**
+ * The StatisticsMetricModel entries of one stored statistic, in DQOps's camelCase keys: one entry for a value;
+ * for the most common values (top_values) one entry per value, its `sampleIndex` and how often it occurs
+ * (`sampleCount`), as DQOps's column sampling answers. `dataGroup` and `errorMessage` are dqctl's additions.
+ */
+function metricsOf(row: StatisticsRow): JsonObject[] {
+  const common = {
     category: row.collectorCategory,
     collector: row.collectorName,
-    result_data_type: dataType,
-    result,
-    data_group: row.dataGroup,
-    collected_at: row.collectedAt,
-    ...(row.errorMessage !== null ? { error_message: row.errorMessage } : {}),
+    collectedAt: localDateTime(row.collectedAt),
+    executedAt: epochMs(row.collectedAt),
+    dataGroup: row.dataGroup,
   };
+  if (row.errorMessage !== null) return [{ ...common, resultDataType: 'null', result: null, errorMessage: row.errorMessage }];
+  if (Array.isArray(row.resultJson)) {
+    return row.resultJson.map((sample, index) => {
+      const value = isJsonObject(sample) ? (sample.value ?? null) : sample;
+      const count = isJsonObject(sample) && typeof sample.count === 'number' ? sample.count : undefined;
+      return { ...common, resultDataType: dataTypeOf(value, row.collectorName), result: value, sampleIndex: index, ...(count !== undefined ? { sampleCount: count } : {}) };
+    });
+  }
+  const result: JsonValue = row.resultDouble ?? row.resultText ?? row.resultJson ?? null;
+  return [{ ...common, resultDataType: dataTypeOf(result, row.collectorName), result }];
 }
 
 function tableKey(target: Target): JsonObject {
@@ -46,7 +60,7 @@ function columnModel(target: Target, column: string, rows: readonly StatisticsRo
     column_name: column,
     disabled: spec.disabled === true,
     ...(isJsonObject(spec.type_snapshot) ? { type_snapshot: spec.type_snapshot } : {}),
-    statistics: rows.map(metricOf),
+    statistics: rows.flatMap(metricsOf),
     collect_column_statistics_job_template: { connection: target.connection, fullTableName: `${target.schema}.${target.table}`, enabled: true, columnNames: [column], collectorTarget: 'column' },
     can_collect_statistics: canCollect,
     can_delete_statistics: canCollect,
@@ -76,7 +90,7 @@ export async function statisticsRoutes(api: FastifyInstance, context: ServerCont
       return {
         connection_name: target.connection,
         table: tableKey(target),
-        statistics: rows.map(metricOf),
+        statistics: rows.flatMap(metricsOf),
         collect_table_statistics_job_template: { connection: target.connection, fullTableName, enabled: true, collectorTarget: 'table' },
         collect_table_and_column_statistics_job_template: { connection: target.connection, fullTableName, enabled: true },
         can_collect_statistics: can,
