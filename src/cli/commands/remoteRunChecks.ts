@@ -24,19 +24,26 @@ const WAIT_SECONDS = 30;
 const ENDED = new Set(['finished', 'failed', 'cancelled']);
 
 export async function remoteRunChecks(target: RemoteTarget, filters: JsonObject, options: { progress: boolean }, io: CliIo): Promise<RunChecksOutcome> {
-  const started = await callServer<{ jobId: JobIdModel }>(target, 'POST', '/api/jobs/runchecks?wait=false', { check_search_filters: filters });
-  const id = started!.jobId.jobId;
-  const since = Date.now();
-  // each wait must end well within the client's --timeout
-  const waitSeconds = Math.max(1, Math.min(WAIT_SECONDS, Math.floor((target.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 2000)));
+  // Ctrl-C is caught before the job is asked for: the server may start it before its id arrives here, and a
+  // Ctrl-C in that moment must cancel it too (as soon as the id is known), not kill this process and leave it running
   let interrupted = false;
+  let id: number | undefined;
+  const cancelJob = () => {
+    if (id !== undefined) void callServer(target, 'DELETE', `/api/jobs/jobs/${id}`).catch(() => undefined);
+  };
   const cancel = () => {
     interrupted = true;
-    void callServer(target, 'DELETE', `/api/jobs/jobs/${id}`).catch(() => undefined);
+    cancelJob();
   };
   process.once('SIGINT', cancel);
   let job: JobEntry;
   try {
+    const started = await callServer<{ jobId: JobIdModel }>(target, 'POST', '/api/jobs/runchecks?wait=false', { check_search_filters: filters });
+    id = started!.jobId.jobId;
+    if (interrupted) cancelJob();
+    const since = Date.now();
+    // each wait must end well within the client's --timeout
+    const waitSeconds = Math.max(1, Math.min(WAIT_SECONDS, Math.floor((target.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 2000)));
     do {
       if (options.progress) io.stderr(`\r\x1b[Kjob ${id} on ${target.url}: ${interrupted ? 'cancelling' : 'running'}, ${Math.round((Date.now() - since) / 1000)} s`);
       // on a terminal, short waits keep the elapsed time moving
