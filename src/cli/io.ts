@@ -16,6 +16,7 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  quietOnClosedPipe();
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   return {
     stdout: (text) => process.stdout.write(text),
@@ -45,4 +46,19 @@ export function colorWanted(env: NodeJS.ProcessEnv, terminal: boolean): boolean 
   const force = env.FORCE_COLOR;
   if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';
   return terminal && env.TERM !== 'dumb';
+}
+
+let pipeWatched = false;
+
+/**
+ * `dqctl plan | head`: when the reader of stdout goes away, the rest of the output is not wanted. End quietly, as
+ * Unix tools do, instead of a stack trace for the EPIPE of the next write. Other write errors still surface.
+ */
+function quietOnClosedPipe(): void {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
 }
