@@ -59,9 +59,28 @@ async function run(options: OpenStoreOptions, url: string, count: number): Promi
   }
 }
 
-async function serve(args: string[], cwd: string): Promise<{ child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--no-schedules', '--log-level', 'warn', ...args], { cwd, env: { ...process.env, NO_COLOR: '1', DQCTL_DATABASE_URL: '' } });
+interface Served {
+  child: ChildProcess;
+  stderr: () => string;
+  /** How many times the server's log holds `text`; its deliverer logs each send once the store has recorded it. */
+  count(text: string): number;
+  /** Calls `listener` on every chunk of log. */
+  onLog(listener: () => void): void;
+}
+
+async function serve(args: string[], cwd: string): Promise<Served> {
+  // info: the deliverer logs every settled send, which the tests wait on
+  const child = spawn(process.execPath, [BIN, 'serve', '--no-schedules', '--log-level', 'info', '--log-format', 'json', ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1', DQCTL_DATABASE_URL: '' },
+  });
   let err = '';
+  let log = '';
+  const listeners: Array<() => void> = [];
+  child.stdout!.on('data', (c) => {
+    log += c;
+    for (const listener of listeners) listener();
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
     child.stderr!.on('data', (c) => {
@@ -73,15 +92,18 @@ async function serve(args: string[], cwd: string): Promise<{ child: ChildProcess
     });
     child.on('exit', () => reject(new Error(`serve exited: ${err}`)));
   });
-  return { child, stderr: () => err };
+  return { child, stderr: () => err, count: (text) => log.split(text).length - 1, onLog: (listener) => listeners.push(listener) };
 }
 
-async function until(condition: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** Resolves once the servers' logs together hold `text` `times` times (an event of their output, not a poll). */
+function logged(servers: Served[], text: string, times = 1): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (servers.reduce((n, s) => n + s.count(text), 0) >= times) resolve();
+    };
+    for (const server of servers) server.onLog(check);
+    check();
+  });
 }
 
 async function outbox(port: number): Promise<JsonObject[]> {
@@ -116,7 +138,7 @@ describe('notification delivery across processes (real bin)', () => {
       const first = await serve(['--port', String(port), ...storeArgs], ws.dir);
       children.push(first.child);
       // the receiver is down: the server tries, and keeps the message pending
-      await until(async () => Number((await outbox(port))[0]?.attempts ?? 0) >= 1, 20_000, 'a first attempt');
+      await logged([first], 'will be retried'); // the first attempt, recorded
       expect((await outbox(port))[0]).toMatchObject({ status: 'pending', event: 'open' });
       first.child.kill('SIGKILL');
       await new Promise((r) => first.child.once('exit', r));
@@ -125,7 +147,7 @@ describe('notification delivery across processes (real bin)', () => {
       const second = await serve(['--port', String(port), ...storeArgs], ws.dir);
       children.push(second.child);
       await receiver.arrival(0); // the delivery after the restart (the receiver's event)
-      await until(async () => (await outbox(port))[0]?.status === 'delivered', 10_000, 'the delivered status');
+      await logged([second], 'delivered to'); // and its delivered status, recorded
       const [message] = await outbox(port);
       expect(receiver.received).toHaveLength(1);
       expect(receiver.received[0].headers['idempotency-key']).toBe(message.idempotencyKey);
@@ -171,7 +193,7 @@ describe('notification delivery across processes (real bin)', () => {
       expect((await outbox(port))[0]).toMatchObject({ status: 'pending', attempts: 2, deliveredAt: null });
       const answeredAt = Date.now();
       held.answer(1, 200);
-      await until(async () => (await outbox(port))[0]?.status === 'delivered', 10_000, 'the delivered status');
+      await logged([second], 'delivered to'); // the delivered status, recorded
       const [message] = await outbox(port);
       expect(Date.parse(String(message.deliveredAt))).toBeGreaterThanOrEqual(answeredAt);
       expect(held.received).toHaveLength(2);
@@ -184,13 +206,15 @@ describe('notification delivery across processes (real bin)', () => {
     receiver = await startHttpReceiver({ respond: () => 200 });
     const slow = receiver;
     const ports = [await freePort(), await freePort()];
-    for (const port of ports) children.push((await serve(['--port', String(port), '--database', database.url], ws.dir)).child);
+    const servers: Served[] = [];
+    for (const port of ports) servers.push(await serve(['--port', String(port), '--database', database.url], ws.dir));
+    children.push(...servers.map((server) => server.child));
     const count = 120;
     await run({ databaseUrl: database.url }, `${slow.url}/hook`, count);
     await slow.arrival(count - 1); // the receiver's event for the last of them
     // a message is marked delivered only after its send returned: once every one is, no send is in flight and
     // any duplicate would already be at the receiver
-    await until(async () => (await outbox(ports[0])).filter((m) => m.status === 'delivered').length >= count, 60_000, 'every message marked delivered');
+    await logged(servers, 'delivered to', count); // every message marked delivered, by one server or the other
     const keys = slow.received.map((r) => r.headers['idempotency-key']);
     expect(keys).toHaveLength(count);
     expect(new Set(keys).size).toBe(count);

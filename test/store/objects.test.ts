@@ -106,8 +106,9 @@ describe.each(STORE_ENGINES)('$engine store: objects', ({ setup }) => {
 
   it('replaces an object on upsert, keeping createdAt and moving revision and updatedAt', async () => {
     await write([objectWrite('table', 'a/public.x', { v: 1 }), objectWrite('table', 'a/public.y', { v: 1 })]);
+    // the first write a second in the past (the store stamps with the database's now()), so the next one is later
+    await fx.sql.query(`update dqctl.objects set created_at = created_at - interval '1 second', updated_at = updated_at - interval '1 second' where name = 'a/public.x'`);
     const [before] = await fx.store.getObjects([{ kind: 'table', name: 'a/public.x' }]);
-    await new Promise((resolve) => setTimeout(resolve, 20));
     await write([objectWrite('table', 'a/public.x', { v: 2 }, { managedBy: 'api', owner: 'team-b', appliedHash: 'old' })]);
 
     const [after] = await fx.store.getObjects([{ kind: 'table', name: 'a/public.x' }]);
