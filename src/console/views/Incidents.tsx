@@ -1,7 +1,7 @@
 import { useContext, useState } from 'preact/hooks';
 import { ProfileContext } from '../profile';
 import { ApiError, get, request, type Incident, type IncidentIssue, type IncidentsPerConnection, type Profile } from '../api';
-import { Empty, ErrorBox, Section, Status, useLoad } from '../components/common';
+import { Empty, ErrorBox, Section, Show, Status, useLoad } from '../components/common';
 import { links, setQueryParam, type Location } from '../router';
 import { formatTime, incidentSeverityWord, plural } from '../words';
 
@@ -118,22 +118,23 @@ export function Incidents({ location, profile, connections }: { location: Locati
         </label>
       </form>
       {notice ? <p role="status">{notice}</p> : null}
-      {loaded.error ? <ErrorBox error={loaded.error} what="incidents" /> : null}
-      {!loaded.data ? (
-        loaded.error ? null : <p class="loading">Loading incidents…</p>
-      ) : !loaded.data.available ? (
-        <NotAvailable />
-      ) : (
-        <>
-          <IncidentTable incidents={loaded.data.incidents} profile={profile} setStatus={setStatus} selected={selected} status={status} />
-          {loaded.data.truncated.length > 0 ? (
-            <p>
-              Showing the newest {PAGE} incidents of {loaded.data.truncated.join(', ')} first seen in the last three months; the API lists the rest
-              ({'GET /api/incidents/{connection}?page=2'}).
-            </p>
-          ) : null}
-        </>
-      )}
+      <Show loaded={loaded} what="incidents">
+        {(data) =>
+          !data.available ? (
+            <NotAvailable />
+          ) : (
+            <>
+              <IncidentTable incidents={data.incidents} profile={profile} setStatus={setStatus} selected={selected} status={status} />
+              {data.truncated.length > 0 ? (
+                <p>
+                  Showing the newest {PAGE} incidents of {data.truncated.join(', ')} first seen in the last three months; the API lists the rest
+                  ({'GET /api/incidents/{connection}?page=2'}).
+                </p>
+              ) : null}
+            </>
+          )
+        }
+      </Show>
     </>
   );
 }
@@ -219,41 +220,40 @@ function FailedChecks({ incident }: { incident: Incident }) {
   const loaded = useLoad(url, () => get<IncidentIssue[]>(url));
   return (
     <Section title={`Failed checks of incident ${incident.incidentId}`}>
-      {loaded.error ? <ErrorBox error={loaded.error} what="the failed checks" /> : null}
-      {loaded.data ? (
-        loaded.data.length === 0 ? (
-          <Empty>No failed check is stored for this incident.</Empty>
-        ) : (
-          <table data-testid="incident-issues">
-            <thead>
-              <tr>
-                <th scope="col">Check</th>
-                <th scope="col">Column</th>
-                <th scope="col">Severity</th>
-                <th scope="col">Actual</th>
-                <th scope="col">Expected</th>
-                <th scope="col">When</th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaded.data.map((c) => (
-                <tr key={c.id}>
-                  <td>{c.checkDisplayName ?? c.checkName}</td>
-                  <td>{c.columnName ?? '(table)'}</td>
-                  <td>
-                    <Status value={incidentSeverityWord(c.severity)} />
-                  </td>
-                  <td>{c.actualValue ?? '—'}</td>
-                  <td>{c.expectedValue ?? '—'}</td>
-                  <td>{formatTime(c.executedAt)}</td>
+      <Show loaded={loaded} what="the failed checks">
+        {(issues) =>
+          issues.length === 0 ? (
+            <Empty>No failed check is stored for this incident.</Empty>
+          ) : (
+            <table data-testid="incident-issues">
+              <thead>
+                <tr>
+                  <th scope="col">Check</th>
+                  <th scope="col">Column</th>
+                  <th scope="col">Severity</th>
+                  <th scope="col">Actual</th>
+                  <th scope="col">Expected</th>
+                  <th scope="col">When</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        )
-      ) : loaded.error ? null : (
-        <p class="loading">Loading…</p>
-      )}
+              </thead>
+              <tbody>
+                {issues.map((c) => (
+                  <tr key={c.id}>
+                    <td>{c.checkDisplayName ?? c.checkName}</td>
+                    <td>{c.columnName ?? '(table)'}</td>
+                    <td>
+                      <Status value={incidentSeverityWord(c.severity)} />
+                    </td>
+                    <td>{c.actualValue ?? '—'}</td>
+                    <td>{c.expectedValue ?? '—'}</td>
+                    <td>{formatTime(c.executedAt)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Show>
     </Section>
   );
 }

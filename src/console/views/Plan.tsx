@@ -1,5 +1,5 @@
 import { ApiError, get, request, type ApplyEntry, type Overview } from '../api';
-import { Empty, ErrorBox, Section, Show, Status, useLoad } from '../components/common';
+import { Empty, Section, Show, Status, useLoad } from '../components/common';
 import { links } from '../router';
 import { formatTime, KIND_WORDS } from '../words';
 
@@ -80,33 +80,34 @@ export function Plan() {
         </Show>
       </Section>
       <Section title="Apply history">
-        {history.error ? <ErrorBox error={history.error} what="the apply history" /> : null}
-        {history.data ? (
-          history.data.length === 0 ? (
-            <Empty>Nothing applied yet.</Empty>
-          ) : (
-            <table data-testid="history">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Commit</th>
-                  <th scope="col">What changed</th>
-                </tr>
-              </thead>
-              <tbody>
-                {history.data.map((h) => (
-                  <tr key={h.id}>
-                    <td>{formatTime(h.applied_at)}</td>
-                    <td>{h.applied_by}</td>
-                    <td>{h.commit ? <code title={h.commit}>{h.commit.slice(0, 7)}</code> : 'no commit'}</td>
-                    <td>{summaryText(h.summary)}</td>
+        <Show loaded={history} what="the apply history">
+          {(entries) =>
+            entries.length === 0 ? (
+              <Empty>Nothing applied yet.</Empty>
+            ) : (
+              <table data-testid="history">
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Who</th>
+                    <th scope="col">Commit</th>
+                    <th scope="col">What changed</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        ) : null}
+                </thead>
+                <tbody>
+                  {entries.map((h) => (
+                    <tr key={h.id}>
+                      <td>{formatTime(h.applied_at)}</td>
+                      <td>{h.applied_by}</td>
+                      <td>{h.commit ? <code title={h.commit}>{h.commit.slice(0, 7)}</code> : 'no commit'}</td>
+                      <td>{summaryText(h.summary)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )
+          }
+        </Show>
       </Section>
     </>
   );
