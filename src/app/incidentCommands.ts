@@ -1,7 +1,7 @@
 import { setIncidentStatus } from '../incidents/index.js';
 import { DEFAULT_NOTIFICATIONS_NAME } from '../manifest/objectPaths.js';
 import { DqError } from '../model/index.js';
-import type { IncidentRecord, IncidentStatus, OutboxMessage, OutboxStatus, Store } from '../store/store.js';
+import type { IncidentRecord, IncidentStatus, OutboxFilter, OutboxMessage, OutboxStatus, Store } from '../store/store.js';
 
 /**
  * The incident use cases of the CLI on a local store (`dqctl incidents …`, `dqctl notifications list`); with
@@ -32,6 +32,52 @@ export async function changeIncidentStatus(store: Store, id: string, status: Inc
   );
 }
 
-export async function listNotifications(store: Store, filter: { status?: OutboxStatus; limit?: number }): Promise<OutboxMessage[]> {
-  return store.outbox.list({ ...(filter.status ? { status: filter.status } : {}), limit: filter.limit ?? 100 });
+/** A message of the outbox as the API (NotificationMessageModel) and the CLI show it: no payload, its table named. */
+export interface NotificationView {
+  id: number;
+  idempotencyKey: string;
+  incidentId: string;
+  connection: string;
+  event: OutboxMessage['event'];
+  address: string;
+  filterName: string | null;
+  filterMessage: string | null;
+  status: OutboxStatus;
+  attempts: number;
+  createdAt: string;
+  nextAttemptAt: string;
+  deliveredAt: string | null;
+  failedAt: string | null;
+  lastError: string | null;
+  schema: string;
+  tableName: string;
+  /** `schema.table`, for display. */
+  table: string;
+}
+
+export function notificationView(m: OutboxMessage): NotificationView {
+  return {
+    id: m.id,
+    idempotencyKey: m.idempotencyKey,
+    incidentId: m.incidentId,
+    connection: m.connection,
+    event: m.event,
+    address: m.address,
+    filterName: m.filterName,
+    filterMessage: m.filterMessage,
+    status: m.status,
+    attempts: m.attempts,
+    createdAt: m.createdAt,
+    nextAttemptAt: m.nextAttemptAt,
+    deliveredAt: m.deliveredAt,
+    failedAt: m.failedAt,
+    lastError: m.lastError,
+    schema: m.incident.schema,
+    tableName: m.incident.table,
+    table: `${m.incident.schema}.${m.incident.table}`,
+  };
+}
+
+export async function listNotifications(store: Store, filter: OutboxFilter): Promise<NotificationView[]> {
+  return (await store.outbox.list({ ...filter, limit: filter.limit ?? 100 })).map(notificationView);
 }

@@ -3,7 +3,7 @@ export { DEFAULT_GROUPING, effectiveGrouping, INCIDENT_GROUPING_LEVELS, type Eff
 export { hash52, incidentKeyOf, type IncidentKey } from './incidentKey.js';
 export { addDays, applyObservation, changeStatus, incidentIdOf, observeFailures, type Observation } from './incidentTransitions.js';
 export { checkAddress, kindOf, resolveAddress, splitAddresses, type AddressKind } from './notificationAddresses.js';
-export { emailSubject, incidentLink, messagePayload, messageText, slackText } from './notificationMessage.js';
+export { emailSubject, incidentLink, messagePayload, messageText, outboxPayload, slackText } from './notificationMessage.js';
 export { ADDRESS_FIELDS, filterMatches, notificationSettings, recipientsOf, wildcardMatch, type NotificationSettings, type Recipient } from './notificationTargets.js';
 export { groupIntoIncidents, messagesOf, recordResultsWithIncidents, type IncidentConfiguration, type IncidentsOutcome } from './recordIncidents.js';
 export { findIncident, incidentNotFound, setIncidentIssueUrl, setIncidentStatus, type IncidentAddress } from './changeIncident.js';

@@ -1,16 +1,17 @@
 import { SEVERITY_NAMES, type JsonObject } from '../model/index.js';
-import type { IncidentRecord, IncidentStatus } from '../store/store.js';
+import type { IncidentSnapshot, IncidentStatus, OutboxMessage } from '../store/store.js';
 
 /**
  * The message of an incident event: DQOps's IncidentNotificationMessage fields in snake_case (what a webhook
  * receives as JSON), plus `text`, a short human summary naming the table with a link to the incident (Slack and
  * Microsoft Teams incoming webhooks show `text`), and for a filtered notification its `message`. The payload is
- * stored in the outbox without `text`: the link needs the URL of the server that sends it, known only then.
+ * made when a message is sent or shown, from the incident as the outbox row kept it (as it was at the event),
+ * and `text` only when sending: the link needs the URL of the server that sends it.
  * Names go into the text as they are (it is text, not HTML or markup); Slack's three control characters are
  * escaped for Slack as Slack asks (`slackText`).
  */
 
-export function messagePayload(incident: IncidentRecord, status: IncidentStatus, filter: { name: string | null; message: string | null }): JsonObject {
+export function messagePayload(incident: IncidentSnapshot, status: IncidentStatus, filter: { name: string | null; message: string | null }): JsonObject {
   const payload: JsonObject = {
     incident_id: incident.id,
     connection: incident.connection,
@@ -36,6 +37,11 @@ export function messagePayload(incident: IncidentRecord, status: IncidentStatus,
   if (filter.message !== null) payload.message = filter.message;
   if (filter.name !== null) payload.notification_name = filter.name;
   return payload;
+}
+
+/** The payload of an outbox message: its incident as at the event, the event as the status, its filter's message. */
+export function outboxPayload(message: OutboxMessage): JsonObject {
+  return messagePayload(message.incident, message.event, { name: message.filterName, message: message.filterMessage });
 }
 
 /** Where a person sees the incident: the REST resource of the server that sends the message. */

@@ -3,7 +3,6 @@ import type { JsonObject } from '../model/index.js';
 import type { CheckResultInput, IncidentRecord, IncidentStatus, IncidentTransaction, OutboxInput, Store } from '../store/store.js';
 import { effectiveGrouping, type EffectiveGrouping } from './effectiveGrouping.js';
 import { applyObservation, observeFailures } from './incidentTransitions.js';
-import { messagePayload } from './notificationMessage.js';
 import { notificationSettings, recipientsOf, type NotificationSettings } from './notificationTargets.js';
 
 /**
@@ -86,16 +85,18 @@ export async function groupIntoIncidents(tx: IncidentTransaction, rows: readonly
   return outcome;
 }
 
-/** One outbox message per recipient of this event; each with its own idempotency key, kept across retries. */
+/**
+ * One outbox message per recipient of this event; each with its own idempotency key, kept across retries. The
+ * incident must be written (inserted or updated) before the messages: the outbox copies it from its row.
+ */
 export function messagesOf(incident: IncidentRecord, status: IncidentStatus, settings: NotificationSettings, at: string): OutboxInput[] {
   return recipientsOf(status, incident, settings).map((recipient) => ({
     idempotencyKey: randomUUID(),
     incidentId: incident.id,
-    connection: incident.connection,
     event: status,
     address: recipient.address,
     filterName: recipient.filterName,
-    payload: messagePayload(incident, status, { name: recipient.filterName, message: recipient.message }),
+    filterMessage: recipient.message,
     createdAt: at,
   }));
 }

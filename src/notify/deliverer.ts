@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { DqError } from '../model/index.js';
-import { incidentLink, messageText, resolveAddress } from '../incidents/index.js';
+import { incidentLink, messageText, outboxPayload, resolveAddress } from '../incidents/index.js';
 import type { OutboxMessage, Store } from '../store/store.js';
 import { DEFAULT_DELIVERY, type DeliverySettings } from './deliverySettings.js';
 import type { SendOutcome } from './sendAttempt.js';
@@ -135,7 +135,8 @@ export class Deliverer {
     }
     const given = typeof this.options.baseUrl === 'function' ? this.options.baseUrl() : this.options.baseUrl;
     const baseUrl = given ?? this.settings.publicUrl ?? 'http://127.0.0.1:8888';
-    const body = { ...message.payload, text: messageText(message.payload, incidentLink(baseUrl, message.payload)) };
+    const payload = outboxPayload(message);
+    const body = { ...payload, text: messageText(payload, incidentLink(baseUrl, payload)) };
     const outcome =
       destination.kind === 'webhook'
         ? await sendWebhook(destination.address, body, message.idempotencyKey, this.settings.sendTimeoutMs)

@@ -37,6 +37,30 @@ export interface IncidentRecord {
   statusChangedBy: string | null;
 }
 
+/** What a notification says of its incident: the incident as it was when the event happened (outboxRows.ts). */
+export type IncidentSnapshot = Pick<
+  IncidentRecord,
+  | 'id'
+  | 'connection'
+  | 'schema'
+  | 'table'
+  | 'tablePriority'
+  | 'incidentHash'
+  | 'year'
+  | 'month'
+  | 'firstSeen'
+  | 'lastSeen'
+  | 'incidentUntil'
+  | 'dataGroup'
+  | 'qualityDimension'
+  | 'checkCategory'
+  | 'checkType'
+  | 'checkName'
+  | 'highestSeverity'
+  | 'failedChecksCount'
+  | 'issueUrl'
+>;
+
 const COLUMNS = `id, connection_name, schema_name, table_name, table_priority, incident_hash, year, month,
   ${isoTimestamp('first_seen')} as first_seen, ${isoTimestamp('last_seen')} as last_seen,
   ${isoTimestamp('incident_until')} as incident_until, data_group, quality_dimension, check_category, check_type,

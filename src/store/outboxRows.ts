@@ -1,31 +1,37 @@
-import type { JsonObject } from '../model/index.js';
-import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
+import type { IncidentSnapshot } from './incidentRows.js';
+import { chunksOfJson } from './sql/jsonChunks.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 
 /**
- * The SQL of the notification outbox (migration 0005). Rows are written in the transaction of whatever caused
- * them; the deliverer claims due rows with `FOR UPDATE SKIP LOCKED` and a lease, so replicas never send one row
- * at the same time, and a row whose sender died is claimed again once its lease ends. Times come from the
- * caller's clock (bound as parameters), never from `now()`, so tests can drive them.
+ * The SQL of the notification outbox (migrations 0005, 0009). Rows are written in the transaction of whatever
+ * caused them; the deliverer claims due rows with `FOR UPDATE SKIP LOCKED` and a lease, so replicas never send
+ * one row at the same time, and a row whose sender died is claimed again once its lease ends. Times come from
+ * the caller's clock (bound as parameters), never from `now()`, so tests can drive them. A row keeps the
+ * incident it is about as it was at the event (copied from the incident's row when the message is written), so
+ * a later change or deletion of the incident does not change what the message says.
  */
 export type OutboxEvent = 'open' | 'acknowledged' | 'resolved' | 'muted';
 export type OutboxStatus = 'pending' | 'delivered' | 'failed';
 
 export interface OutboxInput {
   idempotencyKey: string;
+  /** An incident written earlier in the same transaction: the message copies it as it is now. */
   incidentId: string;
-  connection: string;
   event: OutboxEvent;
   /** As configured: `${ENV}` references unresolved. */
   address: string;
+  /** The filtered notification that chose this address, and its message (null: the connection's addresses). */
   filterName: string | null;
-  payload: JsonObject;
+  filterMessage: string | null;
   /** ISO-8601; also the first attempt's due time. */
   createdAt: string;
 }
 
 export interface OutboxMessage extends OutboxInput {
   id: number;
+  connection: string;
+  /** The incident as it was when the event happened. */
+  incident: IncidentSnapshot;
   status: OutboxStatus;
   attempts: number;
   nextAttemptAt: string;
@@ -35,9 +41,33 @@ export interface OutboxMessage extends OutboxInput {
   lastError: string | null;
 }
 
-const COLUMNS = `id, idempotency_key, incident_id, connection_name, event, address, filter_name, payload, status, attempts,
+const COLUMNS = `id, idempotency_key, incident_id, connection_name, event, address, filter_name, filter_message, status, attempts,
   ${isoTimestamp('created_at')} as created_at, ${isoTimestamp('next_attempt_at')} as next_attempt_at, claimed_by,
-  ${isoTimestamp('delivered_at')} as delivered_at, ${isoTimestamp('failed_at')} as failed_at, last_error`;
+  ${isoTimestamp('delivered_at')} as delivered_at, ${isoTimestamp('failed_at')} as failed_at, last_error,
+  schema_name, table_name, table_priority, incident_hash, year, month, ${isoTimestamp('first_seen')} as first_seen,
+  ${isoTimestamp('last_seen')} as last_seen, ${isoTimestamp('incident_until')} as incident_until, data_group,
+  quality_dimension, check_category, check_type, check_name, highest_severity, failed_checks_count, issue_url`;
+
+/** The incident's columns a message copies (the same names in dqctl.incidents and dqctl.notification_outbox). */
+const SNAPSHOT_COLUMNS = [
+  'schema_name',
+  'table_name',
+  'table_priority',
+  'incident_hash',
+  'year',
+  'month',
+  'first_seen',
+  'last_seen',
+  'incident_until',
+  'data_group',
+  'quality_dimension',
+  'check_category',
+  'check_type',
+  'check_name',
+  'highest_severity',
+  'failed_checks_count',
+  'issue_url',
+] as const;
 
 interface OutboxRow {
   id: number | string;
@@ -47,7 +77,7 @@ interface OutboxRow {
   event: OutboxEvent;
   address: string;
   filter_name: string | null;
-  payload: JsonObject | string;
+  filter_message: string | null;
   status: OutboxStatus;
   attempts: number;
   created_at: string;
@@ -56,6 +86,23 @@ interface OutboxRow {
   delivered_at: string | null;
   failed_at: string | null;
   last_error: string | null;
+  schema_name: string;
+  table_name: string;
+  table_priority: number | null;
+  incident_hash: number | string;
+  year: number;
+  month: number;
+  first_seen: string;
+  last_seen: string;
+  incident_until: string;
+  data_group: string | null;
+  quality_dimension: string | null;
+  check_category: string | null;
+  check_type: string | null;
+  check_name: string | null;
+  highest_severity: number;
+  failed_checks_count: number;
+  issue_url: string | null;
 }
 
 function toMessage(row: OutboxRow): OutboxMessage {
@@ -67,7 +114,28 @@ function toMessage(row: OutboxRow): OutboxMessage {
     event: row.event,
     address: row.address,
     filterName: row.filter_name,
-    payload: typeof row.payload === 'string' ? (JSON.parse(row.payload) as JsonObject) : row.payload,
+    filterMessage: row.filter_message,
+    incident: {
+      id: row.incident_id,
+      connection: row.connection_name,
+      schema: row.schema_name,
+      table: row.table_name,
+      tablePriority: row.table_priority,
+      incidentHash: Number(row.incident_hash),
+      year: row.year,
+      month: row.month,
+      firstSeen: row.first_seen,
+      lastSeen: row.last_seen,
+      incidentUntil: row.incident_until,
+      dataGroup: row.data_group,
+      qualityDimension: row.quality_dimension,
+      checkCategory: row.check_category,
+      checkType: row.check_type,
+      checkName: row.check_name,
+      highestSeverity: row.highest_severity,
+      failedChecksCount: row.failed_checks_count,
+      issueUrl: row.issue_url,
+    },
     status: row.status,
     attempts: row.attempts,
     createdAt: row.created_at,
@@ -79,37 +147,25 @@ function toMessage(row: OutboxRow): OutboxMessage {
   };
 }
 
-const INSERT_COLUMNS: readonly RecordColumn[] = [
-  ['idempotency_key', 'text'],
-  ['incident_id', 'text'],
-  ['connection_name', 'text'],
-  ['event', 'text'],
-  ['address', 'text'],
-  ['filter_name', 'text'],
-  ['payload', 'jsonb'],
-  ['status', 'text', `'pending'`],
-  ['created_at', 'timestamptz'],
-  ['next_attempt_at', 'timestamptz'],
-];
-
+/**
+ * Writes the messages, each with a copy of its incident's row as it is now in this transaction. Every message
+ * must name an incident that exists: one that names none is a bug of the caller, and fails the transaction
+ * rather than being written without its incident.
+ */
 export async function enqueueMessages(sql: SqlQueryable, messages: readonly OutboxInput[]): Promise<void> {
   if (messages.length === 0) return;
-  await insertJsonRecords(
-    sql,
-    'dqctl.notification_outbox',
-    INSERT_COLUMNS,
-    messages.map((m) => ({
-      idempotency_key: m.idempotencyKey,
-      incident_id: m.incidentId,
-      connection_name: m.connection,
-      event: m.event,
-      address: m.address,
-      filter_name: m.filterName,
-      payload: m.payload,
-      created_at: m.createdAt,
-      next_attempt_at: m.createdAt,
-    })),
-  );
+  const statement = `with written as (insert into dqctl.notification_outbox
+      (idempotency_key, incident_id, connection_name, event, address, filter_name, filter_message, status, created_at, next_attempt_at, ${SNAPSHOT_COLUMNS.join(', ')})
+    select r->>0, i.id, i.connection_name, r->>2, r->>3, r->>4, r->>5, 'pending', (r->>6)::timestamptz, (r->>6)::timestamptz, ${SNAPSHOT_COLUMNS.map((c) => `i.${c}`).join(', ')}
+      from jsonb_array_elements($1::text::jsonb) as r join dqctl.incidents i on i.id = r->>1
+    returning 1) select count(*)::int as count from written`;
+  const rows = messages.map((m) => JSON.stringify([m.idempotencyKey, m.incidentId, m.event, m.address, m.filterName, m.filterMessage, m.createdAt]));
+  let written = 0;
+  for (const chunk of chunksOfJson(rows)) written += Number((await sql.query<{ count: number }>(statement, [chunk]))[0]?.count ?? 0);
+  if (written !== messages.length) {
+    const missing = [...new Set(messages.map((m) => m.incidentId))];
+    throw new Error(`the outbox was given ${messages.length} messages but wrote ${written}: a message names an incident that is not in the store (one of ${missing.slice(0, 5).join(', ')})`);
+  }
 }
 
 /**

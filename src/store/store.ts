@@ -85,7 +85,7 @@ export interface JobQueueStore {
 }
 
 export type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
-export type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord, IncidentSortOrder, IncidentStatus } from './incidentRows.js';
+export type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord, IncidentSnapshot, IncidentSortOrder, IncidentStatus } from './incidentRows.js';
 export { INCIDENT_STATUSES } from './incidentRows.js';
 export type { OutboxEvent, OutboxFilter, OutboxInput, OutboxMessage, OutboxStatus } from './outboxRows.js';
 

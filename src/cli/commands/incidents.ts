@@ -1,6 +1,6 @@
-import { changeIncidentStatus, listIncidents, listNotifications } from '../../app/incidentCommands.js';
+import { changeIncidentStatus, listIncidents, listNotifications, type NotificationView } from '../../app/incidentCommands.js';
 import { DqError, SEVERITY_NAMES, type JsonObject } from '../../model/index.js';
-import { INCIDENT_STATUSES, type IncidentRecord, type IncidentStatus, type OutboxMessage } from '../../store/store.js';
+import { INCIDENT_STATUSES, type IncidentRecord, type IncidentStatus } from '../../store/store.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
 import { renderColumns } from '../render/columns.js';
@@ -129,11 +129,11 @@ export async function incidentStatusCommand(verb: string, id: string, options: I
   return 0;
 }
 
-function renderMessages(messages: readonly OutboxMessage[]): string {
+function renderMessages(messages: readonly NotificationView[]): string {
   if (messages.length === 0) return 'No notification messages.\n';
   return renderColumns(
     ['ID', 'STATUS', 'EVENT', 'ADDRESS', 'TABLE', 'ATTEMPTS', 'CREATED', 'LAST ERROR'],
-    messages.map((m) => [String(m.id), m.status, m.event, m.address, `${m.connection}/${m.payload.schema}.${m.payload.table}`, String(m.attempts), m.createdAt, m.lastError ?? '']),
+    messages.map((m) => [String(m.id), m.status, m.event, m.address, `${m.connection}/${m.table}`, String(m.attempts), m.createdAt, m.lastError ?? '']),
   );
 }
 
@@ -142,18 +142,14 @@ export async function notificationsListCommand(options: NotificationsListOptions
   const limit = Number(options.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new DqError('INVALID_ARGUMENT', `--limit must be a positive integer, not ${options.limit}`);
   const target = remoteTargetOf(options, io);
-  let messages: OutboxMessage[];
+  let messages: NotificationView[];
   if (target) {
-    const models = (await callServer<JsonObject[]>(target, 'GET', `/api/notifications/outbox?limit=${limit}${status ? `&status=${status}` : ''}`)) ?? [];
-    messages = models.map((m) => {
-      const [schema, ...table] = String(m.table).split('.');
-      return { ...(m as unknown as OutboxMessage), payload: { schema, table: table.join('.') } };
-    });
+    messages = (await callServer<NotificationView[]>(target, 'GET', `/api/notifications/outbox?limit=${limit}${status ? `&status=${status}` : ''}`)) ?? [];
   } else {
     messages = await withStore(options, io, { operation: 'notifications list' }, (store) => listNotifications(store, { ...(status ? { status } : {}), limit }));
   }
   if (options.format === 'json') {
-    io.stdout(JSON.stringify({ messages: messages.map(({ payload, ...m }) => ({ ...m, table: `${payload.schema}.${payload.table}` })) }, null, 2) + '\n');
+    io.stdout(JSON.stringify({ messages }, null, 2) + '\n');
   } else {
     io.stdout(renderMessages(messages));
   }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { listNotifications } from '../../app/incidentCommands.js';
 import { incidentSettingsOf } from '../../app/incidentSettings.js';
 import { recalibrateIncidentChecks } from '../../app/recalibrateIncidentChecks.js';
 import { findIncident, setIncidentIssueUrl, setIncidentStatus, type IncidentAddress } from '../../incidents/index.js';
@@ -421,24 +422,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
     },
     async (request) => {
       const q = request.query as { status?: 'pending' | 'delivered' | 'failed'; connection?: string; incidentId?: string; limit: number };
-      const messages = await context.store.outbox.list(q);
-      return messages.map((m) => ({
-        id: m.id,
-        idempotencyKey: m.idempotencyKey,
-        incidentId: m.incidentId,
-        connection: m.connection,
-        event: m.event,
-        address: m.address,
-        filterName: m.filterName,
-        status: m.status,
-        attempts: m.attempts,
-        createdAt: m.createdAt,
-        nextAttemptAt: m.nextAttemptAt,
-        deliveredAt: m.deliveredAt,
-        failedAt: m.failedAt,
-        lastError: m.lastError,
-        table: `${m.payload.schema}.${m.payload.table}`,
-      }));
+      return listNotifications(context.store, q);
     },
   );
 }
