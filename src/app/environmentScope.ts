@@ -12,6 +12,21 @@ import { validateDocument } from '../schema/index.js';
  * invalid or environment-less dqctl.yaml, or an unknown NAME, is refused with the environments there are.
  */
 export async function variableScopeOf(folder: string, environment: string): Promise<VariableScope> {
+  const found = await settingsScope(folder, environment);
+  if (found.kind === 'invalid') throw new DqError('INVALID_ARGUMENT', `--env ${environment}: ${found.file} does not validate (run dqctl validate)`);
+  return found.scope;
+}
+
+/**
+ * `serve --repo DIR --env NAME` at start: refused when DIR's dqctl.yaml is missing or does not define NAME, as
+ * every pass would fail for it. An invalid dqctl.yaml is let through: the loop reports its errors with their
+ * lines and picks up the fix, as for any other file.
+ */
+export async function checkEnvironmentDefined(folder: string, environment: string): Promise<void> {
+  await settingsScope(folder, environment);
+}
+
+async function settingsScope(folder: string, environment: string): Promise<{ kind: 'valid'; scope: VariableScope } | { kind: 'invalid'; file: string }> {
   const file = join(folder, 'dqctl.yaml');
   let text: string;
   try {
@@ -21,9 +36,7 @@ export async function variableScopeOf(folder: string, environment: string): Prom
   }
   const { parsed, diagnostics } = parseYamlFile('dqctl.yaml', text);
   const violations = parsed ? validateDocument('settings', parsed.value) : [];
-  if (!parsed || diagnostics.length > 0 || violations.length > 0) {
-    throw new DqError('INVALID_ARGUMENT', `--env ${environment}: ${file} does not validate (run dqctl validate)`);
-  }
+  if (!parsed || diagnostics.length > 0 || violations.length > 0) return { kind: 'invalid', file };
   const settings = readSettings(parsed.value);
   const scope = new VariableScope(environment, settings.environments);
   if (!scope.known) {
@@ -33,5 +46,5 @@ export async function variableScopeOf(folder: string, environment: string): Prom
       `--env ${environment}: no such environment in ${file}${all.length > 0 ? `; the environments are ${all.join(', ')}` : ' (it defines none)'}`,
     );
   }
-  return scope;
+  return { kind: 'valid', scope };
 }

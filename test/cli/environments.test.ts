@@ -45,6 +45,11 @@ describe.each(engines())('environments through the real bin on $name', { timeout
     const prod = await cli('validate', ws.repo, '--env', 'prod');
     expect(prod.code).toBe(0);
     expect(prod.stdout).toContain('22 objects in');
+
+    // serve --repo refuses at start an environment its folder does not define (every pass would fail)
+    const serve = await cli('serve', '--repo', ws.repo, '--env', 'qa', '--port', '0', '--no-schedules', ...store);
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain(`--env qa: no such environment in ${join(ws.repo, 'dqctl.yaml')}; the environments are dev, prod`);
   });
 
   it('round trip with --env: apply, then plan → no changes; the plan holds the typed values; another environment is a switch', async () => {

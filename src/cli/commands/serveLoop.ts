@@ -1,6 +1,7 @@
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkEnvironmentDefined } from '../../app/environmentScope.js';
 import { DqError } from '../../model/index.js';
 import { cacheFolderFor, checkRemote } from '../../reconcile/gitRemote.js';
 import { GitRevisions } from '../../reconcile/gitRevisions.js';
@@ -95,6 +96,8 @@ export async function checkReconcileFlags(flags: ReconcileFlags, io: CliIo): Pro
       throw new DqError('REPOSITORY_UNREADABLE', `cannot read the repository folder ${dir}: ${(error as Error).message}`);
     }
     if (!isFolder) throw new DqError('REPOSITORY_UNREADABLE', `${dir} is not a folder`);
+    // a remote's dqctl.yaml is known only once cloned: there an unknown --env fails each pass, shown in status
+    if (flags.env !== undefined) await checkEnvironmentDefined(dir, flags.env);
   }
   return true;
 }
