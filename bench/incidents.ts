@@ -3,14 +3,15 @@
  *
  * (1) Grouping overhead. A real `run checks` (the run_checks executor, as the CLI runs it) on a PostgreSQL data
  *     source whose table has 400 data groups and 25 failing checks: 10,000 failed results per run, written to a
- *     PostgreSQL store. The same run is timed with incident grouping disabled (the baseline) and enabled in two
- *     ways: DQOps's default grouping (table, dimension, category: one incident) and the finest (by check name and
- *     data group: 400 incidents, each with an outbox message). Runs alternate; incidents and results are
- *     emptied before each run, so every enabled run opens its incidents. Target: grouping adds < 10 %.
- * (2) Delivery latency. A real `dqctl serve` (another process, on the same store) runs the deliverer; this
+ *     PostgreSQL store and to the embedded (PGlite) one. The same run is timed with incident grouping disabled
+ *     (the baseline) and enabled in two ways: DQOps's default grouping (table, dimension, category: one
+ *     incident) and the finest (by check name and data group: 400 incidents, each with an outbox message). Runs
+ *     alternate; incidents and results are emptied before each run, so every enabled run opens its incidents.
+ *     Target: grouping adds < 10 %.
+ * (1b) The same three variants as whole `dqctl run checks` processes on each store (what a user waits for).
+ * (2) Delivery latency. A real `dqctl serve` (another process, on the PostgreSQL store) runs the deliverer; this
  *     process runs checks that open incidents, and a local HTTP receiver records when each message arrives.
  *     Latency = arrival - end of the run (the run's transaction committed). Target: p95 < 1 s.
- * (1b) The same three variants as whole `dqctl run checks` processes (what a user waits for).
  * Figures are wall times on this machine; written to BENCHMARKS.md in its own section.
  *
  *   npm run bench:incidents                  # writes BENCHMARKS.md
@@ -21,15 +22,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, platform, release, totalmem } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { LiveObjects } from '../src/inspect/liveObjects.js';
 import { DataSources } from '../src/datasource/index.js';
 import { runChecks } from '../src/jobs/executors/runChecks.js';
 import type { JsonObject } from '../src/model/index.js';
-import { openStore } from '../src/store/openStore.js';
-import type { Store } from '../src/store/store.js';
+import { migrate } from '../src/store/migrate.js';
+import { openSqlClient } from '../src/store/sql/openSqlClient.js';
+import { createSqlStore } from '../src/store/sqlStore.js';
+import type { OpenStoreOptions, Store } from '../src/store/store.js';
 import { writeBenchmarkSection } from './benchmarksFile.js';
 
 const SECTION_START = '<!-- bench/incidents.ts: incidents and notifications (start) -->';
@@ -140,15 +144,24 @@ const percentile = (values: number[], p: number): number => {
 };
 const median = (values: number[]): number => percentile(values, 50);
 
-async function emptyRunTables(store: Store, storeUrl: string): Promise<void> {
-  void store;
-  const client = new pg.Client({ connectionString: storeUrl });
-  await client.connect();
-  try {
-    await client.query('truncate dqctl.check_results, dqctl.incidents, dqctl.notification_outbox restart identity');
-  } finally {
-    await client.end();
-  }
+/** A store of the bench, opened on its own SQL client so the bench can empty the run's tables between runs. */
+interface BenchStore {
+  store: Store;
+  objects: LiveObjects;
+  emptyRunTables(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function openBenchStore(options: OpenStoreOptions): Promise<BenchStore> {
+  const client = await openSqlClient(options);
+  await migrate(client);
+  const store = createSqlStore(client);
+  return {
+    store,
+    objects: new LiveObjects(store, { revisionCheckMs: 0 }),
+    emptyRunTables: () => client.exec('truncate dqctl.check_results, dqctl.incidents, dqctl.notification_outbox restart identity'),
+    close: () => store.close(),
+  };
 }
 
 async function startServe(storeUrl: string): Promise<ChildProcess> {
@@ -174,10 +187,10 @@ async function startServe(storeUrl: string): Promise<ChildProcess> {
 }
 
 /** One `dqctl run checks` of the bench connection as a separate process: its wall time, start to exit. */
-async function runChecksProcess(storeUrl: string, password: string): Promise<number> {
+async function runChecksProcess(storeArgs: readonly string[], password: string): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'run', 'checks', '--connection', 'bench', '--fail-at', 'fatal', '--database', storeUrl], {
-    env: { ...process.env, DQCTL_DATABASE_URL: '', DQCTL_BENCH_PASSWORD: password },
+  const child = spawn(process.execPath, [BIN, 'run', 'checks', '--connection', 'bench', '--fail-at', 'fatal', ...storeArgs], {
+    env: { ...process.env, DQCTL_DATABASE_URL: '', DQCTL_STATE_DIR: '', DQCTL_BENCH_PASSWORD: password },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
@@ -185,6 +198,164 @@ async function runChecksProcess(storeUrl: string, password: string): Promise<num
   const code = await new Promise<number | null>((done) => child.once('exit', done));
   if (code !== 0) throw new Error(`dqctl run checks exited ${code}: ${err}`);
   return performance.now() - started;
+}
+
+const VARIANTS = ['disabled', 'default', 'worst'] as const;
+type Variant = (typeof VARIANTS)[number];
+
+function incidentGroupings(receiverUrl: string): Record<Variant, JsonObject> {
+  return {
+    disabled: { disabled: true },
+    default: { grouping_level: 'table_dimension_category', incident_notification: { incident_opened_addresses: receiverUrl } },
+    worst: { grouping_level: 'table_dimension_category_name', divide_by_data_groups: true, incident_notification: { incident_opened_addresses: receiverUrl } },
+  };
+}
+
+interface InProcessFigures {
+  times: Record<Variant, number[]>;
+  grouping: Record<Variant, number[]>;
+  shape: Record<Variant, { failed: number; incidents: number; messages: number }>;
+}
+
+/**
+ * (1) The run_checks executor in this process on one store: warm up, then the variants in turn, incidents emptied
+ * before each run. The grouping's own time is the work after the results' insert, in their transaction.
+ */
+async function measureInProcess(bench: BenchStore, sourceUrl: URL, groupings: Record<Variant, JsonObject>, dataSources: DataSources, rounds: number, label: string): Promise<InProcessFigures> {
+  const now = new Date();
+  let groupingMs = 0;
+  const timedStore = new Proxy(bench.store, {
+    get(target, property) {
+      if (property === 'recordCheckResults') {
+        return (rows: Parameters<Store['recordCheckResults']>[0], afterInsert: Parameters<Store['recordCheckResults']>[1]) =>
+          target.recordCheckResults(rows, async (tx) => {
+            const started = performance.now();
+            await afterInsert(tx);
+            groupingMs += performance.now() - started;
+          });
+      }
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const runOnce = async (variant: Variant) => {
+    await bench.objects.update('source', 'bench', { caller: 'bench' }, () => ({ spec: connectionSpec(sourceUrl, groupings[variant]) }));
+    await bench.emptyRunTables();
+    groupingMs = 0;
+    const started = performance.now();
+    const { result } = await runChecks({ store: timedStore, objects: bench.objects, dataSources }, { check_search_filters: { connection: 'bench' } }, new AbortController().signal, { now });
+    const ms = performance.now() - started;
+    const incidents = (await bench.store.incidents.list({ connection: 'bench', limit: 100_000 })).length;
+    const messages = (await bench.store.outbox.list({ limit: 100_000 })).length;
+    return { ms, groupingMs, failed: result.errors + result.warnings + result.fatals, incidents, messages };
+  };
+  process.stderr.write(`bench:incidents: ${label}: warming up…\n`);
+  for (const variant of VARIANTS) await runOnce(variant);
+  const figures: InProcessFigures = {
+    times: { disabled: [], default: [], worst: [] },
+    grouping: { disabled: [], default: [], worst: [] },
+    shape: {} as InProcessFigures['shape'],
+  };
+  for (let round = 0; round < rounds; round++) {
+    process.stderr.write(`bench:incidents: ${label}: round ${round + 1} of ${rounds}\n`);
+    for (const variant of VARIANTS) {
+      const run = await runOnce(variant);
+      figures.times[variant].push(run.ms);
+      figures.grouping[variant].push(run.groupingMs);
+      figures.shape[variant] = { failed: run.failed, incidents: run.incidents, messages: run.messages };
+    }
+  }
+  for (const [variant, s] of Object.entries(figures.shape)) {
+    if (s.failed !== GROUPS * COLUMNS) throw new Error(`${label} ${variant}: expected ${GROUPS * COLUMNS} failed results, got ${s.failed}`);
+  }
+  if (figures.shape.worst.incidents !== GROUPS || figures.shape.default.incidents < 1 || figures.shape.disabled.incidents !== 0) {
+    throw new Error(`${label}: unexpected incidents: ${JSON.stringify(figures.shape)}`);
+  }
+  return figures;
+}
+
+/**
+ * (1b) The same variants as a user waits for them: a whole `dqctl run checks` process per run. The store is set
+ * up (the variant's grouping, the run's tables emptied) in this process between runs, and closed while the CLI
+ * runs (the embedded store takes one process at a time).
+ */
+async function measureWholeProcess(
+  openBench: () => Promise<BenchStore>,
+  storeArgs: readonly string[],
+  sourceUrl: URL,
+  groupings: Record<Variant, JsonObject>,
+  rounds: number,
+  label: string,
+): Promise<Record<Variant, number[]>> {
+  process.stderr.write(`bench:incidents: ${label}: whole dqctl run checks processes…\n`);
+  const times: Record<Variant, number[]> = { disabled: [], default: [], worst: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of VARIANTS) {
+      const bench = await openBench();
+      try {
+        await bench.objects.update('source', 'bench', { caller: 'bench' }, () => ({ spec: connectionSpec(sourceUrl, groupings[variant]) }));
+        await bench.emptyRunTables();
+      } finally {
+        await bench.close();
+      }
+      times[variant].push(await runChecksProcess(storeArgs, decodeURIComponent(sourceUrl.password)));
+    }
+  }
+  return times;
+}
+
+/** (2) A real serve delivers; each run opens one incident (default grouping) whose message is timed. */
+async function measureLatency(bench: BenchStore, storeUrl: string, sourceUrl: URL, groupings: Record<Variant, JsonObject>, dataSources: DataSources, receiver: Receiver, runs: number): Promise<number[]> {
+  process.stderr.write('bench:incidents: delivery latency through a running dqctl serve…\n');
+  await bench.objects.update('source', 'bench', { caller: 'bench' }, () => ({ spec: connectionSpec(sourceUrl, groupings.default) }));
+  const serve = await startServe(storeUrl);
+  try {
+    const latencies: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      await bench.emptyRunTables();
+      const before = receiver.arrivals.length;
+      await runChecks({ store: bench.store, objects: bench.objects, dataSources }, { check_search_filters: { connection: 'bench' } }, new AbortController().signal, { now: new Date() });
+      const ended = performance.timeOrigin + performance.now();
+      const deadline = Date.now() + 10_000;
+      while (receiver.arrivals.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      if (receiver.arrivals.length === before) throw new Error(`run ${i + 1}: no message within 10 s`);
+      latencies.push(receiver.arrivals[before]! - ended);
+      await new Promise((r) => setTimeout(r, 100 + Math.random() * 300)); // runs do not line up with the poll
+    }
+    return latencies;
+  } finally {
+    serve.kill('SIGTERM');
+    await new Promise((r) => serve.once('exit', r));
+  }
+}
+
+const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const pass = (ok: boolean) => (ok ? 'pass' : 'FAIL');
+const VARIANT_LABELS: Record<Variant, string> = {
+  disabled: 'disabled (baseline)',
+  default: 'DQOps default (table, dimension, category)',
+  worst: 'finest (check name and data group: one incident per data group here, the 25 checks share a name)',
+};
+
+function inProcessRows(engine: string, f: InProcessFigures): string[] {
+  const base = median(f.times.disabled);
+  // the direct measure: the grouping's own time against the rest of the same run (immune to run-to-run noise)
+  const share = (v: Variant) => median(f.times[v].map((t, i) => f.grouping[v][i]! / (t - f.grouping[v][i]!)));
+  return VARIANTS.map((v) =>
+    v === 'disabled'
+      ? `| ${engine} | ${VARIANT_LABELS[v]} | 0 | 0 | ${fmt(base)} | — | ${Math.round(median(f.grouping[v]))} ms | ${pct(share(v))} | — |`
+      : `| ${engine} | ${VARIANT_LABELS[v]} | ${f.shape[v].incidents.toLocaleString('en-US')} | ${f.shape[v].messages.toLocaleString('en-US')} | ${fmt(median(f.times[v]))} | ${pct(median(f.times[v]) / base - 1)} | ${Math.round(median(f.grouping[v]))} ms | ${pct(share(v))} | ${pass(share(v) < OVERHEAD_LIMIT)} |`,
+  );
+}
+
+function wholeProcessRows(engine: string, times: Record<Variant, number[]>): string[] {
+  const base = median(times.disabled);
+  return VARIANTS.map((v) =>
+    v === 'disabled'
+      ? `| ${engine} | ${VARIANT_LABELS[v]} | ${fmt(base)} | — | — |`
+      : `| ${engine} | ${VARIANT_LABELS[v]} | ${fmt(median(times[v]))} | ${pct(median(times[v]) / base - 1)} | ${pass(median(times[v]) / base - 1 < OVERHEAD_LIMIT)} |`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -198,139 +369,59 @@ async function main(): Promise<void> {
   });
   const sourceUrl = new URL(databaseUrl(sourceName));
   const storeUrl = databaseUrl(storeName);
+  const stateDir = await mkdtemp(join(tmpdir(), 'dqctl-bench-incidents-'));
   const dataSources = new DataSources({ env: { DQCTL_BENCH_PASSWORD: decodeURIComponent(sourceUrl.password) } });
-  let store: Store | undefined;
-  let serve: ChildProcess | undefined;
   let receiver: Receiver | undefined;
+  const open: BenchStore[] = [];
   try {
     await createSourceTable(sourceUrl.toString());
-    store = await openStore({ databaseUrl: storeUrl });
-    const objects = new LiveObjects(store, { revisionCheckMs: 0 });
     receiver = await startReceiver();
-    const variants: Record<string, JsonObject> = {
-      disabled: { disabled: true },
-      default: { grouping_level: 'table_dimension_category', incident_notification: { incident_opened_addresses: receiver.url } },
-      worst: { grouping_level: 'table_dimension_category_name', divide_by_data_groups: true, incident_notification: { incident_opened_addresses: receiver.url } },
-    };
-    await objects.create('source', 'bench', connectionSpec(sourceUrl, variants.disabled), { caller: 'bench' });
-    await objects.create('table', 'bench/bench.events', tableSpec(), { caller: 'bench' });
-    const now = new Date();
-    // the same store, with the time spent grouping (the work after the results' insert, in their transaction) measured
-    let groupingMs = 0;
-    const timedStore = new Proxy(store, {
-      get(target, property) {
-        if (property === 'recordCheckResults') {
-          return (rows: Parameters<Store['recordCheckResults']>[0], afterInsert: Parameters<Store['recordCheckResults']>[1]) =>
-            target.recordCheckResults(rows, async (tx) => {
-              const started = performance.now();
-              await afterInsert(tx);
-              groupingMs += performance.now() - started;
-            });
-        }
-        const value = Reflect.get(target, property, target) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    const runOnce = async (variant: string): Promise<{ ms: number; groupingMs: number; failed: number; incidents: number; messages: number }> => {
-      await objects.update('source', 'bench', { caller: 'bench' }, () => ({ spec: connectionSpec(sourceUrl, variants[variant]!) }));
-      await emptyRunTables(store!, storeUrl);
-      groupingMs = 0;
-      const started = performance.now();
-      const { result } = await runChecks({ store: timedStore, objects, dataSources }, { check_search_filters: { connection: 'bench' } }, new AbortController().signal, { now });
-      const ms = performance.now() - started;
-      const incidents = (await store!.incidents.list({ connection: 'bench', limit: 100_000 })).length;
-      const messages = (await store!.outbox.list({ limit: 100_000 })).length;
-      return { ms, groupingMs, failed: result.errors + result.warnings + result.fatals, incidents, messages };
-    };
-
-    // (1) overhead: warm up, then alternate the variants
-    process.stderr.write('bench:incidents: warming up…\n');
-    for (const variant of Object.keys(variants)) await runOnce(variant);
-    const times: Record<string, number[]> = { disabled: [], default: [], worst: [] };
-    const grouping: Record<string, number[]> = { disabled: [], default: [], worst: [] };
-    const shape: Record<string, { failed: number; incidents: number; messages: number }> = {};
-    for (let round = 0; round < options.rounds; round++) {
-      process.stderr.write(`bench:incidents: round ${round + 1} of ${options.rounds}\n`);
-      for (const variant of Object.keys(variants)) {
-        const run = await runOnce(variant);
-        times[variant]!.push(run.ms);
-        grouping[variant]!.push(run.groupingMs);
-        shape[variant] = { failed: run.failed, incidents: run.incidents, messages: run.messages };
-      }
-    }
-    for (const [variant, s] of Object.entries(shape)) {
-      if (s.failed !== GROUPS * COLUMNS) throw new Error(`${variant}: expected ${GROUPS * COLUMNS} failed results, got ${s.failed}`);
-    }
-    if (shape.worst!.incidents !== GROUPS || shape.default!.incidents < 1 || shape.disabled!.incidents !== 0) {
-      throw new Error(`unexpected incidents: ${JSON.stringify(shape)}`);
-    }
-    const base = median(times.disabled!);
-    const overhead = (variant: string) => median(times[variant]!) / base - 1;
-    // the direct measure: the grouping's own time against the rest of the same run (immune to run-to-run noise)
-    const share = (variant: string) => median(times[variant]!.map((t, i) => grouping[variant]![i]! / (t - grouping[variant]![i]!)));
-
-    // (1b) the same, as a user waits for it: a whole `dqctl run checks` process per run (start, store, run, exit)
-    process.stderr.write('bench:incidents: whole-process runs of dqctl run checks…\n');
-    const processTimes: Record<string, number[]> = { disabled: [], default: [], worst: [] };
-    for (let round = 0; round < options.rounds; round++) {
-      for (const variant of Object.keys(variants)) {
-        await objects.update('source', 'bench', { caller: 'bench' }, () => ({ spec: connectionSpec(sourceUrl, variants[variant]!) }));
-        await emptyRunTables(store, storeUrl);
-        processTimes[variant]!.push(await runChecksProcess(storeUrl, decodeURIComponent(sourceUrl.password)));
-      }
-    }
-    const processOverhead = (variant: string) => median(processTimes[variant]!) / median(processTimes.disabled!) - 1;
-
-    // (2) latency: a real serve delivers; each run opens one incident (default grouping) whose message is timed
-    process.stderr.write('bench:incidents: delivery latency through a running dqctl serve…\n');
-    await objects.update('source', 'bench', { caller: 'bench' }, () => ({ spec: connectionSpec(sourceUrl, variants.default!) }));
-    serve = await startServe(storeUrl);
-    const latencies: number[] = [];
-    for (let i = 0; i < options.latencyRuns; i++) {
-      await emptyRunTables(store, storeUrl);
-      const before = receiver.arrivals.length;
-      await runChecks({ store, objects, dataSources }, { check_search_filters: { connection: 'bench' } }, new AbortController().signal, { now });
-      const ended = performance.timeOrigin + performance.now();
-      const deadline = Date.now() + 10_000;
-      while (receiver.arrivals.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      if (receiver.arrivals.length === before) throw new Error(`run ${i + 1}: no message within 10 s`);
-      latencies.push(receiver.arrivals[before]! - ended);
-      await new Promise((r) => setTimeout(r, 100 + Math.random() * 300)); // runs do not line up with the poll
+    const groupings = incidentGroupings(receiver.url);
+    const engines = [
+      { label: 'PostgreSQL', options: { databaseUrl: storeUrl }, args: ['--database', storeUrl] },
+      { label: 'embedded (PGlite)', options: { stateDir }, args: ['--state-dir', stateDir] },
+    ];
+    const inProcess: Array<[string, InProcessFigures]> = [];
+    const wholeProcess: Array<[string, Record<Variant, number[]>]> = [];
+    let latencies: number[] = [];
+    for (const engine of engines) {
+      const bench = await openBenchStore(engine.options);
+      open.push(bench);
+      await bench.objects.create('source', 'bench', connectionSpec(sourceUrl, groupings.disabled), { caller: 'bench' });
+      await bench.objects.create('table', 'bench/bench.events', tableSpec(), { caller: 'bench' });
+      inProcess.push([engine.label, await measureInProcess(bench, sourceUrl, groupings, dataSources, options.rounds, engine.label)]);
+      if (engine.options.databaseUrl) latencies = await measureLatency(bench, storeUrl, sourceUrl, groupings, dataSources, receiver, options.latencyRuns);
+      await bench.close();
+      open.pop();
+      wholeProcess.push([engine.label, await measureWholeProcess(() => openBenchStore(engine.options), engine.args, sourceUrl, groupings, options.rounds, engine.label)]);
     }
     const p95 = percentile(latencies, 95);
-
-    const fmt = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-    const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
-    const pass = (ok: boolean) => (ok ? 'pass' : 'FAIL');
-    const load = loadavg()[0]!.toFixed(2);
     const lines = [
       SECTION_START,
       '## Incidents and notifications (`npm run bench:incidents`)',
       '',
-      `A real \`run checks\` (the run_checks executor) of 25 nulls checks on a PostgreSQL table with ${GROUPS} data groups: ${(GROUPS * COLUMNS).toLocaleString('en-US')} failed results per run, ` +
-        `results and incidents written to a PostgreSQL store in one transaction per table. Median of ${options.rounds} alternating runs each, incidents emptied before every run (so every run opens them).`,
+      `A real \`run checks\` of 25 nulls checks on a PostgreSQL table with ${GROUPS} data groups: ${(GROUPS * COLUMNS).toLocaleString('en-US')} failed results per run, ` +
+        `results and incidents written in one transaction per table, to a PostgreSQL store and to the embedded one. Runs of the three groupings alternate; incidents are emptied before every run (so every run opens them).`,
       '',
-      '| incident grouping | incidents opened | outbox messages | run checks (median) | vs. disabled | grouping inside the run (median) | grouping / rest of the run | target < 10 % |',
-      '|---|---|---|---|---|---|---|---|',
-      `| disabled (baseline) | 0 | 0 | ${fmt(base)} | — | ${Math.round(median(grouping.disabled!))} ms | ${pct(share('disabled'))} | — |`,
-      `| DQOps default (table, dimension, category) | ${shape.default!.incidents} | ${shape.default!.messages} | ${fmt(median(times.default!))} | ${pct(overhead('default'))} | ${Math.round(median(grouping.default!))} ms | ${pct(share('default'))} | ${pass(share('default') < OVERHEAD_LIMIT)} |`,
-      `| finest (check name and data group: one incident per data group here, the 25 checks share a name) | ${shape.worst!.incidents.toLocaleString('en-US')} | ${shape.worst!.messages.toLocaleString('en-US')} | ${fmt(median(times.worst!))} | ${pct(overhead('worst'))} | ${Math.round(median(grouping.worst!))} ms | ${pct(share('worst'))} | ${pass(share('worst') < OVERHEAD_LIMIT)} |`,
+      `In this process (the run_checks executor, as the CLI and the server call it), median of ${options.rounds} runs each:`,
       '',
-      'The pass/fail column uses the grouping\'s own time against the rest of the same run ("vs. disabled" compares medians of separate runs, which on this shared machine vary by more than the grouping costs).',
+      '| store | incident grouping | incidents opened | outbox messages | run checks (median) | vs. disabled | grouping inside the run (median) | grouping / rest of the run | target < 10 % |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...inProcess.flatMap(([engine, f]) => inProcessRows(engine, f)),
       '',
-      `Whole process, as a user waits for it: \`dqctl run checks --connection bench\` started as its own process (open the store, run, write, exit), ${options.rounds} alternating runs each, median wall time:`,
+      'The pass/fail column uses the grouping\'s own time (the work after the results\' insert, in their transaction, garbage-collection pauses that fall in it included) against the rest of the same run; "vs. disabled" compares medians of separate runs, which vary by more than the grouping costs.',
       '',
-      '| incident grouping | dqctl run checks (median) | vs. disabled | target < 10 % |',
-      '|---|---|---|---|',
-      `| disabled (baseline) | ${fmt(median(processTimes.disabled!))} | — | — |`,
-      `| DQOps default | ${fmt(median(processTimes.default!))} | ${pct(processOverhead('default'))} | ${pass(processOverhead('default') < OVERHEAD_LIMIT)} |`,
-      `| finest (400 incidents, 400 messages) | ${fmt(median(processTimes.worst!))} | ${pct(processOverhead('worst'))} | ${pass(processOverhead('worst') < OVERHEAD_LIMIT)} |`,
+      `Whole processes, as a user waits for them: \`dqctl run checks --connection bench\` started as its own process (open the store, run, write, exit), ${options.rounds} runs each, median wall time:`,
       '',
-      `Delivery: a \`dqctl serve\` process on the same store delivers (polling the outbox every 250 ms; this process runs the checks, so no nudge reaches it); a local HTTP receiver. ` +
+      '| store | incident grouping | dqctl run checks (median) | vs. disabled | target < 10 % |',
+      '|---|---|---|---|---|',
+      ...wholeProcess.flatMap(([engine, times]) => wholeProcessRows(engine, times)),
+      '',
+      `Delivery: a \`dqctl serve\` process on the PostgreSQL store delivers (polling the outbox every 250 ms; this process runs the checks, so no nudge reaches it); a local HTTP receiver. ` +
         `From the end of a run (its transaction committed) to the receiver getting the message, ${options.latencyRuns} runs: ` +
         `median ${Math.round(median(latencies))} ms, p95 ${Math.round(p95)} ms, max ${Math.round(Math.max(...latencies))} ms — target p95 < 1 s: ${pass(p95 < P95_LIMIT_MS)}.`,
       '',
-      `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node.js ${process.version}, ${platform()} ${release()}; load average ${load} at the end (the machine is shared). The first table and the latency are measured in this process (the run_checks executor, as the CLI and the server call it); the second table times whole processes.`,
+      `Machine: ${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node.js ${process.version}, ${platform()} ${release()}; load average ${loadavg()[0]!.toFixed(2)} at the end (the machine is shared).`,
       SECTION_END,
     ];
     const text = lines.join('\n');
@@ -342,12 +433,11 @@ async function main(): Promise<void> {
       process.stderr.write('bench:incidents: BENCHMARKS.md left alone (smoke run; pass --write to write it)\n');
     }
   } finally {
-    serve?.kill('SIGTERM');
-    if (serve) await new Promise((r) => serve!.once('exit', r));
+    for (const bench of open) await bench.close();
     receiver?.server.closeAllConnections();
     receiver?.server.close();
-    await store?.close();
     await dataSources.close();
+    await rm(stateDir, { recursive: true, force: true });
     await admin(async (client) => {
       await client.query(`drop database if exists "${sourceName}" with (force)`);
       await client.query(`drop database if exists "${storeName}" with (force)`);

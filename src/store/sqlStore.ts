@@ -101,7 +101,7 @@ class SqlStore implements Store {
       getById: guarded('incidents.getById', (id) => findIncidentById(client, id)),
       statistics: guarded('incidents.statistics', () => incidentStatistics(client)),
       issues: guarded('incidents.issues', (incident, filter) => incidentIssues(client, incident, filter)),
-      transaction: guarded('incidents.transaction', (work) => this.inTransaction((tx) => work(incidentTransaction(tx)))),
+      transaction: guarded('incidents.transaction', (work) => this.inTransaction((tx) => work(incidentTransaction(tx, this.engine)))),
     };
     this.outbox = {
       claim: guarded('outbox.claim', (request) => claimMessages(client, request)),
@@ -176,7 +176,7 @@ class SqlStore implements Store {
     this.refuseInsideWork('recordCheckResults');
     return this.inTransaction(async (tx) => {
       const written = await insertCheckResults(tx, rows);
-      await afterInsert(incidentTransaction(tx));
+      await afterInsert(incidentTransaction(tx, this.engine));
       return written;
     });
   }
@@ -298,9 +298,13 @@ class SqlStore implements Store {
   }
 }
 
-function incidentTransaction(sql: SqlQueryable): IncidentTransaction {
+/**
+ * The embedded store needs no incident lock: PGlite has one connection and a transaction holds it until it ends,
+ * so two transactions of the process never overlap, and no other process can open the folder.
+ */
+function incidentTransaction(sql: SqlQueryable, engine: 'pglite' | 'postgres'): IncidentTransaction {
   return {
-    lockTables: (connection, tables) => lockIncidentKeys(sql, connection, tables),
+    lockTables: engine === 'pglite' ? async () => {} : (connection, tables) => lockIncidentKeys(sql, connection, tables),
     newestIncidents: (connection, hashes) => newestIncidents(sql, connection, hashes),
     findIncident: (connection, id, options) => findIncident(sql, connection, id, options),
     insertIncidents: (records) => insertIncidents(sql, records),
