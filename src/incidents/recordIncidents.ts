@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../model/index.js';
-import type { CheckResultInput, IncidentRecord, IncidentStatus, IncidentTransaction, OutboxInput, Store } from '../store/store.js';
+import type { CheckResultInput, IncidentRecord, IncidentStatus, OutboxInput, ResultsTransactionWork, Store } from '../store/store.js';
 import { effectiveGrouping, type EffectiveGrouping } from './effectiveGrouping.js';
-import { applyObservation, observeFailures } from './incidentTransitions.js';
+import { applyObservation, observeFailures, type Observation } from './incidentTransitions.js';
 import { notificationSettings, recipientsOf, type NotificationSettings } from './notificationTargets.js';
 
 /**
@@ -26,18 +26,61 @@ export interface IncidentsOutcome {
 }
 
 export async function recordResultsWithIncidents(store: Store, rows: readonly CheckResultInput[], configuration: IncidentConfiguration): Promise<IncidentsOutcome> {
-  let outcome: IncidentsOutcome = { opened: [], absorbed: 0, messages: 0 };
-  await store.recordCheckResults(rows, async (tx) => {
-    outcome = await groupIntoIncidents(tx, rows, configuration);
-  });
-  return outcome;
+  const grouping = incidentGrouping(rows, configuration);
+  await store.recordCheckResults(rows, grouping);
+  return grouping.outcome;
 }
 
-export async function groupIntoIncidents(tx: IncidentTransaction, rows: readonly CheckResultInput[], configuration: IncidentConfiguration): Promise<IncidentsOutcome> {
+/**
+ * The grouping of one batch of results, in the two steps of their transaction: `read` finds the failures' keys,
+ * locks their tables and reads the newest incident of each key; `write` decides what each incident becomes
+ * (opened, absorbed, closed) and writes the incidents and the messages of those opened. `write` starts with
+ * the results' insert, so the deciding happens while the database writes the results.
+ */
+export function incidentGrouping(rows: readonly CheckResultInput[], configuration: IncidentConfiguration): ResultsTransactionWork & { readonly outcome: IncidentsOutcome } {
+  const outcome: IncidentsOutcome = { opened: [], absorbed: 0, messages: 0 };
+  const read: Array<{ connection: string; observations: Observation[]; newest: Map<number, IncidentRecord> }> = [];
+  return {
+    outcome,
+    async read(tx) {
+      for (const [connection, observations] of byConnection(observeRows(rows, configuration))) {
+        await tx.lockTables(connection, observations.map((o) => `${o.key.schema}.${o.key.table}`));
+        const newest = await tx.newestIncidents(connection, observations.map((o) => o.key.incidentHash));
+        read.push({ connection, observations, newest: new Map(newest.map((i) => [i.incidentHash, i])) });
+      }
+    },
+    async write(tx) {
+      for (const { connection, observations, newest } of read) {
+        const inserts: IncidentRecord[] = [];
+        const updates: IncidentRecord[] = [];
+        for (const observation of observations) {
+          const result = applyObservation(newest.get(observation.key.incidentHash), observation);
+          if (result.kind === 'absorbed') {
+            updates.push(result.incident);
+            outcome.absorbed++;
+          } else {
+            inserts.push(result.incident);
+            if (result.closed) updates.push(result.closed);
+            outcome.opened.push(result.incident);
+          }
+        }
+        const notify = notificationSettings(configuration.connectionSpec(connection), configuration.defaultNotifications);
+        const messages = inserts.flatMap((incident) => messagesOf(incident, 'open', notify, incident.firstSeen));
+        await tx.updateIncidents(updates);
+        await tx.insertIncidents(inserts);
+        await tx.enqueueMessages(messages);
+        outcome.messages += messages.length;
+      }
+    },
+  };
+}
+
+/** The failures of the rows, one observation per grouping key, with each table's grouping settings. */
+function observeRows(rows: readonly CheckResultInput[], configuration: IncidentConfiguration): Observation[] {
   const settings = new Map<string, { grouping: EffectiveGrouping; tablePriority: number | null }>();
   // rows come table by table: the last table's settings answer most rows without a lookup
   let last: { row: CheckResultInput; settings: { grouping: EffectiveGrouping; tablePriority: number | null } } | undefined;
-  const observations = observeFailures(rows, (row) => {
+  return observeFailures(rows, (row) => {
     if (last && last.row.tableName === row.tableName && last.row.schemaName === row.schemaName && last.row.connectionName === row.connectionName) return last.settings;
     const id = `${row.connectionName}\u0000${row.schemaName}\u0000${row.tableName}`;
     let known = settings.get(id);
@@ -52,37 +95,16 @@ export async function groupIntoIncidents(tx: IncidentTransaction, rows: readonly
     last = { row, settings: known };
     return known;
   });
-  const outcome: IncidentsOutcome = { opened: [], absorbed: 0, messages: 0 };
-  const byConnection = new Map<string, typeof observations>();
+}
+
+function byConnection(observations: readonly Observation[]): Map<string, Observation[]> {
+  const groups = new Map<string, Observation[]>();
   for (const o of observations) {
-    const list = byConnection.get(o.key.connection);
+    const list = groups.get(o.key.connection);
     if (list) list.push(o);
-    else byConnection.set(o.key.connection, [o]);
+    else groups.set(o.key.connection, [o]);
   }
-  for (const [connection, group] of byConnection) {
-    await tx.lockTables(connection, group.map((o) => `${o.key.schema}.${o.key.table}`));
-    const newest = new Map((await tx.newestIncidents(connection, group.map((o) => o.key.incidentHash))).map((i) => [i.incidentHash, i]));
-    const inserts: IncidentRecord[] = [];
-    const updates: IncidentRecord[] = [];
-    for (const observation of group) {
-      const result = applyObservation(newest.get(observation.key.incidentHash), observation);
-      if (result.kind === 'absorbed') {
-        updates.push(result.incident);
-        outcome.absorbed++;
-      } else {
-        inserts.push(result.incident);
-        if (result.closed) updates.push(result.closed);
-        outcome.opened.push(result.incident);
-      }
-    }
-    const notify = notificationSettings(configuration.connectionSpec(connection), configuration.defaultNotifications);
-    const messages = inserts.flatMap((incident) => messagesOf(incident, 'open', notify, incident.firstSeen));
-    await tx.updateIncidents(updates);
-    await tx.insertIncidents(inserts);
-    await tx.enqueueMessages(messages);
-    outcome.messages += messages.length;
-  }
-  return outcome;
+  return groups;
 }
 
 /**

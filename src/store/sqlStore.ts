@@ -38,7 +38,7 @@ import {
 import { leaderChannel, tryLeadership, type Leadership, type LeadershipOptions } from './leadership.js';
 import { insertStatistics, readLatestStatistics, type StatisticsFilter, type StatisticsInput, type StatisticsRow } from './statistics.js';
 import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
-import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole, LockRequest, OutboxStore, Store, StoreTransaction } from './store.js';
+import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole, LockRequest, OutboxStore, ResultsTransactionWork, Store, StoreTransaction } from './store.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
 import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
@@ -172,12 +172,17 @@ class SqlStore implements Store {
     return this.inTransaction((tx) => insertCheckResults(tx, rows));
   }
 
-  async recordCheckResults(rows: readonly CheckResultInput[], afterInsert: (tx: IncidentTransaction) => Promise<void>): Promise<number> {
+  async recordCheckResults(rows: readonly CheckResultInput[], work: ResultsTransactionWork): Promise<number> {
     this.refuseInsideWork('recordCheckResults');
     return this.inTransaction(async (tx) => {
-      const written = await insertCheckResults(tx, rows);
-      await afterInsert(incidentTransaction(tx, this.engine));
-      return written;
+      const incidents = incidentTransaction(tx, this.engine);
+      await work.read(incidents);
+      // both at once (see ResultsTransactionWork); the results' own error, when there is one, is the one reported
+      // (the other then fails only because the transaction is aborted)
+      const [written, grouped] = await Promise.allSettled([insertCheckResults(tx, rows), work.write(incidents)]);
+      if (written.status === 'rejected') throw written.reason;
+      if (grouped.status === 'rejected') throw grouped.reason;
+      return written.value;
     });
   }
 

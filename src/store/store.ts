@@ -104,6 +104,17 @@ export interface IncidentTransaction {
   enqueueMessages(messages: readonly OutboxInput[]): Promise<void>;
 }
 
+/**
+ * What a check run does in the transaction of its results, in two steps. `read` runs before the results are
+ * written. `write` is started together with the results' insert: queries on one connection run in the order
+ * they are sent, so its statements reach the database after the results', while its own work in this process
+ * (deciding what the incidents become) runs as the database writes them.
+ */
+export interface ResultsTransactionWork {
+  read(tx: IncidentTransaction): Promise<void>;
+  write(tx: IncidentTransaction): Promise<void>;
+}
+
 export interface IncidentStore {
   list(filter: IncidentFilter): Promise<IncidentRecord[]>;
   get(connection: string, id: string): Promise<IncidentRecord | undefined>;
@@ -171,10 +182,11 @@ export interface Store extends StoreReader {
   errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]>;
   insertCheckResults(rows: readonly CheckResultInput[]): Promise<number>;
   /**
-   * Check results and what they cause, in ONE transaction: the rows, then `afterInsert` (incidents and their
-   * outbox messages, src/incidents). A failure of either writes nothing.
+   * Check results and what they cause (incidents and their outbox messages, src/incidents), in ONE transaction:
+   * `work.read` first (it may lock and read), then the rows and `work.write` at once. A failure of any writes
+   * nothing.
    */
-  recordCheckResults(rows: readonly CheckResultInput[], afterInsert: (tx: IncidentTransaction) => Promise<void>): Promise<number>;
+  recordCheckResults(rows: readonly CheckResultInput[], work: ResultsTransactionWork): Promise<number>;
   readonly incidents: IncidentStore;
   readonly outbox: OutboxStore;
   insertErrorSamples(rows: readonly ErrorSampleInput[]): Promise<number>;

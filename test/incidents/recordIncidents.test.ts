@@ -138,6 +138,28 @@ describe.each(STORE_ENGINES)('incidents on $engine', (engine) => {
     expect(await fx.store.checkResults({ connectionName: 'shop', schemaName: 'public', tableName: 'orders' })).toHaveLength(0);
   });
 
+  it('a write that fails while the results are inserted rolls back both; so does a results insert that fails under a write', async () => {
+    // the grouping's write step runs together with the results' insert (ResultsTransactionWork)
+    let calls = 0;
+    const failsInWrite: IncidentConfiguration = {
+      ...configuration(),
+      connectionSpec: (connection) => {
+        if (++calls > 1) throw new Error('boom in write');
+        return configuration().connectionSpec(connection);
+      },
+    };
+    await expect(recordResultsWithIncidents(fx.store, [failure({})], failsInWrite)).rejects.toThrow('boom in write');
+    expect(await fx.store.checkResults({ connectionName: 'shop', schemaName: 'public', tableName: 'orders' })).toHaveLength(0);
+    expect(await fx.store.incidents.list({ connection: 'shop' })).toEqual([]);
+
+    // a row the database refuses: its error is the one reported (not the aborted transaction the write then meets)
+    const refused = failure({ tableName: 'customers', timePeriod: 'not a time' });
+    await expect(recordResultsWithIncidents(fx.store, [failure({}), refused], configuration())).rejects.toThrow(/not a time/);
+    expect(await fx.store.checkResults({ connectionName: 'shop', schemaName: 'public', tableName: 'orders' })).toHaveLength(0);
+    expect(await fx.store.incidents.list({ connection: 'shop' })).toEqual([]);
+    expect(await fx.store.outbox.list({})).toEqual([]);
+  });
+
   it('deleteStoredData with incidents removes them', async () => {
     await recordResultsWithIncidents(fx.store, [failure({}), failure({ tableName: 'customers' })], configuration());
     const counts = await fx.store.deleteStoredData({ connection: 'shop', fullTableName: 'public.orders', checkResults: false, errors: false, errorSamples: false, incidents: true });
