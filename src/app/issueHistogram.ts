@@ -30,6 +30,21 @@ export async function issueHistogram(store: Store, table: TableRef, options: { s
   const now = options.now ?? new Date();
   const since = options.since ?? new Date(now.getTime() - DEFAULT_DAYS * 86_400_000).toISOString().slice(0, 10);
   const rows = await store.checkResults({ connectionName: table.connection, schemaName: table.schema, tableName: table.table, executionErrors: 'exclude' });
+  return histogramOf(rows.filter((row) => row.executedAt.slice(0, 10) >= since));
+}
+
+/** What a histogram reads of a result row. */
+export interface IssueRow {
+  severity: number | null;
+  executedAt: string;
+  columnName: string | null;
+  checkName: string;
+  checkType: string;
+  timeGradient: string;
+}
+
+/** The histogram of these rows (a table's results, or an incident's issues); rows that are no issue are skipped. */
+export function histogramOf(rows: Iterable<IssueRow>): IssueHistogram {
   const histogram: IssueHistogram = {
     days: {},
     columns: {},
@@ -44,7 +59,7 @@ export async function issueHistogram(store: Store, table: TableRef, options: { s
     counts[key] = (counts[key] ?? 0) + 1;
   };
   for (const row of rows) {
-    if (row.severity === null || row.severity < 1 || row.executedAt.slice(0, 10) < since) continue;
+    if (row.severity === null || row.severity < 1) continue;
     const day = (histogram.days[row.executedAt.slice(0, 10)] ??= { warnings: 0, errors: 0, fatals: 0, totalCount: 0 });
     day.totalCount++;
     if (row.severity === 1) day.warnings++;
@@ -52,11 +67,12 @@ export async function issueHistogram(store: Store, table: TableRef, options: { s
     else day.fatals++;
     if (row.columnName !== null) add(histogram.columns, row.columnName);
     add(histogram.checks, row.checkName);
+    const monthly = row.timeGradient.startsWith('month');
     if (row.checkType === 'profiling') histogram.hasProfilingIssues = true;
     else if (row.checkType === 'monitoring') {
-      if (row.timeGradient === 'month') histogram.hasMonthlyMonitoringIssues = true;
+      if (monthly) histogram.hasMonthlyMonitoringIssues = true;
       else histogram.hasDailyMonitoringIssues = true;
-    } else if (row.timeGradient === 'month') histogram.hasMonthlyPartitionedIssues = true;
+    } else if (monthly) histogram.hasMonthlyPartitionedIssues = true;
     else histogram.hasDailyPartitionedIssues = true;
   }
   return histogram;

@@ -1,10 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { disableIncidentChecks } from '../../app/disableIncidentChecks.js';
 import { listNotifications } from '../../app/incidentCommands.js';
+import { incidentIssueModel, incidentModel, topIncidents, type TopIncidentsGrouping } from '../../app/incidentModels.js';
 import { incidentSettingsOf } from '../../app/incidentSettings.js';
+import { histogramOf } from '../../app/issueHistogram.js';
 import { recalibrateIncidentChecks } from '../../app/recalibrateIncidentChecks.js';
 import { findIncident, setIncidentIssueUrl, setIncidentStatus, type IncidentAddress } from '../../incidents/index.js';
-import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
-import { INCIDENT_STATUSES, type IncidentIssueRow, type IncidentRecord, type IncidentSortOrder, type IncidentStatus } from '../../store/store.js';
+import { DqError } from '../../model/index.js';
+import { INCIDENT_STATUSES, type IncidentSortOrder, type IncidentStatus } from '../../store/store.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
@@ -13,59 +16,10 @@ import { checkName } from '../names.js';
  * DQOps's incidents API (IncidentsController): list a connection's incidents, read one (by connection, the year
  * and month of its first failure, and its id), its check results and their histogram; change its status or issue
  * URL (operator role; a status change sends that status's notifications through the outbox, in the same
- * transaction); disable the checks that failed in it, or recalibrate (loosen) the checks that can raise it; counts per connection and the top incidents. Incidents are
- * IncidentModel in camelCase with times in epoch milliseconds, as DQOps answers.
+ * transaction); disable the checks that failed in it, or recalibrate (loosen) the checks that can raise it;
+ * counts per connection and the top incidents. The models and the work are src/app's (incidentModels.ts, …).
  */
 const SORT_ORDERS: IncidentSortOrder[] = ['table', 'tablePriority', 'firstSeen', 'lastSeen', 'dataGroup', 'qualityDimension', 'checkName', 'highestSeverity', 'failedChecksCount'];
-
-export function incidentModel(r: IncidentRecord): JsonObject {
-  return {
-    incidentId: r.id,
-    connection: r.connection,
-    year: r.year,
-    month: r.month,
-    schema: r.schema,
-    table: r.table,
-    tablePriority: r.tablePriority,
-    incidentHash: r.incidentHash,
-    firstSeen: Date.parse(r.firstSeen),
-    lastSeen: Date.parse(r.lastSeen),
-    incidentUntil: Date.parse(r.incidentUntil),
-    dataGroup: r.dataGroup,
-    qualityDimension: r.qualityDimension,
-    checkCategory: r.checkCategory,
-    checkType: r.checkType,
-    checkName: r.checkName,
-    highestSeverity: r.highestSeverity,
-    minimumSeverity: r.minimumSeverity,
-    failedChecksCount: r.failedChecksCount,
-    issueUrl: r.issueUrl,
-    status: r.status,
-  };
-}
-
-function checkResultEntry(r: IncidentIssueRow): JsonObject {
-  return {
-    id: String(r.id),
-    checkHash: r.checkHash,
-    checkCategory: r.checkCategory,
-    checkName: r.checkName,
-    checkDisplayName: null,
-    checkType: r.checkType,
-    actualValue: r.actualValue,
-    expectedValue: r.expectedValue,
-    severity: r.severity,
-    columnName: r.columnName,
-    dataGroup: r.dataGroup,
-    durationMs: r.durationMs,
-    executedAt: Date.parse(r.executedAt),
-    timeGradient: r.timeGradient,
-    timePeriod: r.timePeriod.replace(/\.\d{3}Z$/, ''),
-    qualityDimension: r.qualityDimension,
-    sensorName: r.sensorName,
-    tableComparison: r.tableComparison,
-  };
-}
 
 const CONNECTION_PARAMS = {
   type: 'object',
@@ -204,7 +158,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
         limit: q.limit,
         direction: q.direction,
       });
-      return rows.map(checkResultEntry);
+      return rows.map(incidentIssueModel);
     },
   );
 
@@ -229,30 +183,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
         ...(q.check ? { checkName: q.check } : {}),
         ...(q.filter ? { text: q.filter } : {}),
       });
-      const histogram = {
-        hasProfilingIssues: false,
-        hasDailyMonitoringIssues: false,
-        hasMonthlyMonitoringIssues: false,
-        hasDailyPartitionedIssues: false,
-        hasMonthlyPartitionedIssues: false,
-        days: {} as Record<string, { warnings: number; errors: number; fatals: number; totalCount: number }>,
-        columns: {} as Record<string, number>,
-        checks: {} as Record<string, number>,
-      };
-      for (const r of rows) {
-        const monthly = r.timeGradient.startsWith('month');
-        if (r.checkType === 'profiling') histogram.hasProfilingIssues = true;
-        else if (r.checkType === 'monitoring') histogram[monthly ? 'hasMonthlyMonitoringIssues' : 'hasDailyMonitoringIssues'] = true;
-        else histogram[monthly ? 'hasMonthlyPartitionedIssues' : 'hasDailyPartitionedIssues'] = true;
-        const day = (histogram.days[r.executedAt.slice(0, 10)] ??= { warnings: 0, errors: 0, fatals: 0, totalCount: 0 });
-        if (r.severity === 1) day.warnings++;
-        else if (r.severity === 2) day.errors++;
-        else day.fatals++;
-        day.totalCount++;
-        if (r.columnName !== null) histogram.columns[r.columnName] = (histogram.columns[r.columnName] ?? 0) + 1;
-        histogram.checks[r.checkName] = (histogram.checks[r.checkName] ?? 0) + 1;
-      }
-      return histogram;
+      return histogramOf(rows);
     },
   );
 
@@ -317,13 +248,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
     },
     async (request, reply) => {
       const incident = await findIncident(context.store, incidentAddressOf(request));
-      const issues = await context.store.incidents.issues(incident);
-      const tableName = `${incident.connection}/${incident.schema}.${incident.table}`;
-      await context.objects.update('table', tableName, { caller: `api:${request.caller.name}` }, (current) => {
-        const spec = structuredClone(current.spec);
-        for (const issue of issues) disableCheck(spec, issue);
-        return { spec };
-      });
+      await disableIncidentChecks(context, incident, `api:${request.caller.name}`);
       return reply.status(204).send();
     },
   );
@@ -381,23 +306,8 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
       },
     },
     async (request) => {
-      const q = request.query as { status: IncidentStatus; groupBy: 'dimension' | 'category' | 'connection'; limit: number; days: number };
-      const now = Date.now();
-      const recent = await context.store.incidents.list({ firstSeenFrom: new Date(now - q.days * 86_400_000).toISOString(), statuses: [q.status], order: 'firstSeen', direction: 'desc', limit: 100_000 });
-      const top: Record<string, JsonObject[]> = {};
-      for (const incident of recent) {
-        const group = (q.groupBy === 'dimension' ? incident.qualityDimension : q.groupBy === 'category' ? incident.checkCategory : incident.connection) ?? '(none)';
-        const list = (top[group] ??= []);
-        if (list.length < q.limit) list.push(incidentModel(incident));
-      }
-      const current = await context.store.incidents.list({ statuses: ['open', 'acknowledged'], limit: 100_000 });
-      return {
-        grouping: q.groupBy,
-        status: q.status,
-        topIncidents: top,
-        openIncidentSeverityLevelCounts: severityCounts(current.filter((i) => i.status === 'open'), now),
-        acknowledgedIncidentSeverityLevelCounts: severityCounts(current.filter((i) => i.status === 'acknowledged'), now),
-      };
+      const q = request.query as { status: IncidentStatus; groupBy: TopIncidentsGrouping; limit: number; days: number };
+      return topIncidents(context.store, { ...q, now: Date.now() });
     },
   );
 
@@ -425,38 +335,4 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
       return listNotifications(context.store, q);
     },
   );
-}
-
-function severityCounts(incidents: readonly IncidentRecord[], now: number): JsonObject {
-  const today = new Date(now);
-  const thisMonth = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1);
-  const lastMonth = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1);
-  const counts = (severity: number): JsonObject => {
-    const of = incidents.filter((i) => i.highestSeverity === severity).map((i) => Date.parse(i.firstSeen));
-    return {
-      totalCount: of.length,
-      countFromLast24h: of.filter((t) => t >= now - 86_400_000).length,
-      countFromLast7days: of.filter((t) => t >= now - 7 * 86_400_000).length,
-      currentMonthCount: of.filter((t) => t >= thisMonth).length,
-      currentMonthDate: new Date(thisMonth).toISOString().slice(0, 10),
-      previousMonthCount: of.filter((t) => t >= lastMonth && t < thisMonth).length,
-      previousMonthDate: new Date(lastMonth).toISOString().slice(0, 10),
-    };
-  };
-  return { warningCounts: counts(1), errorCounts: counts(2), fatalCounts: counts(3) };
-}
-
-/** Sets `disabled: true` on the check of a failed result, at its place in the table spec (created when a policy supplied it). */
-function disableCheck(spec: JsonObject, issue: IncidentIssueRow): void {
-  const child = (holder: JsonObject, key: string): JsonObject => {
-    if (!isJsonObject(holder[key])) holder[key] = {};
-    return holder[key] as JsonObject;
-  };
-  let holder: JsonObject = issue.columnName !== null ? child(child(spec, 'columns'), issue.columnName) : spec;
-  const scale = issue.timeGradient.startsWith('month') ? 'monthly' : 'daily';
-  if (issue.checkType === 'profiling') holder = child(holder, 'profiling_checks');
-  else holder = child(child(holder, issue.checkType === 'monitoring' ? 'monitoring_checks' : 'partitioned_checks'), scale);
-  if (issue.tableComparison !== null) holder = child(child(holder, 'comparisons'), issue.tableComparison);
-  else holder = child(holder, issue.checkCategory);
-  child(holder, issue.checkName).disabled = true;
 }
