@@ -67,7 +67,8 @@ const COLUMNS = `id, connection_name, schema_name, table_name, table_priority, i
   check_name, highest_severity, minimum_severity, failed_checks_count, issue_url, status,
   ${isoTimestamp('status_changed_at')} as status_changed_at, status_changed_by`;
 
-interface IncidentRow {
+/** The columns of an incident a notification keeps; the outbox holds them under the same names (migration 0009). */
+export interface IncidentSnapshotRow {
   id: string;
   connection_name: string;
   schema_name: string;
@@ -85,15 +86,39 @@ interface IncidentRow {
   check_type: string | null;
   check_name: string | null;
   highest_severity: number;
-  minimum_severity: number;
   failed_checks_count: number;
   issue_url: string | null;
+}
+
+/** The snapshot columns other than id and connection_name, as the outbox copies them. */
+export const SNAPSHOT_COLUMNS = [
+  'schema_name',
+  'table_name',
+  'table_priority',
+  'incident_hash',
+  'year',
+  'month',
+  'first_seen',
+  'last_seen',
+  'incident_until',
+  'data_group',
+  'quality_dimension',
+  'check_category',
+  'check_type',
+  'check_name',
+  'highest_severity',
+  'failed_checks_count',
+  'issue_url',
+] as const satisfies ReadonlyArray<keyof IncidentSnapshotRow>;
+
+interface IncidentRow extends IncidentSnapshotRow {
+  minimum_severity: number;
   status: IncidentStatus;
   status_changed_at: string;
   status_changed_by: string | null;
 }
 
-function toRecord(row: IncidentRow): IncidentRecord {
+export function toIncidentSnapshot(row: IncidentSnapshotRow): IncidentSnapshot {
   return {
     id: row.id,
     connection: row.connection_name,
@@ -112,9 +137,15 @@ function toRecord(row: IncidentRow): IncidentRecord {
     checkType: row.check_type,
     checkName: row.check_name,
     highestSeverity: row.highest_severity,
-    minimumSeverity: row.minimum_severity,
     failedChecksCount: row.failed_checks_count,
     issueUrl: row.issue_url,
+  };
+}
+
+function toRecord(row: IncidentRow): IncidentRecord {
+  return {
+    ...toIncidentSnapshot(row),
+    minimumSeverity: row.minimum_severity,
     status: row.status,
     statusChangedAt: row.status_changed_at,
     statusChangedBy: row.status_changed_by,

@@ -1,4 +1,4 @@
-import type { IncidentSnapshot } from './incidentRows.js';
+import { SNAPSHOT_COLUMNS, toIncidentSnapshot, type IncidentSnapshot, type IncidentSnapshotRow } from './incidentRows.js';
 import { chunksOfJson } from './sql/jsonChunks.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 
@@ -48,32 +48,10 @@ const COLUMNS = `id, idempotency_key, incident_id, connection_name, event, addre
   ${isoTimestamp('last_seen')} as last_seen, ${isoTimestamp('incident_until')} as incident_until, data_group,
   quality_dimension, check_category, check_type, check_name, highest_severity, failed_checks_count, issue_url`;
 
-/** The incident's columns a message copies (the same names in dqctl.incidents and dqctl.notification_outbox). */
-const SNAPSHOT_COLUMNS = [
-  'schema_name',
-  'table_name',
-  'table_priority',
-  'incident_hash',
-  'year',
-  'month',
-  'first_seen',
-  'last_seen',
-  'incident_until',
-  'data_group',
-  'quality_dimension',
-  'check_category',
-  'check_type',
-  'check_name',
-  'highest_severity',
-  'failed_checks_count',
-  'issue_url',
-] as const;
-
-interface OutboxRow {
+interface OutboxRow extends Omit<IncidentSnapshotRow, 'id'> {
   id: number | string;
   idempotency_key: string;
   incident_id: string;
-  connection_name: string;
   event: OutboxEvent;
   address: string;
   filter_name: string | null;
@@ -86,23 +64,6 @@ interface OutboxRow {
   delivered_at: string | null;
   failed_at: string | null;
   last_error: string | null;
-  schema_name: string;
-  table_name: string;
-  table_priority: number | null;
-  incident_hash: number | string;
-  year: number;
-  month: number;
-  first_seen: string;
-  last_seen: string;
-  incident_until: string;
-  data_group: string | null;
-  quality_dimension: string | null;
-  check_category: string | null;
-  check_type: string | null;
-  check_name: string | null;
-  highest_severity: number;
-  failed_checks_count: number;
-  issue_url: string | null;
 }
 
 function toMessage(row: OutboxRow): OutboxMessage {
@@ -115,27 +76,7 @@ function toMessage(row: OutboxRow): OutboxMessage {
     address: row.address,
     filterName: row.filter_name,
     filterMessage: row.filter_message,
-    incident: {
-      id: row.incident_id,
-      connection: row.connection_name,
-      schema: row.schema_name,
-      table: row.table_name,
-      tablePriority: row.table_priority,
-      incidentHash: Number(row.incident_hash),
-      year: row.year,
-      month: row.month,
-      firstSeen: row.first_seen,
-      lastSeen: row.last_seen,
-      incidentUntil: row.incident_until,
-      dataGroup: row.data_group,
-      qualityDimension: row.quality_dimension,
-      checkCategory: row.check_category,
-      checkType: row.check_type,
-      checkName: row.check_name,
-      highestSeverity: row.highest_severity,
-      failedChecksCount: row.failed_checks_count,
-      issueUrl: row.issue_url,
-    },
+    incident: toIncidentSnapshot({ ...row, id: row.incident_id }),
     status: row.status,
     attempts: row.attempts,
     createdAt: row.created_at,
