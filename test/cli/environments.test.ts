@@ -48,7 +48,7 @@ describe.each(engines())('environments through the real bin on $name', { timeout
 
     // serve --repo refuses at start an environment its folder does not define (every pass would fail)
     const serve = await cli('serve', '--repo', ws.repo, '--env', 'qa', '--port', '0', '--no-schedules', ...store);
-    expect(serve.code).toBe(2);
+    expect(serve.code).toBe(1);
     expect(serve.stderr).toContain(`--env qa: no such environment in ${join(ws.repo, 'dqctl.yaml')}; the environments are dev, prod`);
   });
 
