@@ -43,6 +43,9 @@ export function incidentGrouping(rows: readonly CheckResultInput[], configuratio
   return {
     outcome,
     async read(tx) {
+      // from scratch, should the store run the transaction again
+      read.length = 0;
+      Object.assign(outcome, { opened: [], absorbed: 0, messages: 0 });
       for (const [connection, observations] of byConnection(observeRows(rows, configuration))) {
         await tx.lockTables(connection, observations.map((o) => `${o.key.schema}.${o.key.table}`));
         const newest = await tx.newestIncidents(connection, observations.map((o) => o.key.incidentHash));
