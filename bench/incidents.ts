@@ -415,7 +415,7 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|---|---|---|---|',
       ...inProcess.flatMap(([engine, f]) => inProcessRows(engine, f)),
       '',
-      'The grouping works only inside the results\' transaction (it reads before their insert, decides what the incidents become while the database writes them, and writes after), so the pass/fail column takes its cost as the difference between that transaction\'s median and the disabled one\'s, against the disabled run; "vs. disabled" compares whole runs, whose data-source queries vary by more than the grouping costs.',
+      'The grouping works only inside the results\' transaction (it reads before their insert, decides what the incidents become while the database writes them, and writes after), so the pass/fail column takes its cost as the difference between that transaction\'s median and the disabled one\'s, against the disabled run; "vs. disabled" compares whole runs, whose data-source queries vary by more than the grouping costs. The embedded store runs PostgreSQL as WebAssembly on the thread of the run, so its inserts of the incidents and messages overlap with nothing (README, "What grouping costs a check run").',
       '',
       `Whole processes, as a user waits for them: \`dqctl run checks --connection bench\` started as its own process (open the store, run, write, exit), ${options.rounds} runs each, median wall time:`,
       '',
