@@ -32,24 +32,15 @@ import type { JsonObject } from '../src/model/index.js';
 import { openStore } from '../src/store/openStore.js';
 import type { CheckResultInput, Store } from '../src/store/store.js';
 import { writeBenchmarkSection } from './benchmarksFile.js';
+import { git } from './git.js';
 
 const SECTION_START = '<!-- bench/preview.ts: dqctl preview (start) -->';
 const SECTION_END = '<!-- bench/preview.ts: dqctl preview (end) -->';
 const TARGET_MS = 30_000;
 const DAYS = 30;
 const BIN = resolve(import.meta.dirname, '..', 'bin', 'dqctl.js');
-const SERVER = process.env.DQCTL_BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.com',
-  GIT_COMMITTER_NAME: 'bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.com',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
 const execFileAsync = promisify(execFile);
-const git = (cwd: string, ...args: string[]) => execFileAsync('git', args, { cwd, env: GIT_ENV, maxBuffer: 64 * 1024 * 1024 });
+const SERVER = process.env.DQCTL_BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);

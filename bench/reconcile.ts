@@ -19,12 +19,10 @@
  *            --verbose (every pass on stderr)
  *   env:     BENCH_DATABASE_URL (else TEST_DATABASE_URL, else the local server)
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
 import { classifyPath } from '../src/manifest/objectPaths.js';
 import { GitRevisions } from '../src/reconcile/gitRevisions.js';
@@ -36,9 +34,9 @@ import { buildServer } from '../src/server/buildServer.js';
 import { openStore } from '../src/store/openStore.js';
 import type { Store } from '../src/store/store.js';
 import { generateRepository } from './generateRepository.js';
+import { git } from './git.js';
 import { BENCHMARKS_FILE, writeBenchmarkSection } from './benchmarksFile.js';
 
-const execFileAsync = promisify(execFile);
 const SECTION_START = '<!-- bench/reconcile.ts: reconcile latency benchmark (start) -->';
 const SECTION_END = '<!-- bench/reconcile.ts: reconcile latency benchmark (end) -->';
 const TARGET_WATCH_P95_MS = 1_000;
@@ -46,15 +44,6 @@ const TARGET_WEBHOOK_P95_MS = 2_000;
 const SECRET = 'bench-webhook-secret';
 const POLL_MS = 5;
 const LOAD_AT_START = loadavg()[0];
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.com',
-  GIT_COMMITTER_NAME: 'bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.com',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
 
 type Engine = 'pglite' | 'postgres';
 
@@ -87,9 +76,6 @@ function parseOptions(argv: string[]): Options {
   return options;
 }
 
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  return (await execFileAsync('git', args, { cwd, env: GIT_ENV, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 })).stdout;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

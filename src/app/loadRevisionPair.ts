@@ -1,4 +1,5 @@
 import { errorCount, type DesiredState } from '../manifest/desiredState.js';
+import { GitSource } from '../manifest/gitSource.js';
 import { loadRepository } from '../manifest/loadRepository.js';
 import { ParseCache } from '../manifest/parseCache.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
@@ -8,6 +9,12 @@ import { ValidationFailed } from './validationFailed.js';
 export interface RevisionSide {
   source: RepositorySource;
   ref: string;
+}
+
+/** Both sides read from refs of the git repository in `repository` (optionally below `path`), no checkout. */
+export function gitRevisionSides(repository: string, refs: { base: string; head: string; path?: string }): { base: RevisionSide; head: RevisionSide } {
+  const side = (ref: string): RevisionSide => ({ source: new GitSource({ repository, ref, path: refs.path }), ref });
+  return { base: side(refs.base), head: side(refs.head) };
 }
 
 /**

@@ -57,13 +57,11 @@ ${exitCodesTable()}`,
   ).action((dir: string, options) => setResult(import('./commands/plan.js').then((m) => m.planCommand(dir, options, io))));
 
   storeOptions(
-    program
-      .command('diff')
-      .description('what a pull request changes between two git refs, object by object, with the blast radius of policy changes; no live store needed')
-      .argument('[dir]', 'the git repository (a working copy or a bare repository)', '.')
-      .requiredOption('--base <ref>', 'the revision the change starts from (e.g. origin/main)')
-      .option('--head <ref>', 'the revision with the change', 'HEAD')
-      .option('--path <dir>', 'the user home is this sub-folder of the repository')
+    pullRequestRefs(
+      program
+        .command('diff')
+        .description('what a pull request changes between two git refs, object by object, with the blast radius of policy changes; no live store needed'),
+    )
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
       .addOption(new Option('--no-store', 'never open a live store, even with DQCTL_DATABASE_URL or DQCTL_STATE_DIR set').conflicts(['database', 'stateDir'])),
   ).action((dir: string, options) => setResult(import('./commands/diff.js').then((m) => m.diffCommand(dir, options, io))));
@@ -265,13 +263,11 @@ Where the demo's data comes from:
   ).action((options) => setResult(import('./commands/runChecks.js').then((m) => m.runChecksCommand(options, io))));
 
   dataSourceOptions(
-    program
-      .command('preview')
-      .description('what the checks a pull request adds or modifies would do: a backtest on the stored readouts and a live run now (stores nothing)')
-      .argument('[dir]', 'the git repository (a working copy or a bare repository)', '.')
-      .requiredOption('--base <ref>', 'the revision the change starts from (e.g. origin/main)')
-      .option('--head <ref>', 'the revision with the change', 'HEAD')
-      .option('--path <dir>', 'the user home is this sub-folder of the repository')
+    pullRequestRefs(
+      program
+        .command('preview')
+        .description('what the checks a pull request adds or modifies would do: a backtest on the stored readouts and a live run now (stores nothing)'),
+    )
       .option('--days <n>', 'backtest the readouts of the last N days', '30')
       .option('--no-live', 'run nothing on the data sources (every live outcome is "not run")')
       .option('--live-limit <n>', 'run live checks on at most N tables (the others are "not run", saying so)', '50')
@@ -378,4 +374,13 @@ Where the demo's data comes from:
 
   addExitCodesToHelp(program);
   return program;
+}
+
+/** The git repository and the two refs of a pull request, as `diff` and `preview` take them. */
+function pullRequestRefs(command: Command): Command {
+  return command
+    .argument('[dir]', 'the git repository (a working copy or a bare repository)', '.')
+    .requiredOption('--base <ref>', 'the revision the change starts from (e.g. origin/main)')
+    .option('--head <ref>', 'the revision with the change', 'HEAD')
+    .option('--path <dir>', 'the user home is this sub-folder of the repository');
 }

@@ -6,6 +6,7 @@ import type { JsonObject } from '../../src/model/index.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { CheckResultInput, OpenStoreOptions } from '../../src/store/store.js';
 import { BIN, runCli, workspace } from '../helpers/cli.js';
+import { failedResult } from '../helpers/failedResult.js';
 import { freePort } from '../helpers/receivers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
@@ -16,20 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.j
  */
 const HOSTILE = `o'r&d<er>s "ü"`;
 
-const failure = (table: string): CheckResultInput => ({
-  connectionName: 'shop',
-  schemaName: 'public',
-  tableName: table,
-  checkType: 'monitoring',
-  timeGradient: 'day',
-  checkCategory: 'nulls',
-  checkName: 'daily_nulls_count',
-  checkHash: 1,
-  qualityDimension: 'Completeness',
-  timePeriod: '2026-11-20T00:00:00.000Z',
-  severity: 2,
-  executedAt: new Date().toISOString(),
-});
+const failure = (table: string): CheckResultInput => failedResult({ tableName: table, executedAt: new Date().toISOString() });
 
 async function seed(options: OpenStoreOptions): Promise<void> {
   const spec: JsonObject = { incident_grouping: { incident_notification: { incident_opened_addresses: 'http://127.0.0.1:1/${UNSET_HOOK_VAR}', incident_acknowledged_addresses: 'ops@example.com' } } };

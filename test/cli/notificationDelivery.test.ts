@@ -6,6 +6,7 @@ import { recordResultsWithIncidents, type IncidentConfiguration } from '../../sr
 import type { JsonObject } from '../../src/model/index.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { CheckResultInput, OpenStoreOptions } from '../../src/store/store.js';
+import { failedResult } from '../helpers/failedResult.js';
 import { BIN, workspace } from '../helpers/cli.js';
 import { freePort, startHttpReceiver, type HttpReceiver } from '../helpers/receivers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
@@ -28,20 +29,7 @@ spec:
 
 function failures(count: number): CheckResultInput[] {
   const at = new Date().toISOString();
-  return Array.from({ length: count }, (_, i) => ({
-    connectionName: 'shop',
-    schemaName: 'public',
-    tableName: `table_${i}`,
-    checkType: 'monitoring' as const,
-    timeGradient: 'day',
-    checkCategory: 'nulls',
-    checkName: 'daily_nulls_count',
-    checkHash: 1,
-    qualityDimension: 'Completeness',
-    timePeriod: '2026-11-20T00:00:00.000Z',
-    severity: 2,
-    executedAt: at,
-  }));
+  return Array.from({ length: count }, (_, i) => failedResult({ tableName: `table_${i}`, executedAt: at }));
 }
 
 function opening(url: string): IncidentConfiguration {

@@ -1,11 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { git, gitRepo, type GitRepo } from '../helpers/gitRepo.js';
-import { writeSourceConnection } from '../helpers/sourceRepo.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { createOrdersSource, writeSourceConnection } from '../helpers/sourceRepo.js';
+import type { TestDatabase } from '../helpers/testDatabase.js';
 import { serve, type Served } from './reconcileSupport.js';
 
 /**
@@ -27,12 +26,7 @@ describe('dqctl preview (real bin)', { timeout: 180_000 }, () => {
     runCli(['preview', '--base', 'main', '--head', 'pr', repo.repo, ...args], { cwd: repo.dir, env: { DQCTL_SERVER_URL: '', DQCTL_TOKEN: '', ...env, ...extra } });
 
   beforeAll(async () => {
-    source = await createTestDatabase();
-    const client = new pg.Client({ connectionString: source.url });
-    await client.connect();
-    await client.query('create table public."Orders" (id int, amount numeric)');
-    await client.query('insert into public."Orders" select g, case when g % 4 = 0 then null else g end from generate_series(1, 40) g');
-    await client.end();
+    source = await createOrdersSource();
     repo = await gitRepo({ withExample: false });
     env = await writeSourceConnection(repo.repo, 'db', source.url);
     await writeFile(join(repo.repo, 'sources/db/public.Orders.dqotable.yaml'), TABLE(1, 5));

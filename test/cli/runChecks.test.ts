@@ -1,11 +1,10 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { writeSourceConnection } from '../helpers/sourceRepo.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+import { createOrdersSource, writeSourceConnection } from '../helpers/sourceRepo.js';
+import type { TestDatabase } from '../helpers/testDatabase.js';
 
 /** `dqctl run checks` and `dqctl results` through the real bin, on a real data source. */
 describe('run checks and results (real bin)', () => {
@@ -13,12 +12,7 @@ describe('run checks and results (real bin)', () => {
   let dir: string;
   let store: string[];
   beforeAll(async () => {
-    source = await createTestDatabase();
-    const client = new pg.Client({ connectionString: source.url });
-    await client.connect();
-    await client.query('create table public."Orders" (id int, amount numeric)');
-    await client.query('insert into public."Orders" select g, case when g % 4 = 0 then null else g end from generate_series(1, 40) g');
-    await client.end();
+    source = await createOrdersSource();
     dir = await mkdtemp(join(tmpdir(), 'dqctl-run-'));
     await writeSourceConnection(join(dir, 'repo'), 'db', source.url);
     await writeFile(

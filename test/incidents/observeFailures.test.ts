@@ -2,28 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { effectiveGrouping, INCIDENT_GROUPING_LEVELS, type EffectiveGrouping } from '../../src/incidents/effectiveGrouping.js';
 import { incidentKeyOf, observeFailures } from '../../src/incidents/index.js';
 import type { CheckResultInput } from '../../src/store/store.js';
+import { failedResult } from '../helpers/failedResult.js';
 
 /**
  * observeFailures makes each grouping key once (not once per failed row); what it answers must be what the key
  * of every row, computed on its own, says: the same observations (keys, counts, first/last seen, severity).
  */
-function row(overrides: Partial<CheckResultInput>): CheckResultInput {
-  return {
-    connectionName: 'shop',
-    schemaName: 'public',
-    tableName: 'orders',
-    checkType: 'monitoring',
-    timeGradient: 'day',
-    checkCategory: 'nulls',
-    checkName: 'daily_nulls_count',
-    checkHash: 1,
-    qualityDimension: 'Completeness',
-    timePeriod: '2026-11-20T00:00:00.000Z',
-    severity: 2,
-    executedAt: '2026-11-20T10:00:00.000Z',
-    ...overrides,
-  };
-}
+const row = failedResult;
 
 /** The observations computed the slow, obvious way: every row's key on its own. */
 function naive(rows: CheckResultInput[], grouping: EffectiveGrouping) {

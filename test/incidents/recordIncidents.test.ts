@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordResultsWithIncidents, setIncidentStatus, type IncidentConfiguration } from '../../src/incidents/index.js';
 import type { JsonObject } from '../../src/model/index.js';
 import type { CheckResultInput } from '../../src/store/store.js';
+import { failedResult } from '../helpers/failedResult.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
 /**
@@ -9,22 +10,7 @@ import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
  * absorbed while open/acknowledged/muted, a new one (same hash) after resolve or after incident_until, one
  * outbox message per state change and address, none per absorbed failure.
  */
-const failure = (overrides: Partial<CheckResultInput>): CheckResultInput => ({
-  connectionName: 'shop',
-  schemaName: 'public',
-  tableName: 'orders',
-  checkType: 'monitoring',
-  timeGradient: 'day',
-  checkCategory: 'nulls',
-  checkName: 'daily_nulls_count',
-  checkHash: 1,
-  qualityDimension: 'Completeness',
-  timePeriod: '2026-11-20T00:00:00.000Z',
-  actualValue: 10,
-  severity: 2,
-  executedAt: '2026-11-20T10:00:00.000Z',
-  ...overrides,
-});
+const failure = (overrides: Partial<CheckResultInput>): CheckResultInput => failedResult({ actualValue: 10, ...overrides });
 
 function configuration(grouping: JsonObject = {}, tables: Record<string, JsonObject> = {}): IncidentConfiguration {
   const connection: JsonObject = {

@@ -3,6 +3,7 @@ import { recordResultsWithIncidents, type IncidentConfiguration } from '../../sr
 import type { JsonObject } from '../../src/model/index.js';
 import { Deliverer, type DelivererOptions } from '../../src/notify/index.js';
 import type { CheckResultInput } from '../../src/store/store.js';
+import { failedResult } from '../helpers/failedResult.js';
 import { freePort, startHttpReceiver, startSmtpReceiver, type HttpReceiver } from '../helpers/receivers.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
@@ -14,21 +15,7 @@ import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 const HOSTILE_TABLE = `o'r&d<er>s "ü" 表`;
 
 function failure(table: string, at: Date): CheckResultInput {
-  return {
-    connectionName: 'shop',
-    schemaName: 'public',
-    tableName: table,
-    checkType: 'monitoring',
-    timeGradient: 'day',
-    checkCategory: 'nulls',
-    checkName: 'daily_nulls_count',
-    checkHash: 1,
-    qualityDimension: 'Completeness',
-    timePeriod: '2026-11-20T00:00:00.000Z',
-    actualValue: 10,
-    severity: 2,
-    executedAt: at.toISOString(),
-  };
+  return failedResult({ tableName: table, actualValue: 10, executedAt: at.toISOString() });
 }
 
 function opening(addresses: string): IncidentConfiguration {

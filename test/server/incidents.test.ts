@@ -6,6 +6,7 @@ import { checkHashOf } from '../../src/jobs/checkRun/plannedChecks.js';
 import type { JsonObject } from '../../src/model/index.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import type { CheckResultInput } from '../../src/store/store.js';
+import { failedResult } from '../helpers/failedResult.js';
 import { startHttpReceiver } from '../helpers/receivers.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
@@ -21,23 +22,8 @@ const CONNECTION = 'shop_oltp';
 /** One run: all its results share the time it ran (within the months the list looks back over). */
 const RUN_AT = new Date().toISOString();
 
-const failure = (overrides: Partial<CheckResultInput>): CheckResultInput => ({
-  connectionName: CONNECTION,
-  schemaName: 'public',
-  tableName: 'orders',
-  columnName: 'customer_id',
-  checkType: 'monitoring',
-  timeGradient: 'day',
-  checkCategory: 'nulls',
-  checkName: 'daily_nulls_count',
-  checkHash: 1,
-  qualityDimension: 'Completeness',
-  timePeriod: '2026-11-20T00:00:00.000Z',
-  actualValue: 10,
-  severity: 2,
-  executedAt: RUN_AT,
-  ...overrides,
-});
+const failure = (overrides: Partial<CheckResultInput>): CheckResultInput =>
+  failedResult({ connectionName: CONNECTION, columnName: 'customer_id', actualValue: 10, executedAt: RUN_AT, ...overrides });
 
 const TOKENS = parseTokens('- {name: v, role: viewer, token: viewer-0001}\n- {name: o, role: operator, token: operator-001}\n- {name: a, role: admin, token: admin-000001}', 't');
 const as = (token: string) => ({ authorization: `Bearer ${token}` });

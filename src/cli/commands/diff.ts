@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { diffRevisions, type DiffRevisionsRequest } from '../../app/diffRevisions.js';
+import { gitRevisionSides } from '../../app/loadRevisionPair.js';
 import { ValidationFailed } from '../../app/validationFailed.js';
-import { GitSource } from '../../manifest/gitSource.js';
 import { toDiffDocument, type DiffDocument } from '../../plan/diffDocument.js';
 import { renderDiffMarkdown, renderInvalidHeadMarkdown } from '../../plan/renderDiffMarkdown.js';
 import { renderDiffText } from '../../plan/renderDiffText.js';
@@ -42,8 +42,7 @@ export function renderDiff(doc: DiffDocument, format: DiffFormat, io: CliIo): st
 export async function diffCommand(dir: string | undefined, options: DiffCommandOptions, io: CliIo): Promise<number> {
   const repository = resolve(io.cwd, dir ?? '.');
   const request: DiffRevisionsRequest = {
-    base: { source: new GitSource({ repository, ref: options.base, path: options.path }), ref: options.base },
-    head: { source: new GitSource({ repository, ref: options.head, path: options.path }), ref: options.head },
+    ...gitRevisionSides(repository, options),
     environment: environmentOf(options),
   };
   const useStore =

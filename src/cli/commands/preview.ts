@@ -3,8 +3,8 @@ import type { PreviewDocument, PreviewOutcome } from '../../app/preview/previewD
 import { previewChecks } from '../../app/preview/previewChecks.js';
 import { DEFAULT_LIVE_LIMIT, DEFAULT_PREVIEW_DAYS, type PreviewRequest } from '../../app/preview/previewRequest.js';
 import { previewRevisions, type PreviewRevisionsRequest } from '../../app/preview/previewRevisions.js';
+import { gitRevisionSides } from '../../app/loadRevisionPair.js';
 import { ValidationFailed } from '../../app/validationFailed.js';
-import { GitSource } from '../../manifest/gitSource.js';
 import { DqError, type JsonObject } from '../../model/index.js';
 import { withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
@@ -36,8 +36,7 @@ export interface PreviewCommandOptions extends StoreFlags, DataSourceFlags, Remo
 export async function previewCommand(dir: string | undefined, options: PreviewCommandOptions, io: CliIo): Promise<number> {
   const repository = resolve(io.cwd, dir ?? '.');
   const request: PreviewRevisionsRequest = {
-    base: { source: new GitSource({ repository, ref: options.base, path: options.path }), ref: options.base },
-    head: { source: new GitSource({ repository, ref: options.head, path: options.path }), ref: options.head },
+    ...gitRevisionSides(repository, options),
     environment: environmentOf(options),
     days: positiveInteger(options.days, '--days', DEFAULT_PREVIEW_DAYS),
     live: options.live !== false,
