@@ -1,7 +1,7 @@
 import type { LiveSummary, ObjectKind } from '../model/index.js';
 import { OBJECT_KINDS, SEVERITY_NAMES } from '../model/index.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
-import type { ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
+import type { ObjectStatus, ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
 import { statusFromStore } from '../reconcile/storeStatus.js';
 import type { JobRecord } from '../store/jobRows.js';
 import type { Store, TableSeverityRow } from '../store/store.js';
@@ -69,7 +69,7 @@ export interface Overview {
   };
   objects: { total: number; by_kind: Record<ObjectKind, { git: number; api: number }>; by_owner: { git: number; api: number } };
   /** Objects not in sync with the repository (drifted, out of sync, missing, extraneous), at most 200. */
-  not_synced: Array<{ kind: ObjectKind; name: string; status: ObjectSyncStatus; reason: string; fields: string[]; file: string | null }>;
+  not_synced: Array<Pick<ObjectStatus, 'kind' | 'name' | 'status' | 'reason' | 'fields' | 'changes' | 'drifted' | 'file'>>;
   not_synced_count: number;
   connections: ConnectionOverview[];
   quality: {
@@ -211,7 +211,9 @@ export function buildOverview(input: OverviewInputs): Overview {
       compared_at: status.compared_at,
     },
     objects: { total: rows.length, by_kind: byKind, by_owner: byOwner },
-    not_synced: notSynced.slice(0, 200).map((o) => ({ kind: o.kind, name: o.name, status: o.status, reason: o.reason, fields: o.fields, file: o.file })),
+    not_synced: notSynced
+      .slice(0, 200)
+      .map((o) => ({ kind: o.kind, name: o.name, status: o.status, reason: o.reason, fields: o.fields, changes: o.changes, drifted: o.drifted, file: o.file })),
     not_synced_count: notSynced.length,
     connections: [...connections.values()],
     quality: { tables_by_quality: tablesByQuality, results, last_executed_at: lastExecutedAt, worst_tables: worst },

@@ -100,8 +100,17 @@ export function environmentSwitchRefused(plan: Pick<Plan, 'environment' | 'names
 function toWrite(change: Change, namespace: string, commit: string | null): ObjectWrite | undefined {
   switch (change.action) {
     case 'create':
-    case 'update':
       return gitWrite(change.desired, namespace, commit);
+    case 'update':
+      if (!change.write) return gitWrite(change.desired, namespace, commit);
+      // a keep-drift merge: the merged content is written, the repository's version recorded as the one applied
+      return {
+        ...gitWrite(change.desired, namespace, commit),
+        spec: change.write.spec,
+        attachments: change.write.attachments,
+        contentHash: change.write.hash,
+        appliedContent: { spec: change.desired.spec, attachments: change.desired.attachments },
+      };
     case 'delete':
       return undefined;
     default: {

@@ -117,7 +117,7 @@ export interface Overview {
     compared_at: string | null;
   };
   objects: { total: number; by_kind: Record<ObjectKindName, { git: number; api: number }>; by_owner: { git: number; api: number } };
-  not_synced: Array<{ kind: ObjectKindName; name: string; status: SyncStatus; reason: string; fields: string[]; file: string | null }>;
+  not_synced: NotSyncedObject[];
   not_synced_count: number;
   connections: Array<{ name: string; managed_by: string; sync_status: SyncStatus; tables: number; quality_status: QualityStatus; tables_by_quality: SeverityCounts }>;
   quality: {
@@ -237,8 +237,35 @@ export interface ApplyEntry {
   summary: unknown;
 }
 
+/** Who changed a field since the last apply: in git, outside git (API, console), or both (a conflict). */
+export interface FieldChangeStatus {
+  path: string;
+  origin: 'repository' | 'api' | 'both';
+  kept: boolean;
+}
+
+export interface NotSyncedObject {
+  kind: ObjectKindName;
+  name: string;
+  status: SyncStatus;
+  reason: string;
+  fields: string[];
+  changes: FieldChangeStatus[];
+  drifted: boolean;
+  file: string | null;
+}
+
 export interface GitopsStatus {
-  objects: Array<{ kind: ObjectKindName; name: string; status: SyncStatus; reason: string; fields: string[]; file: string | null }>;
+  objects: NotSyncedObject[];
+  settings: { auto_apply: boolean; self_heal: boolean; interval_ms: number } | null;
+}
+
+/** The parts of a JSON plan (`dqctl plan --format json`) the console shows. */
+export interface PlanSummary {
+  options: { prune_unmanaged: boolean; keep_drift: boolean };
+  summary: { add: number; change: number; destroy: number; drifted: number; kept: number };
+  changes: Array<{ address: string; actions: string[] }>;
+  drift: Array<{ address: string; restored: boolean }>;
 }
 
 /** DQOps's IncidentModel (camelCase), as the incidents API serves it: times are epoch milliseconds. */

@@ -1,4 +1,10 @@
-import type { DesiredObject, JsonValue, LiveObject, LiveSummary, ObjectKey } from '../model/index.js';
+import type { DesiredObject, JsonObject, JsonValue, LiveObject, LiveSummary, ObjectKey } from '../model/index.js';
+
+/**
+ * Who changed a field since the last apply (the three-way comparison of diff/threeWay.ts): the repository, an
+ * API or console write (outside git), or both (a conflict: apply writes the repository's value).
+ */
+export type FieldOrigin = 'repository' | 'api' | 'both';
 
 /** One field that differs, at a path below the object (`spec.columns.id.type_snapshot.nullable`). */
 export interface FieldChange {
@@ -6,6 +12,10 @@ export interface FieldChange {
   /** undefined = absent */
   before: JsonValue | undefined;
   after: JsonValue | undefined;
+  /** Who made the difference (set on updates and drift: the live store against the repository). */
+  origin?: FieldOrigin;
+  /** An API change that this apply leaves as it is (--keep-drift on an object the repository changed too). */
+  kept?: boolean;
 }
 
 export type UpdateReason =
@@ -40,6 +50,12 @@ export type Change =
       live: LiveObject;
       fields: FieldChange[];
       reason: UpdateReason;
+      /**
+       * What apply writes when it is not the repository's version: with --keep-drift, an object both sides
+       * changed gets the repository's changes and keeps the API's (the repository's version is still recorded as
+       * the one applied, so the kept fields stay drift).
+       */
+      write?: { spec: JsonObject; attachments: JsonObject; hash: string };
     }
   | { action: 'delete'; key: ObjectKey; live: LiveObject; reason: DeleteReason };
 
@@ -54,9 +70,12 @@ export interface Kept {
 export interface Drift {
   key: ObjectKey;
   live: LiveObject;
-  /** What the API write changed, relative to the repository's version (empty if the repository left too). */
+  /**
+   * What the API changed and the repository does not hold: from the applied value to the live one, origin `api`,
+   * or `both` where the repository changed the field too (then apply writes the repository's value).
+   */
   fields: FieldChange[];
-  /** True when the plan restores the repository's version. */
+  /** True when the plan restores the repository's version of these fields. */
   restored: boolean;
 }
 

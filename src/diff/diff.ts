@@ -7,8 +7,8 @@ import {
   type ObjectKey,
 } from '../model/index.js';
 import type { Change, Conflict, Drift, Kept } from './change.js';
-import { fieldChanges } from './fieldChanges.js';
 import { isProtected } from './protectedPatterns.js';
+import { apiChanges, changesWithOrigin, keepDriftMerge } from './threeWay.js';
 
 /**
  * Pairs the desired objects with the live ones and decides, object by object, what apply must do.
@@ -116,16 +116,17 @@ export function diff(
         break;
       case 'drift_only': {
         const full = detail(key);
-        result.drift.push({ key, live: full, fields: objectFieldChanges(d, full, true), restored: false });
+        result.drift.push({ key, live: full, fields: apiChanges(d, full), restored: false });
         break;
       }
       case 'update': {
         const full = detail(key);
-        const fields = objectFieldChanges(d, full, false);
-        result.changes.push({ action: 'update', key, desired: d, live: full, fields, reason: decision.reason });
-        if (decision.drifted) {
-          result.drift.push({ key, live: full, fields, restored: true });
-        }
+        let fields = changesWithOrigin(d, full);
+        // --keep-drift on an object both sides changed: the repository's changes are applied, the API's kept
+        const merge = decision.drifted && decision.reason === 'repository_changed' && options.keepDrift ? keepDriftMerge(d, full) : null;
+        if (merge) fields = fields.map((f) => (f.origin === 'api' ? { ...f, kept: true } : f));
+        result.changes.push({ action: 'update', key, desired: d, live: full, fields, reason: decision.reason, ...(merge ? { write: merge } : {}) });
+        if (decision.drifted) result.drift.push({ key, live: full, fields: apiChanges(d, full), restored: merge === null });
         break;
       }
       default: {
@@ -160,15 +161,4 @@ export function diff(
   result.kept.sort((a, b) => compareKeys(a.key, b.key));
   result.drift.sort((a, b) => compareKeys(a.key, b.key));
   return result;
-}
-
-/**
- * Field changes from live to desired. With `liveAsAfter` the direction is repository → live, which is how
- * drift is described ("the API changed X from the repository's value to this").
- */
-function objectFieldChanges(desired: DesiredObject, live: LiveObject, liveAsAfter: boolean) {
-  const before = { spec: live.spec, attachments: live.attachments };
-  const after = { spec: desired.spec, attachments: desired.attachments };
-  const fields = liveAsAfter ? fieldChanges(after, before) : fieldChanges(before, after);
-  return fields.map((f) => (f.path[0] === 'attachments' ? { ...f, path: f.path.slice(1) } : f));
 }

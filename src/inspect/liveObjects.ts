@@ -35,6 +35,7 @@ export class LiveObjects {
   /** Values computed from many objects (the lineage index), dropped on any change. */
   private readonly derived = new Map<string, Promise<unknown>>();
   private knownRevision = -1;
+  private readonly writeListeners: (() => void)[] = [];
   private lastCheck = 0;
   private checking: Promise<void> | undefined;
 
@@ -42,6 +43,11 @@ export class LiveObjects {
     readonly store: Store,
     private readonly options: LiveObjectsOptions = {},
   ) {}
+
+  /** Called after each write of this instance commits (the reconcile loop compares again at once). */
+  onWrite(listener: () => void): void {
+    this.writeListeners.push(listener);
+  }
 
   get readOnlyManaged(): boolean {
     return this.options.readOnlyManaged ?? false;
@@ -255,6 +261,14 @@ export class LiveObjects {
       this.lists.delete(key.kind);
     }
     this.derived.clear();
+    if (keys.length === 0) return;
+    for (const listener of this.writeListeners) {
+      try {
+        listener();
+      } catch {
+        // a listener never fails the write that committed
+      }
+    }
   }
 }
 

@@ -17,6 +17,12 @@ export interface DesiredObject {
   origin: { file: string };
 }
 
+/** An object's content: its normalized spec and what lives beside it. */
+export interface ObjectContent {
+  spec: JsonObject;
+  attachments: JsonObject;
+}
+
 /** An object as the live store holds it. */
 export interface LiveObject {
   kind: ObjectKind;
@@ -34,12 +40,17 @@ export interface LiveObject {
   originCommit: string | null;
   /** Store revision at which this object was last written. */
   revision: number;
+  /**
+   * The content the last apply wrote (the base of a three-way comparison): the live content itself when it is in
+   * sync; null when unknown (an API object, or one changed through the API before dqctl recorded the base).
+   */
+  applied: ObjectContent | null;
   createdAt: string;
   updatedAt: string;
 }
 
 /** The cheap part of a live object: enough to decide "no change" without reading specs. */
-export type LiveSummary = Omit<LiveObject, 'spec' | 'attachments' | 'createdAt' | 'updatedAt'>;
+export type LiveSummary = Omit<LiveObject, 'spec' | 'attachments' | 'applied' | 'createdAt' | 'updatedAt'>;
 
 /** A row written by apply (or, later, by the API). */
 export interface ObjectWrite {
@@ -48,8 +59,14 @@ export interface ObjectWrite {
   spec: JsonObject;
   attachments: JsonObject;
   contentHash: string;
-  /** For git writes the same as contentHash; for API writes the previous appliedHash is kept. */
+  /** For git writes the hash of the repository's version; for API writes the previous appliedHash is kept. */
   appliedHash: string | null;
+  /**
+   * The repository's version, when apply writes something else (a keep-drift merge keeps the API's fields).
+   * Otherwise the store works the base out itself: none while content and applied hash agree, and on an API write
+   * to an object in sync, the content it replaces.
+   */
+  appliedContent?: ObjectContent;
   managedBy: ManagedBy;
   owner: string;
   originFile: string | null;

@@ -1,4 +1,4 @@
-import type { FieldChange } from '../diff/change.js';
+import type { FieldChange, FieldOrigin } from '../diff/change.js';
 import { redactValue } from '../diff/secrets.js';
 import { DqError, isJsonObject, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
 import { PLAN_FORMAT_VERSION, type Finding, type Plan } from './plan.js';
@@ -12,6 +12,10 @@ export interface PlanFieldDocument {
   path: string;
   before: JsonValue | null;
   after: JsonValue | null;
+  /** Who changed it since the last apply (updates and drift): the repository, the API (outside git), or both. */
+  origin?: FieldOrigin;
+  /** An API change this apply leaves as it is (--keep-drift on an object the repository changed too). */
+  kept?: boolean;
 }
 
 export interface PlanChangeDocument {
@@ -70,7 +74,20 @@ export function fieldDocument(f: FieldChange): PlanFieldDocument {
     path: f.path.join('.'),
     before: (redactValue(f.path, f.before) ?? null) as JsonValue | null,
     after: (redactValue(f.path, f.after) ?? null) as JsonValue | null,
+    ...(f.origin ? { origin: f.origin } : {}),
+    ...(f.kept ? { kept: true } : {}),
   };
+}
+
+/**
+ * Who changed a field of an update, in words, when the object was changed outside git too; empty for a plain
+ * repository change (every renderer says it the same way).
+ */
+export function fieldOriginText(f: Pick<PlanFieldDocument, 'origin' | 'kept'>): string {
+  if (f.kept) return 'changed outside git; kept (--keep-drift)';
+  if (f.origin === 'api') return 'changed outside git; restored';
+  if (f.origin === 'both') return 'changed in git and outside: the repository value wins';
+  return '';
 }
 
 /** An object's spec (secrets redacted) and its attachments, as documents show it. */
@@ -117,7 +134,8 @@ export function toPlanDocument(plan: Plan): PlanDocument {
             reason_code: c.reason,
             file: c.desired.origin.file,
             before: bodyDocument(c.live.spec, c.live.attachments),
-            after: bodyDocument(c.desired.spec, c.desired.attachments),
+            // what apply writes: the repository's version, or the keep-drift merge
+            after: bodyDocument((c.write ?? c.desired).spec, (c.write ?? c.desired).attachments),
             fields: c.fields.map(fieldDocument),
           };
         case 'delete':

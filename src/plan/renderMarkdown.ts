@@ -1,5 +1,5 @@
 import { flattenFields, formatValue } from './flattenFields.js';
-import type { PlanChangeDocument, PlanDocument } from './planDocument.js';
+import { fieldOriginText, type PlanChangeDocument, type PlanDocument } from './planDocument.js';
 import { environmentLine, NO_CHANGES } from './renderText.js';
 
 /**
@@ -35,7 +35,10 @@ export function renderPlanMarkdown(plan: PlanDocument, limit = MARKDOWN_LIMIT): 
   for (const change of plan.changes) sections.push(detailsOf(change));
   if (plan.drift.length > 0) {
     const driftLines = plan.drift.map(
-      (d) => `- \`${escapeCell(d.name)}\` (${d.kind}): ${d.restored ? 'apply restores the repository version' : 'kept'}; ${d.fields.length} field(s)`,
+      (d) =>
+        `- \`${escapeCell(d.name)}\` (${d.kind}): ${d.restored ? 'apply restores the repository version' : 'kept'}; ${d.fields.length} field(s): ${d.fields
+          .map((f) => `\`${escapeCell(f.path)}\`${f.origin === 'both' ? ' (changed in git too)' : ''}`)
+          .join(', ')}`,
     );
     sections.push(`<details><summary>Changed outside git (${plan.drift.length})</summary>\n\n${driftLines.join('\n')}\n\n</details>\n`);
   }
@@ -76,9 +79,12 @@ function detailsOf(change: PlanChangeDocument): string {
   if (action === 'create') for (const [path, value] of flattenFields(change.after)) lines.push(`+ ${path} = ${formatValue(value)}`);
   if (action === 'update') {
     for (const f of change.fields) {
-      if (f.before === null) lines.push(`+ ${f.path} = ${formatValue(f.after)}`);
-      else if (f.after === null) lines.push(`- ${f.path} = ${formatValue(f.before)}`);
-      else lines.push(`! ${f.path} = ${formatValue(f.before)} -> ${formatValue(f.after)}`);
+      const origin = fieldOriginText(f);
+      const note = origin ? `  # ${origin}` : '';
+      if (f.kept) lines.push(`  ${f.path} = ${formatValue(f.before)}${note}`);
+      else if (f.before === null) lines.push(`+ ${f.path} = ${formatValue(f.after)}${note}`);
+      else if (f.after === null) lines.push(`- ${f.path} = ${formatValue(f.before)}${note}`);
+      else lines.push(`! ${f.path} = ${formatValue(f.before)} -> ${formatValue(f.after)}${note}`);
     }
     if (change.fields.length === 0) lines.push('# no field changes; ownership moves to the repository');
   }

@@ -1,6 +1,6 @@
 import { createColors } from 'picocolors';
 import { appendAll } from '../model/index.js';
-import type { PlanChangeDocument, PlanDocument } from './planDocument.js';
+import { fieldOriginText, type PlanChangeDocument, type PlanDocument, type PlanFieldDocument } from './planDocument.js';
 import { flattenFields, formatValue } from './flattenFields.js';
 
 /**
@@ -44,9 +44,9 @@ export function renderPlanText(plan: PlanDocument, options: TextOptions = { colo
     for (const d of plan.drift) {
       lines.push(`  ${symbol.update} ${d.address}: changed through the API; ${d.restored ? 'apply restores the repository version' : 'kept as it is (--keep-drift)'}`);
       for (const f of d.fields) {
-        // restored drift is described live -> repository (the update to come); kept drift repository -> live
-        const [liveValue, repositoryValue] = d.restored ? [f.before, f.after] : [f.after, f.before];
-        lines.push(`      ${f.path}: ${formatValue(liveValue)} (live) vs ${formatValue(repositoryValue)} (repository)`);
+        // drift fields go from the repository's value (before) to the live one (after)
+        const conflict = f.origin === 'both' ? '  # changed in git too: apply writes the repository value' : '';
+        lines.push(`      ${f.path}: ${formatValue(f.after)} (live) vs ${formatValue(f.before)} (repository)${conflict}`);
       }
     }
     lines.push('');
@@ -82,6 +82,11 @@ export function environmentLine(plan: Pick<PlanDocument, 'environment'>): string
   return `Environment: ${own}${live !== name ? ` (the live store was applied with ${live})` : ''}`;
 }
 
+function originNote(f: PlanFieldDocument): string {
+  const text = fieldOriginText(f);
+  return text ? `  # ${text}` : '';
+}
+
 function renderChange(
   change: PlanChangeDocument,
   symbol: Record<'create' | 'update' | 'delete', string>,
@@ -101,9 +106,11 @@ function renderChange(
       out.push(`  ${symbol.update} ${change.address} {`);
       if (change.fields.length === 0) out.push('      # (no field changes; ownership moves to the repository)');
       for (const f of change.fields) {
-        if (f.before === null) out.push(`      ${symbol.create} ${f.path} = ${formatValue(f.after)}`);
-        else if (f.after === null) out.push(`      ${symbol.delete} ${f.path} = ${formatValue(f.before)} -> null`);
-        else out.push(`      ${symbol.update} ${f.path} = ${formatValue(f.before)} -> ${formatValue(f.after)}`);
+        const note = c('dim', originNote(f));
+        if (f.kept) out.push(`      ${f.path} = ${formatValue(f.before)}${note}`);
+        else if (f.before === null) out.push(`      ${symbol.create} ${f.path} = ${formatValue(f.after)}${note}`);
+        else if (f.after === null) out.push(`      ${symbol.delete} ${f.path} = ${formatValue(f.before)} -> null${note}`);
+        else out.push(`      ${symbol.update} ${f.path} = ${formatValue(f.before)} -> ${formatValue(f.after)}${note}`);
       }
       out.push('    }');
       break;

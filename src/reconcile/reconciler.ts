@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { applyPlan } from '../apply/applyPlan.js';
-import { planLive } from './planLive.js';
+import { planLiveForBoth, type LivePlans } from './planLive.js';
 import { errorCount, type DesiredState } from '../manifest/desiredState.js';
 import { loadRepository } from '../manifest/loadRepository.js';
 import { ParseCache } from '../manifest/parseCache.js';
@@ -58,6 +58,11 @@ export interface ReconcilerOptions {
   switchEnvironment?: boolean;
   /** Timer of the loop: drift check, git poll, and the followers' attempts to lead (default 60 s). */
   intervalMs?: number;
+  /**
+   * How often the store's revision is read to see writes nobody announced to this process (another process's
+   * `dqctl apply`, another replica's API write): a moved revision triggers a comparison (default 500 ms; 0: off).
+   */
+  storeWatchMs?: number;
   /** Who applies: the lock holder and the audit log's applied_by (default `reconcile@<host>`). */
   actor?: string;
   /** How long an apply waits for the store lock held by someone else (default 10 s). */
@@ -80,13 +85,15 @@ export type ReconcileLog = (level: 'info' | 'warn' | 'error', message: string, f
 
 interface Comparison {
   at: string;
-  plan: Plan;
+  plans: LivePlans;
   desired: readonly DesiredObject[];
   /** Per-object status, computed when first asked for (not on the way to an apply). */
   objects?: ObjectStatus[];
 }
 
 const MAX_APPLY_ATTEMPTS = 3;
+/** How long a status or pending-plan read waits for a comparison of a store that moved. */
+const FRESHEN_WAIT_MS = 2_000;
 
 export class Reconciler {
   readonly webhookSecret: string | null;
@@ -98,6 +105,7 @@ export class Reconciler {
   private readonly environment: string | null;
   private readonly switchEnvironment: boolean;
   private readonly intervalMs: number;
+  private readonly storeWatchMs: number;
   private readonly actor: string;
   private readonly lockTimeoutMs: number;
   private readonly settleMs: number;
@@ -116,6 +124,8 @@ export class Reconciler {
   private revision: string | null = null;
   private diagnostics: Diagnostic[] = [];
   private comparison: Comparison | null = null;
+  /** The store revision read when the last pass started (what freshness compares with when that pass could not compare). */
+  private revisionSeenByPass: number | null = null;
   /** False after a pass that could not compare (fetch, validation, store): sync is then Unknown. */
   private comparisonCurrent = false;
   private comparedInPass = false;
@@ -136,6 +146,7 @@ export class Reconciler {
     this.environment = options.environment ?? null;
     this.switchEnvironment = options.switchEnvironment ?? false;
     this.intervalMs = options.intervalMs ?? 60_000;
+    this.storeWatchMs = options.storeWatchMs ?? 500;
     this.actor = options.actor ?? `reconcile@${hostname()}`;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
     this.settleMs = options.settleMs ?? 500;
@@ -199,6 +210,7 @@ export class Reconciler {
       );
     }
     this.triggers.push(startTimer(this.intervalMs, () => void this.trigger('timer')));
+    if (this.storeWatchMs > 0) this.triggers.push(startTimer(this.storeWatchMs, () => void this.watchStore()));
     void this.trigger('start');
   }
 
@@ -251,14 +263,28 @@ export class Reconciler {
     void this.trigger('resume');
   }
 
-  /** The plan of the last comparison (what a pass would apply now), or null before the first one. */
-  pendingPlan(): PlanDocument | null {
-    return this.comparison ? toPlanDocument(this.comparison.plan) : null;
+  /**
+   * A write this process made or saw (an API write, an apply through the server): compare again now rather than
+   * on the next tick. Resolves when the comparison that covers it has ended.
+   */
+  storeChanged(reason: string): Promise<PassRecord | null | undefined> {
+    return this.trigger(reason);
+  }
+
+  /**
+   * The plan of the last comparison, or null before the first one: `apply` is what `dqctl apply` and
+   * `apply --server` do with their defaults (drift restored), `loop` what this loop applies on its own (drift kept
+   * unless --self-heal). Made fresh first when the store moved since the comparison.
+   */
+  async pendingPlan(mode: 'apply' | 'loop' = 'apply'): Promise<PlanDocument | null> {
+    await this.freshen();
+    return this.comparison ? toPlanDocument(this.comparison.plans[mode]) : null;
   }
 
   async status(options: { all?: boolean } = {}): Promise<ReconcileStatus> {
     let lock: LockInfo | null = null;
     try {
+      await this.freshen();
       const [current, history] = await Promise.all([this.store.currentLock(), this.store.history(1)]);
       lock = current;
       this.lastApplied = history[0] ? lastAppliedOf(history[0]) : null;
@@ -267,7 +293,7 @@ export class Reconciler {
     }
     const remote = this.source.remote();
     const comparison = this.comparison;
-    const objects = comparison ? (comparison.objects ??= objectStatuses(comparison.plan, comparison.desired)) : [];
+    const objects = comparison ? (comparison.objects ??= objectStatuses(comparison.plans.loop, comparison.desired)) : [];
     const sync: SyncStatus = this.comparison && this.comparisonCurrent ? syncOf(objects) : 'Unknown';
     const health: HealthStatus = this.suspendedBy ? 'Suspended' : this.problem ? 'Degraded' : 'Healthy';
     return {
@@ -281,7 +307,7 @@ export class Reconciler {
         last_fetch_at: remote?.lastFetchAt ?? null,
         fetch_error: remote?.error ?? null,
       },
-      environment: { loaded: this.environment, applied: comparison?.plan.environment.live ?? null },
+      environment: { loaded: this.environment, applied: comparison?.plans.loop.environment.live ?? null },
       last_applied: this.lastApplied,
       sync,
       health,
@@ -311,7 +337,7 @@ export class Reconciler {
     }
     if (this.problem) return this.problem.message;
     if (sync !== 'OutOfSync') return null;
-    const pending = this.comparison?.plan;
+    const pending = this.comparison?.plans.loop;
     const changes = pending ? pending.changes.length : 0;
     const drifted = objects.filter((o) => o.status === 'Drifted' && o.reason === 'drift_kept').length;
     const parts: string[] = [];
@@ -330,6 +356,7 @@ export class Reconciler {
       return null;
     }
     const startedAt = new Date();
+    this.revisionSeenByPass = await this.store.revision().catch(() => null);
     this.comparedInPass = false;
     this.loadedInPass = false;
     this.timings = { read_ms: 0, load_ms: 0, plan_ms: 0, apply_ms: 0 };
@@ -388,7 +415,7 @@ export class Reconciler {
         throw error;
       }
       let read = await this.read(repository, signal);
-      if (this.source.settles && (read.type === 'empty' || (read.type === 'planned' && deletesManaged(read.plan)))) {
+      if (this.source.settles && (read.type === 'empty' || (read.type === 'planned' && deletesManaged(read.plans.loop)))) {
         // A folder may be half-written (an editor's save, a checkout): confirm deletions with a second read.
         await sleep(this.settleMs, undefined, { signal });
         read = await this.read(await this.source.open(signal, { full: true }), signal);
@@ -400,8 +427,8 @@ export class Reconciler {
         });
       }
       const { desired } = read;
-      let { plan } = read;
-      this.compare(plan, desired);
+      let plan = read.plans.loop;
+      this.compare(read.plans, desired);
 
       for (let attempt = 1; ; attempt++) {
         const blocking = blockingFindings(plan);
@@ -430,8 +457,9 @@ export class Reconciler {
         } catch (error) {
           if (!(isDqError(error) && error.code === 'STALE_PLAN' && attempt < MAX_APPLY_ATTEMPTS)) throw error;
           // the API wrote between plan and apply: plan again against the new revision of the store
-          plan = await this.plan(desired, signal);
-          this.compare(plan, desired);
+          const plans = await this.plan(desired, signal);
+          plan = plans.loop;
+          this.compare(plans, desired);
         }
       }
     } catch (error) {
@@ -445,7 +473,7 @@ export class Reconciler {
   private async read(
     repository: RepositorySource,
     signal: AbortSignal,
-  ): Promise<{ type: 'invalid'; desired: DesiredState } | { type: 'empty'; managed: number } | { type: 'planned'; desired: DesiredState; plan: Plan }> {
+  ): Promise<{ type: 'invalid'; desired: DesiredState } | { type: 'empty'; managed: number } | { type: 'planned'; desired: DesiredState; plans: LivePlans }> {
     const desired = await this.load(repository, signal);
     if (errorCount(desired) > 0) return { type: 'invalid', desired };
     if (desired.objects.length === 0) {
@@ -457,7 +485,7 @@ export class Reconciler {
         return { type: 'empty', managed };
       }
     }
-    return { type: 'planned', desired, plan: await this.plan(desired, signal) };
+    return { type: 'planned', desired, plans: await this.plan(desired, signal) };
   }
 
   /** Adds the time `work` takes to the pass's timings. */
@@ -482,15 +510,43 @@ export class Reconciler {
     return desired;
   }
 
-  private async plan(desired: DesiredState, signal: AbortSignal): Promise<Plan> {
+  private async plan(desired: DesiredState, signal: AbortSignal): Promise<LivePlans> {
     signal.throwIfAborted();
-    const plan = await this.timed('plan_ms', () => planLive(desired, this.store, { keepDrift: !this.selfHeal }));
+    const plans = await this.timed('plan_ms', () => planLiveForBoth(desired, this.store, this.selfHeal));
     signal.throwIfAborted();
-    return plan;
+    return plans;
   }
 
-  private compare(plan: Plan, desired: DesiredState): void {
-    this.comparison = { at: new Date().toISOString(), plan, desired: desired.objects };
+  /** The store revision the last comparison read (null before one). */
+  private get comparedRevision(): number | null {
+    return this.comparison ? this.comparison.plans.apply.store.revision : null;
+  }
+
+  /** A write nobody announced (another process's apply or API write) moved the store: compare again. */
+  private async watchStore(): Promise<void> {
+    if (this.suspendedBy || this.flight.busy || this.flight.pending || this.comparedRevision === null) return;
+    const revision = await this.store.revision().catch(() => null);
+    if (revision !== null && this.storeMoved(revision) && !this.flight.busy) void this.trigger('store changed');
+  }
+
+  /** Whether the store is at a revision no pass has seen yet (a pass that failed to compare still saw it). */
+  private storeMoved(revision: number): boolean {
+    return revision !== this.comparedRevision && revision !== this.revisionSeenByPass;
+  }
+
+  /**
+   * Before answering with the comparison (status, pending plan): when the store moved since it, wait (at most
+   * FRESHEN_WAIT_MS) for the pass that compares again, so an answer given right after a write already shows it.
+   */
+  private async freshen(): Promise<void> {
+    if (this.suspendedBy || this.comparedRevision === null || !this.started || this.stopped) return;
+    const revision = await this.store.revision();
+    if (!this.storeMoved(revision)) return;
+    await Promise.race([this.trigger('store changed'), sleep(FRESHEN_WAIT_MS)]);
+  }
+
+  private compare(plans: LivePlans, desired: DesiredState): void {
+    this.comparison = { at: new Date().toISOString(), plans, desired: desired.objects };
     this.comparisonCurrent = true;
     this.comparedInPass = true;
   }

@@ -1,3 +1,4 @@
+import type { FieldChange, FieldOrigin } from '../diff/change.js';
 import type { Diagnostic, DesiredObject, LiveSummary, LockInfo, ObjectKind } from '../model/index.js';
 import { compareKeys } from '../model/index.js';
 import type { Plan } from '../plan/plan.js';
@@ -21,8 +22,24 @@ export interface ObjectStatus {
   reason: string;
   /** The changed field paths (OutOfSync and Drifted updates; for Drifted, what the API write changed). */
   fields: string[];
+  /** The same fields, each credited to who changed it since the last apply (the plan's three-way comparison). */
+  changes: FieldStatus[];
+  /** Changed outside git (API, console) since the last apply: some of its fields are the API's. */
+  drifted: boolean;
   /** The repository file (objects in the repository) or the origin file recorded in the store. */
   file: string | null;
+}
+
+export interface FieldStatus {
+  path: string;
+  /** repository: changed in git; api: changed outside git; both: a conflict (apply writes the repository's value). */
+  origin: FieldOrigin;
+  /** An API change that apply leaves as it is (kept drift). */
+  kept: boolean;
+}
+
+function fieldStatuses(fields: readonly FieldChange[], kept: boolean): FieldStatus[] {
+  return fields.map((f) => ({ path: f.path.join('.'), origin: f.origin ?? 'repository', kept: kept || f.kept === true }));
 }
 
 /** What a pass ended with. */
@@ -126,12 +143,14 @@ export function objectStatuses(plan: Plan, desired: readonly DesiredObject[]): O
   const out = new Map<string, ObjectStatus>();
   const id = (kind: string, name: string) => `${kind}\u0000${name}`;
   const set = (status: ObjectStatus) => out.set(id(status.kind, status.name), status);
-  for (const d of desired) set({ kind: d.kind, name: d.name, status: 'Synced', reason: 'in_sync', fields: [], file: d.origin.file });
+  const driftedIds = new Set(plan.drift.map((d) => id(d.key.kind, d.key.name)));
+  const none = { fields: [], changes: [], drifted: false };
+  for (const d of desired) set({ kind: d.kind, name: d.name, status: 'Synced', reason: 'in_sync', ...none, file: d.origin.file });
   for (const change of plan.changes) {
     const { kind, name } = change.key;
     switch (change.action) {
       case 'create':
-        set({ kind, name, status: 'Missing', reason: 'create', fields: [], file: change.desired.origin.file });
+        set({ kind, name, status: 'Missing', reason: 'create', ...none, file: change.desired.origin.file });
         break;
       case 'update':
         set({
@@ -140,6 +159,8 @@ export function objectStatuses(plan: Plan, desired: readonly DesiredObject[]): O
           status: change.reason === 'restore_drift' ? 'Drifted' : 'OutOfSync',
           reason: change.reason,
           fields: change.fields.map((f) => f.path.join('.')),
+          changes: fieldStatuses(change.fields, false),
+          drifted: driftedIds.has(id(kind, name)),
           file: change.desired.origin.file,
         });
         break;
@@ -149,7 +170,8 @@ export function objectStatuses(plan: Plan, desired: readonly DesiredObject[]): O
           name,
           status: change.reason === 'prune_unmanaged' ? 'Extraneous' : 'OutOfSync',
           reason: change.reason,
-          fields: [],
+          ...none,
+          drifted: change.live.appliedHash !== null && change.live.appliedHash !== change.live.contentHash,
           file: change.live.originFile,
         });
         break;
@@ -159,15 +181,25 @@ export function objectStatuses(plan: Plan, desired: readonly DesiredObject[]): O
       }
     }
   }
+  const updated = new Set(plan.changes.map((c) => id(c.key.kind, c.key.name)));
   for (const drift of plan.drift) {
-    if (drift.restored) continue; // an update above says what apply does with it
-    set({ kind: drift.key.kind, name: drift.key.name, status: 'Drifted', reason: 'drift_kept', fields: drift.fields.map((f) => f.path.join('.')), file: drift.live.originFile });
+    if (updated.has(id(drift.key.kind, drift.key.name))) continue; // the update above says what apply does with it
+    set({
+      kind: drift.key.kind,
+      name: drift.key.name,
+      status: 'Drifted',
+      reason: 'drift_kept',
+      fields: drift.fields.map((f) => f.path.join('.')),
+      changes: fieldStatuses(drift.fields, true),
+      drifted: true,
+      file: drift.live.originFile,
+    });
   }
   for (const kept of plan.kept) {
-    set({ kind: kept.key.kind, name: kept.key.name, status: 'Extraneous', reason: kept.reason, fields: [], file: kept.live.originFile });
+    set({ kind: kept.key.kind, name: kept.key.name, status: 'Extraneous', reason: kept.reason, ...none, file: kept.live.originFile });
   }
   for (const conflict of plan.conflicts) {
-    set({ kind: conflict.key.kind, name: conflict.key.name, status: 'OutOfSync', reason: `owned_by_${conflict.owner}`, fields: [], file: conflict.file });
+    set({ kind: conflict.key.kind, name: conflict.key.name, status: 'OutOfSync', reason: `owned_by_${conflict.owner}`, ...none, file: conflict.file });
   }
   return [...out.values()].sort(compareKeys);
 }
@@ -180,9 +212,9 @@ export function objectStatuses(plan: Plan, desired: readonly DesiredObject[]): O
 export function storeObjectStatuses(live: readonly LiveSummary[]): ObjectStatus[] {
   return live
     .map((l): ObjectStatus => {
-      const base = { kind: l.kind, name: l.name, fields: [], file: l.originFile };
+      const base = { kind: l.kind, name: l.name, fields: [], changes: [], drifted: false, file: l.originFile };
       if (l.managedBy === 'api') return { ...base, status: 'Extraneous', reason: 'unmanaged' };
-      if (l.appliedHash !== l.contentHash) return { ...base, status: 'Drifted', reason: 'changed_through_api' };
+      if (l.appliedHash !== l.contentHash) return { ...base, status: 'Drifted', reason: 'changed_through_api', drifted: true };
       return { ...base, status: 'Synced', reason: 'as_applied' };
     })
     .sort(compareKeys);

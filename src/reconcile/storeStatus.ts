@@ -16,8 +16,8 @@ import {
 
 /**
  * `dqctl status` without --server: the status as the store alone can tell it, in the same model the server
- * answers. With a repository folder, the per-object sync comes from a fresh plan of it (drift reported, never
- * restored: keepDrift); without one, from the store's own records (changed through the API → Drifted, created
+ * answers. With a repository folder, the per-object sync comes from a fresh plan of it, the plan `dqctl apply`
+ * would execute with its defaults (drift restored); without one, from the store's own records (changed through the API → Drifted, created
  * through it → Extraneous) and the last apply of the audit log. There is no loop here, so no last pass.
  */
 export async function statusFromStore(store: Store, options: { repository?: string; all?: boolean; environment?: string | null } = {}): Promise<ReconcileStatus> {
@@ -71,7 +71,8 @@ export async function statusFromStore(store: Store, options: { repository?: stri
     base.message = `the repository has ${errorCount(desired)} validation error(s); it cannot be compared with the store (dqctl validate shows them)`;
     return finish([], 'Unknown');
   }
-  const plan = await planLive(desired, store, { keepDrift: true });
+  // what `dqctl apply` would do with its defaults (drift restored): the same plan `dqctl plan` shows
+  const plan = await planLive(desired, store, { keepDrift: false });
   base.environment = { loaded: plan.environment.name, applied: plan.environment.live };
   const objects = objectStatuses(plan, desired.objects);
   const blocking = plan.findings.find((f) => f.severity === 'error');

@@ -125,6 +125,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   const objects = new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs });
+  // an API write is drift the loop must show at once: it compares again instead of waiting for its timer
+  const loop = options.reconciler;
+  if (loop) objects.onWrite(() => void loop.storeChanged('api write'));
   const dataSources = options.dataSources ?? new DataSources({ credentialsDir: process.env.DQCTL_CREDENTIALS_DIR ?? resolve('.credentials') });
   // a check run that opened incidents wrote messages: the deliverer looks at once instead of at its next poll
   let deliverer: Deliverer | undefined;

@@ -122,6 +122,17 @@ export class ServerMetrics {
           for (const name of OBJECT_SYNC_STATUSES) if (name !== 'Synced') this.set({ status: name }, status.counts[name] ?? 0);
         },
       });
+      new Gauge({
+        name: 'dqctl_objects_changed_outside_git',
+        help: 'Objects changed through the API or the console since the last apply, as of the last comparison (whatever the repository did to them too).',
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          const status = await reconciler.status().catch(() => undefined);
+          if (!status || status.compared_at === null) return;
+          this.set(status.objects.filter((o) => o.drifted).length);
+        },
+      });
     }
   }
 

@@ -1,4 +1,4 @@
-import type { JsonObject, LiveObject, LiveSummary, ManagedBy, ObjectKind } from '../model/index.js';
+import type { JsonObject, LiveObject, ObjectContent, LiveSummary, ManagedBy, ObjectKind } from '../model/index.js';
 import { isoTimestamp } from './sql/sqlClient.js';
 
 /**
@@ -8,7 +8,7 @@ import { isoTimestamp } from './sql/sqlClient.js';
 export const SUMMARY_COLUMNS = `o.kind, o.name, o.content_hash, o.applied_hash, o.managed_by, o.owner,
   o.origin_file, o.origin_commit, o.revision`;
 
-export const OBJECT_COLUMNS = `${SUMMARY_COLUMNS}, o.spec, o.attachments,
+export const OBJECT_COLUMNS = `${SUMMARY_COLUMNS}, o.spec, o.attachments, o.applied_content,
   ${isoTimestamp('o.created_at')} as created_at, ${isoTimestamp('o.updated_at')} as updated_at`;
 
 export interface SummaryRow {
@@ -26,6 +26,7 @@ export interface SummaryRow {
 export interface ObjectRow extends SummaryRow {
   spec: JsonObject;
   attachments: JsonObject;
+  applied_content: ObjectContent | null;
   created_at: string;
   updated_at: string;
 }
@@ -49,6 +50,7 @@ export function toLiveObject(row: ObjectRow): LiveObject {
     ...toLiveSummary(row),
     spec: row.spec,
     attachments: row.attachments,
+    applied: row.applied_content ?? (row.content_hash === row.applied_hash ? { spec: row.spec, attachments: row.attachments } : null),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -23,21 +23,32 @@ export async function upsertObjects(sql: SqlQueryable, objects: ObjectWrite[], r
       attachments: object.attachments,
       content_hash: object.contentHash,
       applied_hash: object.appliedHash,
+      applied_content: object.appliedContent, // absent (SQL NULL) unless a keep-drift merge
       managed_by: object.managedBy,
       owner: object.owner,
       origin_file: object.originFile,
       origin_commit: object.originCommit,
     }),
   );
+  // applied_content (the base of a three-way comparison) is NULL while the live content is the applied one. An API
+  // write (content and applied hash differ, no content given) to an object in sync saves the content it replaces as
+  // the base; to one already drifted it keeps the base it has.
   for (const chunk of chunksOfJson(rows)) {
     await sql.query(
-      `insert into dqctl.objects as o (kind, name, spec, attachments, content_hash, applied_hash, managed_by, owner,
-                                       origin_file, origin_commit, revision, created_at, updated_at)
-       select r.kind, r.name, r.spec, coalesce(r.attachments, '{}'::jsonb), r.content_hash, r.applied_hash,
+      `insert into dqctl.objects as o (kind, name, spec, attachments, content_hash, applied_hash, applied_content,
+                                       managed_by, owner, origin_file, origin_commit, revision, created_at, updated_at)
+       select r.kind, r.name, r.spec, coalesce(r.attachments, '{}'::jsonb), r.content_hash, r.applied_hash, r.applied_content,
               r.managed_by, r.owner, r.origin_file, r.origin_commit, $2, now(), now()
          from jsonb_to_recordset($1::text::jsonb) as r(kind text, name text, spec jsonb, attachments jsonb,
-              content_hash text, applied_hash text, managed_by text, owner text, origin_file text, origin_commit text)
+              content_hash text, applied_hash text, applied_content jsonb, managed_by text, owner text,
+              origin_file text, origin_commit text)
        on conflict (kind, name) do update set
+         applied_content = case
+           when excluded.applied_content is not null then excluded.applied_content
+           when excluded.content_hash = excluded.applied_hash or excluded.applied_hash is null then null
+           else coalesce(o.applied_content,
+                         case when o.content_hash = o.applied_hash then jsonb_build_object('spec', o.spec, 'attachments', o.attachments) end)
+         end,
          spec = excluded.spec, attachments = excluded.attachments, content_hash = excluded.content_hash,
          applied_hash = excluded.applied_hash, managed_by = excluded.managed_by, owner = excluded.owner,
          origin_file = excluded.origin_file, origin_commit = excluded.origin_commit, revision = excluded.revision,

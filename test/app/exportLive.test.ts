@@ -23,6 +23,7 @@ function liveOf(d: DesiredObject, owner = 'shop'): LiveObject {
     originFile: d.origin.file,
     originCommit: 'abc',
     revision: 1,
+    applied: { spec: d.spec, attachments: d.attachments },
     createdAt: '2026-11-01T00:00:00.000Z',
     updatedAt: '2026-11-01T00:00:00.000Z',
   };

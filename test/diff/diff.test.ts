@@ -34,8 +34,8 @@ describe('diff', () => {
     if (change.action !== 'update') throw new Error('unreachable');
     expect(change.reason).toBe('repository_changed');
     expect(change.fields).toEqual([
-      { path: ['spec', 'labels'], before: undefined, after: ['x'] },
-      { path: ['spec', 'postgresql', 'host'], before: 'db', after: 'db2' },
+      { path: ['spec', 'labels'], before: undefined, after: ['x'], origin: 'repository' },
+      { path: ['spec', 'postgresql', 'host'], before: 'db', after: 'db2', origin: 'repository' },
     ]);
   });
 
@@ -81,7 +81,7 @@ describe('diff', () => {
       const r = run([desired('source', 'shop', source)], [changed], { keepDrift: true });
       expect(r.changes).toEqual([]);
       expect(r.drift).toEqual([
-        expect.objectContaining({ restored: false, fields: [{ path: ['spec', 'parallel_jobs_limit'], before: undefined, after: 4 }] }),
+        expect.objectContaining({ restored: false, fields: [{ path: ['spec', 'parallel_jobs_limit'], before: undefined, after: 4, origin: 'api' }] }),
       ]);
     });
 

@@ -28,6 +28,7 @@ export function live(
     originFile: `${kind}/${name}.yaml`,
     originCommit: null,
     revision: 1,
+    applied: { spec: normalized, attachments: {} },
     createdAt: '2026-11-01T00:00:00.000Z',
     updatedAt: '2026-11-01T00:00:00.000Z',
     ...overrides,
@@ -37,5 +38,5 @@ export function live(
 /** A live object changed through the API after the last apply: content moved, applied hash stayed. */
 export function drifted(base: LiveObject, spec: JsonObject): LiveObject {
   const normalized = normalizeSpec(base.kind, spec);
-  return { ...base, spec: normalized, contentHash: contentHash(normalized, {}), appliedHash: base.contentHash };
+  return { ...base, spec: normalized, contentHash: contentHash(normalized, {}), appliedHash: base.contentHash, applied: { spec: base.spec, attachments: base.attachments } };
 }

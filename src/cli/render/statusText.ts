@@ -24,7 +24,8 @@ const REASONS: Record<string, string> = {
 
 export function renderStatusText(status: ReconcileStatus): string {
   const lines: string[] = [];
-  const row = (label: string, value: string) => lines.push(`${`${label}:`.padEnd(14)}${value}`);
+  // a continuation line (label '') is indented under the value, not given an empty label
+  const row = (label: string, value: string) => lines.push(`${(label === '' ? '' : `${label}:`).padEnd(14)}${value}`);
   const repo = status.repository;
   if (repo) {
     const where = repo.type === 'git' ? `${repo.location} (git, branch ${repo.branch}${repo.path ? `, path ${repo.path}` : ''})` : `${repo.location} (folder)`;
@@ -68,8 +69,7 @@ export function renderStatusText(status: ReconcileStatus): string {
     const width = Math.min(60, maxOf(shown.map((o) => shownWidth(`${o.kind} ${JSON.stringify(o.name)}`))));
     for (const o of shown) {
       const address = padEndShown(`${o.kind} ${JSON.stringify(o.name)}`, width);
-      const fields = o.fields.length > 0 ? `: ${o.fields.slice(0, 5).join(', ')}${o.fields.length > 5 ? `, … (${o.fields.length} fields)` : ''}` : '';
-      lines.push(`  ${SYMBOLS[o.status]} ${address}  ${o.status.padEnd(10)} ${REASONS[o.reason] ?? o.reason}${fields}`);
+      lines.push(`  ${SYMBOLS[o.status]} ${address}  ${o.status.padEnd(10)} ${REASONS[o.reason] ?? o.reason}${changesText(o)}`);
     }
   }
   if (status.diagnostics.length > 0) {
@@ -80,6 +80,22 @@ export function renderStatusText(status: ReconcileStatus): string {
     if (status.diagnostics.length > 20) lines.push(`  … and ${status.diagnostic_count.errors + status.diagnostic_count.warnings - 20} more (dqctl validate lists them all)`);
   }
   return lines.join('\n') + '\n';
+}
+
+/** The object's fields by who changed them: `: spec.x; changed outside git: spec.labels (kept)`. */
+function changesText(o: ObjectStatus): string {
+  const changes = o.changes ?? o.fields.map((path) => ({ path, origin: 'repository' as const, kept: false }));
+  if (changes.length === 0) return '';
+  const list = (paths: string[]) => `${paths.slice(0, 5).join(', ')}${paths.length > 5 ? `, … (${paths.length} fields)` : ''}`;
+  const parts: string[] = [];
+  const repository = changes.filter((c) => c.origin === 'repository').map((c) => c.path);
+  // the reason already says who: a repository change lists its fields first, an API change its own
+  const api = changes.filter((c) => c.origin === 'api').map((c) => `${c.path}${c.kept ? ' (kept)' : ''}`);
+  const both = changes.filter((c) => c.origin === 'both').map((c) => c.path);
+  if (repository.length > 0) parts.push(o.reason === 'repository_changed' ? list(repository) : `changed in git: ${list(repository)}`);
+  if (api.length > 0) parts.push(o.reason === 'restore_drift' || o.reason === 'drift_kept' ? list(api) : `changed outside git: ${list(api)}`);
+  if (both.length > 0) parts.push(`changed in git and outside (the repository value wins): ${list(both)}`);
+  return `: ${parts.join('; ')}`;
 }
 
 function formatMs(ms: number): string {

@@ -180,19 +180,23 @@ function OverviewBody({ o }: { o: OverviewModel }) {
       </Section>
 
       <Section title="Changed outside git">
-        {o.not_synced.filter((n) => n.status === 'Drifted').length === 0 ? (
+        {o.not_synced.filter((n) => n.drifted).length === 0 ? (
           <Empty>No object was changed through the API since the last apply.</Empty>
         ) : (
           <ul data-testid="drift">
             {o.not_synced
-              .filter((n) => n.status === 'Drifted')
+              .filter((n) => n.drifted)
               .slice(0, 10)
-              .map((n) => (
-                <li key={`${n.kind}/${n.name}`}>
-                  {n.kind === 'table' ? <a href={links.tableByName(n.name)}>{n.name}</a> : <span>{n.name}</span>} <Status value={n.status} kind="sync" />{' '}
-                  {n.fields.length ? <span class="note">{n.fields.slice(0, 3).join(', ')}</span> : null}
-                </li>
-              ))}
+              .map((n) => {
+                // only the fields changed outside git: a repository change of the same object is not drift
+                const outside = (n.changes ?? []).filter((c) => c.origin !== 'repository').map((c) => c.path);
+                return (
+                  <li key={`${n.kind}/${n.name}`}>
+                    {n.kind === 'table' ? <a href={links.tableByName(n.name)}>{n.name}</a> : <span>{n.name}</span>} <Status value={n.status} kind="sync" />{' '}
+                    {outside.length ? <span class="note">{outside.slice(0, 3).join(', ')}</span> : null}
+                  </li>
+                );
+              })}
           </ul>
         )}
         {o.not_synced_count > 0 ? (

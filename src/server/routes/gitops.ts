@@ -80,6 +80,8 @@ export async function gitopsRoutes(api: FastifyInstance, context: ServerContext)
             appliedBy: body.actor ? `${caller} for ${body.actor}` : caller,
             lockTimeoutMs: body.lock_timeout_ms ?? DEFAULT_LOCK_TIMEOUT_MS,
           });
+          // the loop (if any) compares again now: status and the pending plan show this apply at once
+          if (answer.applied) void context.reconciler?.storeChanged('apply through the API');
           const seconds = (performance.now() - started) / 1000;
           context.metrics?.observeApply('api', 'applied', seconds);
           request.log.info({ event: 'apply', source: 'api', caller: request.caller.name, applied: answer.applied, duration_ms: Math.round(seconds * 1000) }, 'apply through the API');

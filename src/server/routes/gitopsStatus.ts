@@ -47,14 +47,19 @@ export async function gitopsStatusRoutes(api: FastifyInstance, context: ServerCo
       config: { role: 'viewer' },
       schema: {
         tags,
-        summary: 'the plan of the last comparison: what the loop would apply now (the JSON plan of `dqctl plan --format json`; with ?format=text the text `dqctl plan` prints, as text/plain)',
-        querystring: { type: 'object', properties: { format: { type: 'string', enum: ['json', 'text'], default: 'json' } } },
+        summary:
+          'the plan of the last comparison (made again first when the store moved): by default what `dqctl apply --server` does with its defaults (drift restored); with ?mode=loop what the reconcile loop applies on its own (drift kept unless serve --self-heal). The JSON plan of `dqctl plan --format json` (its options say what it assumed); with ?format=text the text `dqctl plan` prints, as text/plain',
+        querystring: {
+          type: 'object',
+          properties: { format: { type: 'string', enum: ['json', 'text'], default: 'json' }, mode: { type: 'string', enum: ['apply', 'loop'], default: 'apply' } },
+        },
       },
     },
     async (request, reply) => {
-      const plan = loopOf(context).pendingPlan();
+      const query = request.query as { format?: string; mode?: 'apply' | 'loop' };
+      const plan = await loopOf(context).pendingPlan(query.mode ?? 'apply');
       if (!plan) throw new DqError('NOT_FOUND', 'no pass has planned yet; see GET /api/gitops/status');
-      if ((request.query as { format?: string }).format === 'text') return reply.type('text/plain; charset=utf-8').send(renderPlanText(plan, { color: false }));
+      if (query.format === 'text') return reply.type('text/plain; charset=utf-8').send(renderPlanText(plan, { color: false }));
       return plan;
     },
   );
