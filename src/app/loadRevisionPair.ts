@@ -11,9 +11,14 @@ export interface RevisionSide {
   ref: string;
 }
 
+/** The files of one git ref of the repository in `repository` (optionally below `path`), read without a checkout. */
+export function gitRevisionSource(repository: string, ref: string, path?: string): RepositorySource {
+  return new GitSource({ repository, ref, path });
+}
+
 /** Both sides read from refs of the git repository in `repository` (optionally below `path`), no checkout. */
 export function gitRevisionSides(repository: string, refs: { base: string; head: string; path?: string }): { base: RevisionSide; head: RevisionSide } {
-  const side = (ref: string): RevisionSide => ({ source: new GitSource({ repository, ref, path: refs.path }), ref });
+  const side = (ref: string): RevisionSide => ({ source: gitRevisionSource(repository, ref, refs.path), ref });
   return { base: side(refs.base), head: side(refs.head) };
 }
 

@@ -1,22 +1,17 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { applyPlan, readSavedPlan, replanSavedPlan } from '../../app/applyRepository.js';
-import { environmentSwitchRefused } from '../../apply/applyPlan.js';
-import { planRepository } from '../../app/planRepository.js';
-import { blockingFindings, nothingToApply, type Plan } from '../../plan/plan.js';
-import { toPlanDocument } from '../../plan/planDocument.js';
-import { renderPlanText } from '../../plan/renderText.js';
+import { localTarget, remoteTarget, runApply, type ApplyIdentity, type PlanSource } from '../../app/applyFlow.js';
 import { whoAmI } from '../actor.js';
 import { confirmApply } from '../applyGate.js';
 import { parseDuration } from '../duration.js';
 import { environmentOf, refuseOtherEnvironment } from '../environmentOption.js';
-import { withProgress } from '../progressBar.js';
 import type { CliIo } from '../io.js';
-import { renderApplyComplete } from '../render/planOutput.js';
-import { remoteTargetOf } from '../remoteClient.js';
+import { terminalProgress } from '../progressBar.js';
+import { renderApplyComplete, renderPlan } from '../render/planOutput.js';
+import { postGitops, remoteTargetOf } from '../remoteClient.js';
 import { withStore } from '../storeOptions.js';
 import type { ApplyCommandOptions } from './planApplyOptions.js';
-import { remoteApplyCommand } from './remote.js';
+import { readSavedPlanEnvironment } from './savedPlan.js';
 
 async function isFile(path: string): Promise<boolean> {
   try {
@@ -27,8 +22,9 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 /**
- * `dqctl apply [DIR | plan.json]`. From a folder: plan, show, confirm (a terminal prompt, or --auto-approve),
- * apply. From a saved plan: refuse it if stale, else apply it without asking (it was reviewed when saved).
+ * `dqctl apply [DIR | plan.json]` (and `--server URL`): app's one flow (applyFlow.ts) plans, this command shows
+ * the plan, asks (a terminal prompt, or --auto-approve) and the flow applies exactly the plan shown. From a saved
+ * plan: refused if stale, else applied without asking (it was reviewed when saved).
  */
 export type { ApplyCommandOptions };
 
@@ -36,51 +32,45 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
   const lockTimeoutMs = parseDuration(options.lockTimeout, '--lock-timeout');
   const path = resolve(io.cwd, target ?? '.');
   const fromSavedPlan = await isFile(path);
+  if (fromSavedPlan) refuseOtherEnvironment(await readSavedPlanEnvironment(path), options);
+  const source: PlanSource = fromSavedPlan
+    ? { type: 'saved', file: path, repository: options.repository ? resolve(io.cwd, options.repository) : undefined, allowMassDelete: options.allowMassDelete }
+    : {
+        type: 'repository',
+        repository: path,
+        options: { pruneUnmanaged: options.pruneUnmanaged, keepDrift: options.keepDrift, allowMassDelete: options.allowMassDelete, environment: environmentOf(options) },
+      };
+  const actor = whoAmI(io.env);
+  const planBar = terminalProgress(io, options);
+  const applyBar = terminalProgress(io, options);
+  const conversation = {
+    switchEnvironment: options.switchEnv,
+    planProgress: planBar.report,
+    applyProgress: applyBar.report,
+    show: (doc: Parameters<typeof renderPlan>[0]) => {
+      planBar.stop();
+      if (options.format === 'text') io.stdout(renderPlan(doc, 'text', io));
+    },
+    confirm: (changeCount: number) => confirmApply({ changeCount, blocked: false, savedPlan: false, autoApprove: options.autoApprove ?? false }, io),
+  };
   const server = remoteTargetOf(options, io);
-  if (server) return remoteApplyCommand(server, path, fromSavedPlan, options, io);
-  return withStore(options, io, { operation: `apply by ${whoAmI(io.env)}`, waitMs: lockTimeoutMs }, async (store) => {
-    let plan: Plan;
-    if (fromSavedPlan) {
-      const saved = await readSavedPlan(path);
-      if (options.allowMassDelete) saved.options.allow_mass_delete = true;
-      refuseOtherEnvironment(saved.environment.name, options);
-      plan = await replanSavedPlan(saved, store, options.repository ? resolve(io.cwd, options.repository) : undefined);
-    } else {
-      ({ plan } = await withProgress(io, options, (progress) =>
-        planRepository({
-          repository: path,
-          store,
-          pruneUnmanaged: options.pruneUnmanaged,
-          keepDrift: options.keepDrift,
-          allowMassDelete: options.allowMassDelete,
-          environment: environmentOf(options),
-          progress,
-        }),
-      ));
-    }
-    const doc = toPlanDocument(plan);
-    if (options.format === 'text') io.stdout(renderPlanText(doc, { color: io.color }));
-    if (plan.environment.switching && !options.switchEnv) {
-      // refused before the prompt: nobody should be asked to confirm what cannot be applied
-      throw environmentSwitchRefused(plan);
-    }
-    if (nothingToApply(plan)) {
-      if (options.format === 'json') io.stdout(JSON.stringify({ plan: doc, applied: null }, null, 2) + '\n');
-      return 0;
-    }
-    await confirmApply(
-      { changeCount: plan.changes.length, blocked: blockingFindings(plan).length > 0, savedPlan: fromSavedPlan, autoApprove: options.autoApprove ?? false },
-      io,
-    );
-    const actor = whoAmI(io.env);
-    const result = await withProgress(io, options, (progress) =>
-      applyPlan(plan, store, { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, progress, switchEnvironment: options.switchEnv }),
-    );
-    if (options.format === 'json') {
-      io.stdout(JSON.stringify({ plan: doc, applied: result }, null, 2) + '\n');
-    } else {
-      io.stdout(renderApplyComplete(result));
-    }
+  try {
+    const outcome = server
+      ? await runApply(
+          remoteTarget((operation, request) => postGitops(server, operation, request), source, { actor, lockTimeoutMs, switchEnvironment: options.switchEnv }, {
+            direct: options.format === 'json' && options.autoApprove === true,
+          }),
+          conversation,
+        )
+      : await withStore(options, io, { operation: `apply by ${actor}`, waitMs: lockTimeoutMs }, (store) => {
+          const identity: ApplyIdentity = { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, switchEnvironment: options.switchEnv };
+          return runApply(localTarget(store, source, identity), conversation);
+        });
+    if (options.format === 'json') io.stdout(JSON.stringify(outcome, null, 2) + '\n');
+    else if (outcome.applied) io.stdout(renderApplyComplete(outcome.applied));
     return 0;
-  });
+  } finally {
+    planBar.stop();
+    applyBar.stop();
+  }
 }

@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { DqError } from '../../model/index.js';
-import type { ReconcileStatus } from '../../reconcile/status.js';
-import { statusFromStore } from '../../reconcile/storeStatus.js';
+import { syncStatus, type ReconcileStatus } from '../../app/syncStatus.js';
 import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
@@ -28,7 +27,7 @@ export async function statusCommand(options: StatusOptions, io: CliIo): Promise<
     status = await fetchStatus(target, options.all ?? false);
   } else {
     const repository = options.repo ? resolve(io.cwd, options.repo) : undefined;
-    status = await withStore(options, io, { operation: 'status' }, (store) => statusFromStore(store, { repository, all: options.all, environment: environmentOf(options) }));
+    status = await withStore(options, io, { operation: 'status' }, (store) => syncStatus({ store, repository, environment: environmentOf(options) }, { all: options.all }));
   }
   io.stdout(options.format === 'json' ? JSON.stringify(status, null, 2) + '\n' : renderStatusText(status));
   return 0;

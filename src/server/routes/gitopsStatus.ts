@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { applyHistoryEntry, MAX_HISTORY_LIMIT } from '../../app/applyHistoryEntry.js';
 import { DqError } from '../../model/index.js';
-import { renderPlanText } from '../../plan/renderText.js';
+import { renderPlanDocument } from '../../app/planRendering.js';
 import type { Reconciler } from '../../reconcile/reconciler.js';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../reconcile/webhookSignature.js';
 import { ref } from '../apiSchemas.js';
@@ -59,7 +59,7 @@ export async function gitopsStatusRoutes(api: FastifyInstance, context: ServerCo
       const query = request.query as { format?: string; mode?: 'apply' | 'loop' };
       const plan = await loopOf(context).pendingPlan(query.mode ?? 'apply');
       if (!plan) throw new DqError('NOT_FOUND', 'no pass has planned yet; see GET /api/gitops/status');
-      if (query.format === 'text') return reply.type('text/plain; charset=utf-8').send(renderPlanText(plan, { color: false }));
+      if (query.format === 'text') return reply.type('text/plain; charset=utf-8').send(renderPlanDocument(plan, 'text'));
       return plan;
     },
   );
