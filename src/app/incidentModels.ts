@@ -1,4 +1,4 @@
-import type { JsonObject } from '../model/index.js';
+import type { JsonObject, SeverityNumber } from '../model/index.js';
 import type { IncidentIssueRow, IncidentRecord, IncidentStatus, Store } from '../store/store.js';
 
 /**
@@ -94,7 +94,7 @@ function severityCounts(incidents: readonly IncidentRecord[], now: number): Json
   const today = new Date(now);
   const thisMonth = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1);
   const lastMonth = Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1);
-  const counts = (severity: number): JsonObject => {
+  const counts = (severity: SeverityNumber): JsonObject => {
     const of = incidents.filter((i) => i.highestSeverity === severity).map((i) => Date.parse(i.firstSeen));
     return {
       totalCount: of.length,

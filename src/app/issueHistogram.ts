@@ -1,3 +1,4 @@
+import type { SeverityNumber } from '../model/index.js';
 import type { Store } from '../store/store.js';
 import type { TableRef } from './lineageGraph.js';
 
@@ -35,7 +36,7 @@ export async function issueHistogram(store: Store, table: TableRef, options: { s
 
 /** What a histogram reads of a result row. */
 export interface IssueRow {
-  severity: number | null;
+  severity: SeverityNumber | null;
   executedAt: string;
   columnName: string | null;
   checkName: string;

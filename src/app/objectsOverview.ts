@@ -1,5 +1,5 @@
 import type { LiveSummary, ObjectKind } from '../model/index.js';
-import { OBJECT_KINDS, SEVERITY_NAMES } from '../model/index.js';
+import { OBJECT_KINDS, resultStatusOf, type QualityStatus } from '../model/index.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { ObjectStatus, ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
 import { statusFromStore } from '../reconcile/storeStatus.js';
@@ -11,7 +11,6 @@ import type { Store, TableSeverityRow } from '../store/store.js';
  * sync status (the reconcile loop's when one runs, otherwise the store's own records) and the newest check
  * results: GET /api/overview and GET /api/objects. Severity and sync are words, as everywhere in the API.
  */
-export type QualityStatus = 'valid' | 'warning' | 'error' | 'fatal' | 'execution_error' | 'not_run';
 /** Worst first when sorting; `execution_error` ranks between valid and warning (a check could not say). */
 const RANK: Record<QualityStatus, number> = { not_run: 0, valid: 1, execution_error: 2, warning: 3, error: 4, fatal: 5 };
 
@@ -99,7 +98,7 @@ function short(revision: string | null | undefined): string | null {
 
 function qualityOf(row: TableSeverityRow | undefined): QualityStatus {
   if (!row) return 'not_run';
-  return row.severity === null ? 'execution_error' : SEVERITY_NAMES[Math.min(row.severity, 3)];
+  return resultStatusOf(row.severity);
 }
 
 function splitTable(name: string): { connection: string; schema: string; table: string } | null {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, onUnauthorized, request, setToken, type Profile } from './api';
+import { ApiError, get, onUnauthorized, request, setToken, type Connection, type Profile } from './api';
 import { ErrorBox, useLoad } from './components/common';
 import { ProfileContext } from './profile';
 import { links, segments, useLocation, type Location } from './router';
@@ -128,10 +128,10 @@ function View({ location, profile }: { location: Location; profile: Profile }) {
 }
 
 function IncidentsView({ location, profile }: { location: Location; profile: Profile }) {
-  const connections = useLoad('connections', () => get<Array<{ connection_name: string }>>('/api/connections'));
+  const connections = useLoad('connections', () => get<Connection[]>('/api/connections'));
   if (connections.error) return <ErrorBox error={connections.error} what="the connections" />;
   if (!connections.data) return <p class="loading">Loading…</p>;
-  return <Incidents location={location} profile={profile} connections={connections.data.map((c) => c.connection_name)} />;
+  return <Incidents location={location} profile={profile} connections={connections.data.flatMap((c) => (c.connection_name === undefined ? [] : [c.connection_name]))} />;
 }
 
 function LineageIndex() {

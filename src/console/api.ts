@@ -3,7 +3,7 @@
  * sessionStorage, so it ends with the tab) and turns a 401 into "sign in again" for the whole app. The types
  * follow the server's own schemas (schemas/api/*.json); only the fields the console reads are named.
  */
-import type { ObjectKindName, QualityStatus, SyncStatus } from './words';
+import type { CheckResultHistoryModel, JobHistoryEntryModel, OverviewModel } from './apiTypes.generated';
 
 const TOKEN_KEY = 'dqctl.token';
 
@@ -90,225 +90,41 @@ export function tablePath(connection: string, schema: string, table: string): st
   return `/api/connections/${encodeURIComponent(connection)}/schemas/${encodeURIComponent(schema)}/tables/${encodeURIComponent(table)}`;
 }
 
-export interface Profile {
-  user: string;
-  account_role: 'viewer' | 'editor' | 'operator' | 'admin';
-  can_run_checks: boolean;
-  can_collect_statistics: boolean;
-  can_manage_incidents: boolean;
-  can_cancel_jobs: boolean;
-  features?: { incidents?: boolean };
-}
+/**
+ * The API's models as the console names them: each is the type generated from the server's schema of the route
+ * (apiTypes.generated.ts, from schemas/api), so a field renamed or retyped on the server fails this typecheck.
+ */
+export type {
+  ApplyHistoryEntryModel as ApplyEntry,
+  CheckResultEntryModel as IncidentIssue,
+  CheckResultHistoryModel as CheckHistory,
+  ConnectionModel as Connection,
+  DomainConnectionTableKey as TableKey,
+  DqoUserProfileModel as Profile,
+  EffectiveCheckModel as EffectiveCheck,
+  ErrorSamplesListModel as SampleList,
+  IncidentModel as Incident,
+  IncidentsPerConnectionModel as IncidentsPerConnection,
+  JobHistoryEntryModel as JobEntry,
+  JobStartResult,
+  ObjectStatusListModel as ObjectStatusList,
+  ObjectStatusRowModel as ObjectRow,
+  OverviewModel as Overview,
+  TableCurrentDataQualityStatusModel as QualityStatusModel,
+  TableLineageModel as LineageTree,
+  TableLineageTableListModel as Neighbour,
+} from './apiTypes.generated';
 
-export type SeverityCounts = Record<QualityStatus, number>;
+/** One readout of a check's history (GET …/checkresults). */
+export type ResultEntry = NonNullable<CheckResultHistoryModel['results']>[number];
 
-export interface Overview {
-  generated_at: string;
-  sync: {
-    sync: 'Synced' | 'OutOfSync' | 'Unknown';
-    health: 'Healthy' | 'Degraded' | 'Suspended';
-    message: string | null;
-    loop: boolean;
-    repository: { type: string; location: string; branch: string | null; revision: string | null; short_revision: string | null } | null;
-    last_applied: { revision: string | null; short_revision: string | null; applied_at: string; applied_by: string } | null;
-    environment?: { loaded: string | null; applied: string | null };
-    last_pass: { finished_at: string; result: string; error: string | null } | null;
-    counts: Record<SyncStatus, number>;
-    compared_at: string | null;
-  };
-  objects: { total: number; by_kind: Record<ObjectKindName, { git: number; api: number }>; by_owner: { git: number; api: number } };
-  not_synced: NotSyncedObject[];
-  not_synced_count: number;
-  connections: Array<{ name: string; managed_by: string; sync_status: SyncStatus; tables: number; quality_status: QualityStatus; tables_by_quality: SeverityCounts }>;
-  quality: {
-    tables_by_quality: SeverityCounts;
-    results: { valid: number; warnings: number; errors: number; fatals: number; execution_errors: number };
-    last_executed_at: string | null;
-    worst_tables: Array<{ connection: string; schema: string; table: string; quality_status: QualityStatus; errors: number; warnings: number; fatals: number }>;
-  };
-  jobs: { queued: number; running: number; active: Array<{ job_id: number; job_type: string; status: string; created_at: string; started_at: string | null; created_by: string | null }> };
-}
+/** An object not in sync (the overview's list): its fields with who changed each since the last apply. */
+export type NotSyncedObject = OverviewModel['not_synced'][number];
 
-export interface ObjectRow {
-  kind: ObjectKindName;
-  name: string;
-  connection: string | null;
-  schema: string | null;
-  table: string | null;
-  managed_by: 'git' | 'api';
-  origin_file: string | null;
-  sync_status: SyncStatus;
-  quality_status: QualityStatus;
-}
+/** GET /api/gitops/status and GET /api/gitops/plan (the JSON plan `dqctl plan --format json` prints). */
+export type { GitopsStatusModel as GitopsStatus, PlanDocumentModel as PlanSummary } from './apiTypes.generated';
 
-export interface EffectiveCheck {
-  target: 'table' | 'column';
-  column_name: string | null;
-  check_type: 'profiling' | 'monitoring' | 'partitioned';
-  time_scale: 'daily' | 'monthly' | null;
-  check_category: string;
-  check_name: string;
-  origin: { source: 'table' | 'policy'; policy_name: string | null; priority: number | null };
-  disabled: boolean;
-  rules: Partial<Record<'warning' | 'error' | 'fatal', Record<string, unknown>>>;
-}
-
-export interface ResultEntry {
-  time_period: string;
-  executed_at: string;
-  data_group: string;
-  actual_value: number | null;
-  expected_value: number | null;
-  severity: 'valid' | 'warning' | 'error' | 'fatal' | null;
-  error_message: string | null;
-}
-
-export interface CheckHistory {
-  check_type: string;
-  time_gradient: string;
-  check_category: string;
-  check_name: string;
-  column_name: string | null;
-  table_comparison: string | null;
-  quality_dimension: string | null;
-  results: ResultEntry[];
-}
-
-export interface ErrorSample {
-  checkName?: string;
-  columnName?: string;
-  result?: unknown;
-  collectedAt?: string;
-  dataGroup?: string;
-  rowId1?: string;
-}
-
-export interface TableKey {
-  connection_name: string;
-  physical_table_name: { schema_name: string; table_name: string };
-  compact_key?: string;
-}
-
-export interface QualityStatusModel {
-  current_severity: 'valid' | 'warning' | 'error' | 'fatal' | null;
-  last_check_executed_at: string | null;
-  warnings?: number;
-  errors?: number;
-  fatals?: number;
-}
-
-export interface LineageTree {
-  relative_table: TableKey;
-  relative_table_cumulative_quality_status: QualityStatusModel | null;
-  flows: Array<{
-    source_table: TableKey;
-    target_table: TableKey;
-    source_table_quality_status: QualityStatusModel | null;
-    target_table_quality_status: QualityStatusModel | null;
-  }>;
-}
-
-export interface LineageTableList {
-  connection: string;
-  schema: string;
-  table: string;
-  direction: 'source' | 'target';
-}
-
-export interface JobEntry {
-  jobId: { jobId: number; createdAt: string; jobBusinessKey?: string };
-  jobType: string;
-  parameters: Record<string, unknown>;
-  status: string;
-  statusChangedAt: string;
-  errorMessage?: string;
-  result?: Record<string, unknown>;
-  createdBy?: string;
-  startedAt?: string;
-  finishedAt?: string;
-}
-
-export interface ApplyEntry {
-  id: number;
-  applied_at: string;
-  applied_by: string;
-  commit: string | null;
-  repository: string | null;
-  summary: unknown;
-}
-
-/** Who changed a field since the last apply: in git, outside git (API, console), or both (a conflict). */
-export interface FieldChangeStatus {
-  path: string;
-  origin: 'repository' | 'api' | 'both';
-  kept: boolean;
-}
-
-export interface NotSyncedObject {
-  kind: ObjectKindName;
-  name: string;
-  status: SyncStatus;
-  reason: string;
-  fields: string[];
-  changes: FieldChangeStatus[];
-  drifted: boolean;
-  file: string | null;
-}
-
-export interface GitopsStatus {
-  objects: NotSyncedObject[];
-  settings: { auto_apply: boolean; self_heal: boolean; interval_ms: number } | null;
-}
-
-/** The parts of a JSON plan (`dqctl plan --format json`) the console shows. */
-export interface PlanSummary {
-  options: { prune_unmanaged: boolean; keep_drift: boolean };
-  summary: { add: number; change: number; destroy: number; drifted: number; kept: number };
-  changes: Array<{ address: string; actions: string[] }>;
-  drift: Array<{ address: string; restored: boolean }>;
-}
-
-/** DQOps's IncidentModel (camelCase), as the incidents API serves it: times are epoch milliseconds. */
-export interface Incident {
-  incidentId: string;
-  connection: string;
-  year: number;
-  month: number;
-  schema: string;
-  table: string;
-  tablePriority?: number | null;
-  incidentHash?: number;
-  firstSeen: number;
-  lastSeen: number;
-  incidentUntil?: number | null;
-  dataGroup?: string | null;
-  qualityDimension?: string | null;
-  checkCategory?: string | null;
-  checkName?: string | null;
-  highestSeverity: number;
-  failedChecksCount: number;
-  issueUrl?: string | null;
-  status: 'open' | 'acknowledged' | 'resolved' | 'muted';
-}
-
-/** DQOps's CheckResultEntryModel, as GET .../issues serves it (executedAt in epoch milliseconds). */
-export interface IncidentIssue {
-  id: string;
-  checkCategory: string;
-  checkName: string;
-  checkDisplayName: string | null;
-  columnName: string | null;
-  severity: number;
-  actualValue: number | null;
-  expectedValue: number | null;
-  executedAt: number;
-  timePeriod: string;
-  dataGroup: string | null;
-}
-
-/** DQOps's IncidentsPerConnectionModel (GET /api/incidentstat): open incidents of a connection. */
-export interface IncidentsPerConnection {
-  connection: string;
-  openIncidents: number;
-  mostRecentFirstSeen: number;
+/** GET /api/jobs/jobs. */
+export interface JobList {
+  jobs: JobHistoryEntryModel[];
 }

@@ -1,9 +1,12 @@
+import type { ObjectStatusRowModel } from './apiTypes.generated';
+
 /**
- * Severity, sync and status are always written as words; colour only adds to them (the `tone` class).
+ * Severity, sync and status are always written as words; colour only adds to them (the `tone` class). The
+ * vocabularies are the server's (its schema of an object's row), so a status added there needs its word here.
  */
-export type QualityStatus = 'valid' | 'warning' | 'error' | 'fatal' | 'execution_error' | 'not_run';
-export type SyncStatus = 'Synced' | 'OutOfSync' | 'Missing' | 'Extraneous' | 'Drifted';
-export type ObjectKindName = 'source' | 'table' | 'rule' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
+export type QualityStatus = ObjectStatusRowModel['quality_status'];
+export type SyncStatus = ObjectStatusRowModel['sync_status'];
+export type ObjectKindName = ObjectStatusRowModel['kind'];
 
 export const QUALITY_WORDS: Record<QualityStatus, string> = {
   valid: 'valid',
@@ -45,8 +48,9 @@ export const KIND_PLURAL: Record<ObjectKindName, string> = {
   default_notifications: 'default notifications',
 };
 
-/** DQOps's incident severities: 1 warning, 2 error, 3 fatal. */
-export function incidentSeverityWord(severity: number): string {
+/** DQOps's incident severities: 1 warning, 2 error, 3 fatal; an issue without one is an execution error. */
+export function incidentSeverityWord(severity: number | null): string {
+  if (severity === null) return QUALITY_WORDS.execution_error;
   return ['valid', 'warning', 'error', 'fatal'][severity] ?? `severity ${severity}`;
 }
 

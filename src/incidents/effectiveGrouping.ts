@@ -1,4 +1,4 @@
-import { isJsonObject, SEVERITY_NUMBERS, type JsonObject } from '../model/index.js';
+import { isJsonObject, SEVERITY_NUMBERS, type JsonObject, type SeverityNumber } from '../model/index.js';
 
 /**
  * The incident grouping that applies to one table: its connection's `incident_grouping`, overridden field by
@@ -17,7 +17,7 @@ export type IncidentGroupingLevel = (typeof INCIDENT_GROUPING_LEVELS)[number];
 export interface EffectiveGrouping {
   groupingLevel: IncidentGroupingLevel;
   /** 1 warning, 2 error, 3 fatal: failures below it open no incident. */
-  minimumSeverity: number;
+  minimumSeverity: SeverityNumber;
   divideByDataGroups: boolean;
   maxIncidentLengthDays: number;
   muteForDays: number;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { higherSeverity, type SeverityNumber } from '../model/index.js';
 import type { CheckResultInput, IncidentRecord, IncidentStatus } from '../store/store.js';
 import type { EffectiveGrouping } from './effectiveGrouping.js';
 import { incidentKeyOf, keyFieldsOf, type FailureFields, type IncidentKey } from './incidentKey.js';
@@ -18,7 +19,7 @@ export interface Observation {
   tablePriority: number | null;
   firstSeen: string;
   lastSeen: string;
-  highestSeverity: number;
+  highestSeverity: SeverityNumber;
   count: number;
   grouping: EffectiveGrouping;
 }
@@ -48,7 +49,7 @@ export function observeFailures(
       known.count++;
       if (seen < known.firstSeen) known.firstSeen = seen;
       if (seen > known.lastSeen) known.lastSeen = seen;
-      known.highestSeverity = Math.max(known.highestSeverity, severity);
+      known.highestSeverity = higherSeverity(known.highestSeverity, severity);
     } else {
       byHash.set(key.incidentHash, {
         key,
@@ -158,7 +159,7 @@ export function applyObservation(newest: IncidentRecord | undefined, observation
         ...newest,
         failedChecksCount: newest.failedChecksCount + observation.count,
         lastSeen: observation.lastSeen > newest.lastSeen ? observation.lastSeen : newest.lastSeen,
-        highestSeverity: Math.max(newest.highestSeverity, observation.highestSeverity),
+        highestSeverity: higherSeverity(newest.highestSeverity, observation.highestSeverity),
       },
     };
   }

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../model/index.js';
+import { isJsonObject, type JsonObject, type SeverityNumber } from '../model/index.js';
 import type { IncidentStatus } from '../store/store.js';
 import { splitAddresses } from './notificationAddresses.js';
 
@@ -48,7 +48,7 @@ export interface FilterSubject {
   checkCategory: string | null;
   checkType: string | null;
   checkName: string | null;
-  highestSeverity: number;
+  highestSeverity: SeverityNumber;
 }
 
 export interface Recipient {

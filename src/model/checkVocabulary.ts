@@ -20,8 +20,36 @@ export type SeverityNumber = 0 | 1 | 2 | 3;
 
 export const SEVERITY_NUMBERS: Readonly<Record<SeverityName, SeverityNumber>> = { valid: 0, warning: 1, error: 2, fatal: 3 };
 
-export function severityName(severity: SeverityNumber | number): SeverityName {
-  const name = SEVERITY_NAMES[severity];
-  if (name === undefined) throw new RangeError(`no severity ${severity}`);
-  return name;
+export function severityName(severity: SeverityNumber): SeverityName {
+  return SEVERITY_NAMES[severity];
+}
+
+/** The higher of two severities (an incident's highest severity as failures join it). */
+export function higherSeverity(a: SeverityNumber, b: SeverityNumber): SeverityNumber {
+  return b > a ? b : a;
+}
+
+export function isSeverityNumber(value: unknown): value is SeverityNumber {
+  return value === 0 || value === 1 || value === 2 || value === 3;
+}
+
+/** A severity read from outside the type system (a database row, a sensor's output): checked, never assumed. */
+export function toSeverityNumber(value: number): SeverityNumber {
+  if (!isSeverityNumber(value)) throw new RangeError(`no severity ${value}`);
+  return value;
+}
+
+/**
+ * A check result's status as the API and the console word it: its severity, or `execution_error` when the
+ * check could not run (the result has no severity).
+ */
+export const RESULT_STATUSES = [...SEVERITY_NAMES, 'execution_error'] as const;
+export type ResultStatus = (typeof RESULT_STATUSES)[number];
+
+/** A table's or an object's status: a result's, or `not_run` while it has no result. */
+export const QUALITY_STATUSES = [...RESULT_STATUSES, 'not_run'] as const;
+export type QualityStatus = (typeof QUALITY_STATUSES)[number];
+
+export function resultStatusOf(severity: SeverityNumber | null): ResultStatus {
+  return severity === null ? 'execution_error' : SEVERITY_NAMES[severity];
 }

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RUN_CHECKS } from '../jobs/executors/runChecks.js';
 import type { JobEnded } from '../jobs/jobService.js';
-import { isJsonObject } from '../model/index.js';
+import { isJsonObject, RESULT_STATUSES, type ResultStatus } from '../model/index.js';
 import type { PassRecord } from '../reconcile/status.js';
 import { OBJECT_SYNC_STATUSES } from '../reconcile/status.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
@@ -24,9 +24,8 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
-const SEVERITIES = ['valid', 'warning', 'error', 'fatal', 'execution_error'] as const;
 /** The run_checks job result's counts (RunChecksResult) by the severity label they feed. */
-const SEVERITY_FIELDS: Record<(typeof SEVERITIES)[number], string> = {
+const SEVERITY_FIELDS: Record<ResultStatus, string> = {
   valid: 'valid_results',
   warning: 'warnings',
   error: 'errors',
@@ -182,7 +181,7 @@ export class ServerMetrics {
     // a run that failed some tables keeps the counts of the others under `result`
     const failedRun = ended.result?.result;
     const result = (ended.status === 'finished' ? ended.result : isJsonObject(failedRun) ? failedRun : null) ?? {};
-    for (const severity of SEVERITIES) {
+    for (const severity of RESULT_STATUSES) {
       const count = result[SEVERITY_FIELDS[severity]];
       if (typeof count === 'number' && count > 0) this.checkResults.inc({ severity }, count);
     }

@@ -1,3 +1,4 @@
+import { toSeverityNumber, type SeverityNumber } from '../model/index.js';
 import { chunksOfJson, insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 
@@ -28,8 +29,8 @@ export interface IncidentRecord {
   checkType: string | null;
   checkName: string | null;
   /** 1 warning, 2 error, 3 fatal. */
-  highestSeverity: number;
-  minimumSeverity: number;
+  highestSeverity: SeverityNumber;
+  minimumSeverity: SeverityNumber;
   failedChecksCount: number;
   issueUrl: string | null;
   status: IncidentStatus;
@@ -85,7 +86,7 @@ export interface IncidentSnapshotRow {
   check_category: string | null;
   check_type: string | null;
   check_name: string | null;
-  highest_severity: number;
+  highest_severity: SeverityNumber;
   failed_checks_count: number;
   issue_url: string | null;
 }
@@ -112,7 +113,7 @@ export const SNAPSHOT_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof IncidentSnapshotRow>;
 
 interface IncidentRow extends IncidentSnapshotRow {
-  minimum_severity: number;
+  minimum_severity: SeverityNumber;
   status: IncidentStatus;
   status_changed_at: string;
   status_changed_by: string | null;
@@ -293,7 +294,7 @@ export interface IncidentFilter {
   firstSeenFrom?: string;
   statuses?: readonly IncidentStatus[];
   /** Only this highest severity. */
-  severity?: number;
+  severity?: SeverityNumber;
   /** Case-insensitive substring of schema.table, data group, quality dimension, check category or check name. */
   text?: string;
   qualityDimension?: string;
@@ -422,7 +423,7 @@ export interface IncidentIssueRow {
   tableComparison: string | null;
   actualValue: number | null;
   expectedValue: number | null;
-  severity: number;
+  severity: SeverityNumber;
   durationMs: number | null;
   timePeriod: string;
   executedAt: string;
@@ -484,7 +485,7 @@ export async function incidentIssues(sql: SqlQueryable, incident: IncidentRecord
     tableComparison: r.table_comparison as string | null,
     actualValue: r.actual_value === null ? null : Number(r.actual_value),
     expectedValue: r.expected_value === null ? null : Number(r.expected_value),
-    severity: Number(r.severity),
+    severity: toSeverityNumber(Number(r.severity)),
     durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
     timePeriod: r.time_period as string,
     executedAt: r.executed_at as string,

@@ -1,4 +1,4 @@
-import { DqError, type CheckType } from '../model/index.js';
+import { DqError, toSeverityNumber, type CheckType, type SeverityNumber } from '../model/index.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 
@@ -35,7 +35,7 @@ export interface CheckResultInput {
   actualValue?: number | null;
   expectedValue?: number | null;
   /** 0 valid, 1 warning, 2 error, 3 fatal; null for an execution error (then `errorMessage` is set). */
-  severity?: number | null;
+  severity?: SeverityNumber | null;
   durationMs?: number | null;
   /** Default: now. */
   executedAt?: string;
@@ -205,7 +205,7 @@ interface CheckResultSqlRow {
   actual_value: number | null;
   rule_actual_value: number | null;
   expected_value: number | null;
-  severity: number | null;
+  severity: SeverityNumber | null;
   duration_ms: number | null;
   executed_at: string;
   table_comparison: string | null;
@@ -474,7 +474,7 @@ export interface TableSeverityRow {
   schemaName: string;
   tableName: string;
   /** The highest severity of those results (0 valid … 3 fatal); null when every one is an execution error. */
-  severity: number | null;
+  severity: SeverityNumber | null;
   /** Results of those runs by severity, and execution errors. */
   valid: number;
   warnings: number;
@@ -494,7 +494,7 @@ export async function readTableSeverities(sql: SqlQueryable): Promise<TableSever
     connection_name: string;
     schema_name: string;
     table_name: string;
-    severity: number | null;
+    severity: SeverityNumber | null;
     valid: number | string;
     warnings: number | string;
     errors: number | string;
@@ -521,7 +521,7 @@ export async function readTableSeverities(sql: SqlQueryable): Promise<TableSever
     connectionName: row.connection_name,
     schemaName: row.schema_name,
     tableName: row.table_name,
-    severity: row.severity === null ? null : Number(row.severity),
+    severity: row.severity === null ? null : toSeverityNumber(Number(row.severity)),
     valid: Number(row.valid),
     warnings: Number(row.warnings),
     errors: Number(row.errors),
@@ -549,7 +549,7 @@ export interface BacktestReadoutRow {
   dataGroup: string;
   actualValue: number | null;
   expectedValue: number | null;
-  severity: number;
+  severity: SeverityNumber;
   /** false: a readout the check's rules gave no verdict on (its severity is not a result). */
   verdict: boolean;
 }
@@ -583,7 +583,7 @@ export async function readBacktestReadouts(
     data_group: string;
     actual_value: number | null;
     expected_value: number | null;
-    severity: number;
+    severity: SeverityNumber;
     verdict: boolean;
   }>(
     `select r.k, ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.expected_value, r.severity, r.verdict
@@ -607,7 +607,7 @@ export async function readBacktestReadouts(
     dataGroup: row.data_group,
     actualValue: row.actual_value,
     expectedValue: row.expected_value,
-    severity: Number(row.severity),
+    severity: toSeverityNumber(Number(row.severity)),
     verdict: row.verdict,
   }));
 }

@@ -9,7 +9,7 @@ import { previewRevisions } from '../../src/app/preview/previewRevisions.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { checkHashOf } from '../../src/jobs/checkRun/plannedChecks.js';
 import { GitSource } from '../../src/manifest/gitSource.js';
-import type { JsonObject } from '../../src/model/index.js';
+import type { JsonObject, SeverityNumber } from '../../src/model/index.js';
 import { openStore } from '../../src/store/index.js';
 import type { CheckResultInput, Store } from '../../src/store/store.js';
 import { gitRepo, type GitRepo } from '../helpers/gitRepo.js';
@@ -61,7 +61,7 @@ describe('preview: backtest and live run of the checks a change adds or modifies
   let base: string;
   let head: string;
 
-  const rowOf = (check: string, column: string | null, daysAgo: number, value: number, severity: number | null, executedAt?: string): CheckResultInput => ({
+  const rowOf = (check: string, column: string | null, daysAgo: number, value: number, severity: SeverityNumber | null, executedAt?: string): CheckResultInput => ({
     connectionName: 'db',
     schemaName: 'public',
     tableName: 'Orders',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { incidentKeyOf, messageText, notificationSettings, recipientsOf, slackText, type NotificationSettings } from '../../src/incidents/index.js';
 import { checkAddress } from '../../src/manifest/notificationAddresses.js';
 import { resolveAddress } from '../../src/incidents/notificationAddresses.js';
-import type { JsonObject } from '../../src/model/index.js';
+import type { JsonObject, SeverityNumber } from '../../src/model/index.js';
 
 /**
  * Who gets a message (DQOps's rules, as plain values): filtered notifications by priority, the first match
@@ -20,7 +20,7 @@ const subject = {
   checkCategory: 'nulls',
   checkType: 'monitoring',
   checkName: 'daily_nulls_count',
-  highestSeverity: 3,
+  highestSeverity: 3 as SeverityNumber,
 };
 
 function settings(filters: JsonObject, own: JsonObject = { incident_opened_addresses: 'own@example.com' }, defaults: JsonObject = {}): NotificationSettings {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { toSeverityNumber } from '../../src/model/index.js';
 import { effectiveGrouping, INCIDENT_GROUPING_LEVELS, type EffectiveGrouping } from '../../src/incidents/effectiveGrouping.js';
 import { incidentKeyOf, observeFailures } from '../../src/incidents/index.js';
 import type { CheckResultInput } from '../../src/store/store.js';
@@ -49,7 +50,7 @@ describe('observeFailures', () => {
     for (let c = 1; c <= 5; c++) {
       const dataGroup = g === 5 ? undefined : `group ${g % 3}`;
       const at = `2026-11-2${g}T1${c}:00:00.000Z`;
-      rows.push(row({ checkHash: c, columnName: `c${c}`, dataGroup, executedAt: at, severity: 1 + ((g + c) % 3) }));
+      rows.push(row({ checkHash: c, columnName: `c${c}`, dataGroup, executedAt: at, severity: toSeverityNumber(1 + ((g + c) % 3)) }));
       rows.push(row({ checkHash: c, checkName: 'daily_nulls_percent', dataGroup, executedAt: at }));
       rows.push(row({ checkHash: c, tableName: 'customers', dataGroup, executedAt: at, severity: 3 }));
       rows.push(row({ checkHash: c, qualityDimension: c % 2 ? null : 'Validity', checkCategory: 'pii', dataGroup, executedAt: at }));

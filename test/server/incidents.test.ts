@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultQualityDimension } from '../../src/catalog/index.js';
 import { recordResultsWithIncidents, type IncidentConfiguration } from '../../src/incidents/index.js';
 import { checkHashOf } from '../../src/jobs/checkRun/plannedChecks.js';
-import type { JsonObject } from '../../src/model/index.js';
+import type { JsonObject, SeverityNumber } from '../../src/model/index.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import type { CheckResultInput } from '../../src/store/store.js';
 import { failedResult } from '../helpers/failedResult.js';
@@ -138,7 +138,7 @@ describe.each(STORE_ENGINES)('incidents API on $engine', (engine) => {
     const table = `${CONNECTION}/public.orders`;
     const today = `${RUN_AT.slice(0, 10)}T00:00:00.000Z`;
     const yesterday = new Date(Date.parse(today) - 86_400_000).toISOString();
-    const result = (column: string, category: string, checkName: string, severity: number, actualValue: number, executedAt = RUN_AT): CheckResultInput =>
+    const result = (column: string, category: string, checkName: string, severity: SeverityNumber, actualValue: number, executedAt = RUN_AT): CheckResultInput =>
       failure({
         columnName: column,
         checkCategory: category,

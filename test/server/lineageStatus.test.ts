@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeverityNumber } from '../../src/model/index.js';
 import type { CheckResultInput } from '../../src/store/readResults.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
-const result = (table: string, checkHash: number, severity: number | null, executedAt: string): CheckResultInput => ({
+const result = (table: string, checkHash: number, severity: SeverityNumber | null, executedAt: string): CheckResultInput => ({
   connectionName: 'shop_oltp',
   schemaName: 'public',
   tableName: table,

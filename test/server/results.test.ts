@@ -171,7 +171,7 @@ describe.each(STORE_ENGINES)('$engine store: check results and error samples', (
 
   it('refuses rows it could not give back intact, and writes all rows of an insert or none', async () => {
     await expect(fx.store.insertCheckResults([result({ checkHash: 2 ** 60 })])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await expect(fx.store.insertCheckResults([result({ severity: 4 })])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(fx.store.insertCheckResults([result({ severity: 4 as never })])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(fx.store.insertCheckResults([result({ severity: null })])).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(fx.store.insertCheckResults([result(), result({ checkType: 'weekly' as never })])).rejects.toThrow();
     expect(await fx.store.checkResults(ORDERS)).toEqual([]);

@@ -1,10 +1,10 @@
 import { getCheckCatalog } from '../../catalog/index.js';
 import { outcomeOf, periodOf } from '../../jobs/checkRun/resultRows.js';
 import { ruleSeveritiesOf, type PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
-import type { CheckType } from '../../model/index.js';
+import { severityName, type CheckType } from '../../model/index.js';
 import { evaluateCheck, type Readout } from '../../rules/index.js';
 import type { BacktestReadoutKey, BacktestReadoutRow, Store } from '../../store/store.js';
-import { severityName, zeroCounts, type Backtest } from './previewDocument.js';
+import { zeroCounts, type Backtest } from './previewDocument.js';
 
 /**
  * The backtest of a preview: the head settings of each changed check judged on the readouts already stored for

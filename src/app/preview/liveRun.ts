@@ -1,8 +1,9 @@
 import type { DataSource } from '../../datasource/index.js';
 import type { PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
 import { runTableChecks } from '../../jobs/checkRun/runTableChecks.js';
+import { severityName } from '../../model/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
-import { severityName, zeroCounts, type LiveOutcome } from './previewDocument.js';
+import { zeroCounts, type LiveOutcome } from './previewDocument.js';
 
 /**
  * The live part of a preview: the sensors of one table's changed checks run once now on its data source, as a

@@ -1,4 +1,4 @@
-import type { CheckType, TimeScale } from '../../model/index.js';
+import type { CheckType, SeverityName, TimeScale } from '../../model/index.js';
 
 /**
  * What `dqctl preview --format json` prints (format_version 1.0): for every check a change adds or modifies,
@@ -7,8 +7,6 @@ import type { CheckType, TimeScale } from '../../model/index.js';
  */
 export const PREVIEW_FORMAT_VERSION = '1.0';
 
-export type SeverityName = 'valid' | 'warning' | 'error' | 'fatal';
-export const SEVERITY_NAMES: readonly SeverityName[] = ['valid', 'warning', 'error', 'fatal'];
 export type SeverityCounts = Record<SeverityName, number>;
 
 export interface Backtest {
@@ -68,7 +66,3 @@ export function zeroCounts(): SeverityCounts {
   return { valid: 0, warning: 0, error: 0, fatal: 0 };
 }
 
-/** 0…3 → its name. */
-export function severityName(severity: number): SeverityName {
-  return SEVERITY_NAMES[Math.max(0, Math.min(3, severity))];
-}

@@ -1,10 +1,10 @@
 import {
   isJsonObject,
-  SEVERITY_NAMES,
+  resultStatusOf,
   SEVERITY_NUMBERS,
   type JsonObject,
   type JsonValue,
-  type SeverityName,
+  type ResultStatus,
   type TimeScale,
 } from '../../model/index.js';
 import type { CheckResultRow, CheckType, ErrorSampleRow, Store } from '../../store/store.js';
@@ -29,8 +29,6 @@ import { monthRange, queryParam, type ResultsQuery as Query } from './resultsQue
  *   data group filter (absent without one). Null fields are left out, as DQOps leaves them out.
  */
 const GRADIENT_OF: Record<TimeScale, string> = { daily: 'day', monthly: 'month' };
-
-type Status = SeverityName | 'execution_error';
 
 /** Where the results are: a table, or one of its columns; with the objects that were looked up. */
 export interface Target {
@@ -99,12 +97,12 @@ function displayText(timePeriod: string, timeGradient: string): string {
   }
 }
 
-export function statusOf(row: CheckResultRow): Status {
-  return row.severity === null ? 'execution_error' : SEVERITY_NAMES[row.severity];
+export function statusOf(row: CheckResultRow): ResultStatus {
+  return resultStatusOf(row.severity);
 }
 
 /** How bad a status is; an execution error ranks below every result, so a real result always shows. */
-const STATUS_RANK: Record<Status, number> = { execution_error: -1, ...SEVERITY_NUMBERS };
+const STATUS_RANK: Record<ResultStatus, number> = { execution_error: -1, ...SEVERITY_NUMBERS };
 
 /** The object without its null and undefined fields (DQOps leaves nulls out of its JSON). */
 export function withoutNulls(object: Record<string, unknown>): JsonObject {

@@ -1,5 +1,5 @@
 import { changeIncidentStatus, listIncidents, listNotifications, type NotificationView } from '../../app/incidentCommands.js';
-import { DqError, SEVERITY_NAMES, type JsonObject } from '../../model/index.js';
+import { DqError, SEVERITY_NAMES, toSeverityNumber, type JsonObject } from '../../model/index.js';
 import { INCIDENT_STATUSES, type IncidentRecord, type IncidentStatus } from '../../store/store.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
@@ -66,8 +66,8 @@ function fromModel(m: JsonObject): IncidentView {
     checkCategory: (m.checkCategory as string | null) ?? null,
     checkType: (m.checkType as string | null) ?? null,
     checkName: (m.checkName as string | null) ?? null,
-    highestSeverity: Number(m.highestSeverity),
-    minimumSeverity: Number(m.minimumSeverity),
+    highestSeverity: toSeverityNumber(Number(m.highestSeverity)),
+    minimumSeverity: toSeverityNumber(Number(m.minimumSeverity)),
     failedChecksCount: Number(m.failedChecksCount),
     issueUrl: (m.issueUrl as string | null) ?? null,
     status: m.status as IncidentStatus,

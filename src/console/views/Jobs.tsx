@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, request, type JobEntry, type ObjectRow, type Profile } from '../api';
+import { get, request, type JobEntry, type JobList, type ObjectStatusList, type Profile } from '../api';
 import { Empty, Section, Show, Status, useLoad } from '../components/common';
 import { JobButtons } from '../components/JobButtons';
 import { formatTime } from '../words';
@@ -7,7 +7,7 @@ import { formatTime } from '../words';
 /** Queued, running and finished jobs (refreshed every two seconds while any is active); operators start and cancel them. */
 export function Jobs({ profile }: { profile: Profile }) {
   const [tick, setTick] = useState(0);
-  const jobs = useLoad(`jobs:${tick}`, () => get<{ jobs: JobEntry[] }>('/api/jobs/jobs?limit=100'));
+  const jobs = useLoad(`jobs:${tick}`, () => get<JobList>('/api/jobs/jobs?limit=100'));
   const active = (jobs.data?.jobs ?? []).some((j) => ['queued', 'running', 'waiting', 'cancel_requested'].includes(j.status));
   useEffect(() => {
     if (!active) return;
@@ -102,7 +102,7 @@ function JobTable({ jobs, profile, onChange }: { jobs: JobEntry[]; profile: Prof
 
 /** Pick a table, then run its checks or collect its statistics. */
 function StartJob({ profile }: { profile: Profile }) {
-  const tables = useLoad('job-tables', () => get<{ objects: ObjectRow[] }>('/api/objects?kind=table'));
+  const tables = useLoad('job-tables', () => get<ObjectStatusList>('/api/objects?kind=table'));
   const [chosen, setChosen] = useState('');
   return (
     <Section title="Start a job">

@@ -11,7 +11,7 @@ function keyOf(t: TableKey): string {
   return t.compact_key ?? `${t.connection_name}/${t.physical_table_name.schema_name}.${t.physical_table_name.table_name}`;
 }
 
-function statusOf(s: QualityStatusModel | null): QualityStatus {
+function statusOf(s: QualityStatusModel | undefined): QualityStatus {
   return s?.current_severity ?? 'not_run';
 }
 
@@ -19,7 +19,7 @@ function statusOf(s: QualityStatusModel | null): QualityStatus {
 export function graphWithin(tree: LineageTree, depth: number): { nodes: GraphNode[]; edges: GraphEdge[] } {
   const start = keyOf(tree.relative_table);
   const nodes = new Map<string, GraphNode>();
-  const add = (t: TableKey, s: QualityStatusModel | null) => {
+  const add = (t: TableKey, s: QualityStatusModel | undefined) => {
     const id = keyOf(t);
     if (!nodes.has(id)) nodes.set(id, { id, connection: t.connection_name, schema: t.physical_table_name.schema_name, table: t.physical_table_name.table_name, status: statusOf(s), focus: id === start });
   };

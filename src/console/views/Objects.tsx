@@ -1,5 +1,5 @@
 import { useMemo } from 'preact/hooks';
-import { get, type ObjectRow } from '../api';
+import { get, type ObjectRow, type ObjectStatusList } from '../api';
 import { Show, Status, useLoad } from '../components/common';
 import { VirtualList } from '../components/VirtualList';
 import { links, setQueryParam, type Location } from '../router';
@@ -7,7 +7,7 @@ import { KIND_WORDS, QUALITY_ORDER, QUALITY_WORDS, SYNC_WORDS, type ObjectKindNa
 
 /** Connections, tables, policies and rules; the search box and the filters live in the URL's query. */
 export function Objects({ location }: { location: Location }) {
-  const loaded = useLoad('objects', () => get<{ objects: ObjectRow[] }>('/api/objects'));
+  const loaded = useLoad('objects', () => get<ObjectStatusList>('/api/objects'));
   return (
     <>
       <h1>Objects</h1>

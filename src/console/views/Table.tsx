@@ -1,25 +1,10 @@
 import { useMemo } from 'preact/hooks';
-import { get, tablePath, type CheckHistory, type EffectiveCheck, type Profile } from '../api';
+import { get, tablePath, type CheckHistory, type EffectiveCheck, type Neighbour, type Profile, type SampleList } from '../api';
 import { Empty, Section, Show, Status, useLoad } from '../components/common';
 import { JobButtons } from '../components/JobButtons';
 import { ReadoutChart, thresholdsOf } from '../components/ReadoutChart';
 import { links, type Location } from '../router';
 import { formatNumber, formatTime } from '../words';
-
-interface Neighbour {
-  source_connection?: string;
-  source_schema?: string;
-  source_table?: string;
-  target_connection?: string;
-  target_schema?: string;
-  target_table?: string;
-}
-
-interface SampleList {
-  checkName?: string;
-  checkType?: string;
-  errorSamplesEntries?: Array<{ result?: unknown; columnName?: string; collectedAt?: string; dataGroup?: string; rowId1?: string }>;
-}
 
 const checkKey = (c: { check_type: string; column_name: string | null; check_category: string; check_name: string }, gradient: string) =>
   [c.check_type, gradient, c.column_name ?? '', c.check_category, c.check_name].join('/');

@@ -4,7 +4,7 @@
  * answers with SQL text and bound values to run on the data source, and parses the rows those queries return
  * into readouts per sensor. It never connects to anything itself.
  */
-import type { JsonValue, TimeScale } from '../../model/index.js';
+import type { JsonValue, SeverityNumber, TimeScale } from '../../model/index.js';
 
 export interface SensorRequest {
   /** Chosen by the caller (e.g. the check's hash); readouts are returned under this id. Unique per request. */
@@ -71,7 +71,7 @@ export interface SensorReadout {
   /** Set by sensors that also measure a reference (accuracy sensors, imported custom results). */
   expectedValue?: number | null;
   /** Set only by `import_custom_result` when the query returns a `severity` column. */
-  severity?: number | null;
+  severity?: SeverityNumber | null;
 }
 
 export type SensorReadouts = Map<string, SensorReadout[]>;

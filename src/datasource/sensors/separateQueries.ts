@@ -3,7 +3,7 @@
  * a custom query the user wrote; the schema sensors of a table from pg_catalog (one query for all of them);
  * and the availability probe, whose failure is its readout.
  */
-import { DqError } from '../../model/index.js';
+import { DqError, isSeverityNumber, type SeverityNumber } from '../../model/index.js';
 import { newQueryState } from './buildTableQuery.js';
 import { parseGroupedRows, toNumber } from './parseReadouts.js';
 import type { PreparedSensor } from './prepareSensor.js';
@@ -88,7 +88,7 @@ export function buildCustomQuery(request: TableQueryRequest, sensor: PreparedSen
           actualValue: toNumber(row.actual_value),
         };
         if ('expected_value' in row) readout.expectedValue = toNumber(row.expected_value);
-        if ('severity' in row) readout.severity = toNumber(row.severity);
+        if ('severity' in row) readout.severity = severityOf(toNumber(row.severity));
         if (row.time_period !== undefined && row.time_period !== null) {
           readout.timePeriod = row.time_period instanceof Date ? row.time_period.toISOString() : String(row.time_period);
         }
@@ -161,3 +161,8 @@ export function buildAvailabilityQuery(request: TableQueryRequest, sensors: read
   };
 }
 
+/** The severity column of an imported custom result: 0 valid … 3 fatal, or null; any other value fails the query. */
+function severityOf(value: number | null): SeverityNumber | null {
+  if (value === null || isSeverityNumber(value)) return value;
+  throw new DqError('INVALID_ARGUMENT', `the custom query's severity column must be 0, 1, 2, 3 or null, not ${value}`);
+}

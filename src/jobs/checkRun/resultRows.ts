@@ -1,4 +1,5 @@
 import { defaultQualityDimension } from '../../catalog/index.js';
+import type { SeverityNumber } from '../../model/index.js';
 import type { CheckResultInput } from '../../store/store.js';
 import type { CheckEvaluation } from '../../rules/index.js';
 import type { PlannedCheck } from './plannedChecks.js';
@@ -45,7 +46,7 @@ export function periodOf(checkType: PlannedCheck['checkType'], timeScale: Planne
  * gave no verdict (too little history, no actual value) is a readout only, with no result; a rule's own actual
  * value (max_failures: the failure count) is the result's.
  */
-export function outcomeOf(evaluation: CheckEvaluation, importedSeverity?: number | null): Pick<CheckResultInput, 'severity' | 'verdict' | 'ruleActualValue'> {
+export function outcomeOf(evaluation: CheckEvaluation, importedSeverity?: SeverityNumber | null): Pick<CheckResultInput, 'severity' | 'verdict' | 'ruleActualValue'> {
   if (importedSeverity !== undefined && importedSeverity !== null) return { severity: importedSeverity, verdict: true };
   const configured = Object.keys(evaluation.perSeverity).length > 0;
   return {

@@ -6,7 +6,7 @@ import { incidentSettingsOf } from '../../app/incidentSettings.js';
 import { histogramOf } from '../../app/issueHistogram.js';
 import { recalibrateIncidentChecks } from '../../app/recalibrateIncidentChecks.js';
 import { findIncident, setIncidentIssueUrl, setIncidentStatus, type IncidentAddress } from '../../incidents/index.js';
-import { DqError } from '../../model/index.js';
+import { DqError, type SeverityNumber } from '../../model/index.js';
 import { INCIDENT_STATUSES, type IncidentSortOrder, type IncidentStatus } from '../../store/store.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
@@ -94,7 +94,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
     async (request) => {
       const connection = checkName('connection name', (request.params as { connectionName: string }).connectionName);
       const q = request.query as {
-        months: number; open: boolean; acknowledged: boolean; resolved: boolean; muted: boolean; severity?: number; page: number; limit: number;
+        months: number; open: boolean; acknowledged: boolean; resolved: boolean; muted: boolean; severity?: SeverityNumber; page: number; limit: number;
         filter?: string; dimension?: string; category?: string; order: IncidentSortOrder; direction: 'asc' | 'desc';
       };
       const statuses = INCIDENT_STATUSES.filter((s) => q[s]);
