@@ -148,9 +148,27 @@ export interface EffectiveCheck {
   time_scale: 'daily' | 'monthly' | null;
   check_category: string;
   check_name: string;
+  /** The comparison of a comparison check (category comparisons); null for the others. */
+  table_comparison: string | null;
+  reference_column: string | null;
   origin: { source: 'table' | 'policy'; policy_name: string | null; priority: number | null };
   disabled: boolean;
   rules: Partial<Record<'warning' | 'error' | 'fatal', Record<string, unknown>>>;
+  /** The check's newest run: its highest severity, counts, and the row with the highest severity. */
+  latest_results: {
+    executed_at: string;
+    severity: 'valid' | 'warning' | 'error' | 'fatal' | null;
+    valid: number;
+    warnings: number;
+    errors: number;
+    fatals: number;
+    execution_errors: number;
+    time_period: string;
+    data_group: string;
+    actual_value: number | null;
+    expected_value: number | null;
+    error_message: string | null;
+  } | null;
 }
 
 export interface ResultEntry {
@@ -192,6 +210,8 @@ export interface TableKey {
 export interface QualityStatusModel {
   current_severity: 'valid' | 'warning' | 'error' | 'fatal' | null;
   last_check_executed_at: string | null;
+  valid_results?: number;
+  execution_errors?: number;
   warnings?: number;
   errors?: number;
   fatals?: number;

@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordResultsWithIncidents } from '../../src/incidents/index.js';
-import { plannedChecksOfTable, type PlannedCheck } from '../../src/jobs/checkRun/plannedChecks.js';
-import { periodOf, resultBase } from '../../src/jobs/checkRun/resultRows.js';
-import { compilePolicies, tableRefOf } from '../../src/policy/index.js';
-import type { CheckResultInput } from '../../src/store/store.js';
+import type { PlannedCheck } from '../../src/jobs/checkRun/plannedChecks.js';
+import { findPlanned, plannedChecksOf, runResults } from '../helpers/plannedResults.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
@@ -33,37 +31,19 @@ describe('comparison checks are checks of the table', () => {
   let app: FastifyInstance;
   let planned: PlannedCheck[];
 
-  /** Rows as the check runner stores them for a planned check (identity from its planning), one per data group. */
-  const resultsOf = (check: PlannedCheck, severities: Record<string, number | null>, executedAt: string): CheckResultInput[] => {
-    const period = periodOf(check.checkType, check.timeScale, NOW);
-    return Object.entries(severities).map(([dataGroup, severity]) => ({
-      ...resultBase(check, period.timeGradient, 12, executedAt),
-      timePeriod: period.timePeriod,
-      dataGroup,
-      actualValue: 100,
-      expectedValue: 101,
-      severity,
-      errorMessage: severity === null ? 'reference table unreachable' : null,
-    }));
-  };
-  const plannedCheck = (column: string | null, name: string) => planned.find((c) => c.column === column && c.checkName === name)!;
-
   beforeAll(async () => {
     fx = await STORE_ENGINES[0].setup();
     await applyExamples(fx.store);
     app = await serverOn(fx.store);
-    const [table] = await fx.store.getObjects([{ kind: 'table', name: NAME }]);
-    const [connection] = await fx.store.getObjects([{ kind: 'source', name: 'analytics_dwh' }]);
-    const policies = await Promise.all([fx.store.listObjects({ kind: 'default_table_checks' }), fx.store.listObjects({ kind: 'default_column_checks' })]);
-    planned = plannedChecksOfTable(tableRefOf(table.name, table.spec)!, connection.spec, compilePolicies(policies.flat()), {});
+    planned = await plannedChecksOf(fx.store, NAME);
     const earlier = '2026-11-19T10:00:00.000Z';
     const latest = '2026-11-20T10:00:00.000Z';
     const rows = [
       // an earlier run that the newest replaces in every count
-      ...resultsOf(plannedCheck(null, 'daily_row_count_match'), { paid: 3, shipped: 3, cancelled: 3 }, earlier),
-      ...resultsOf(plannedCheck(null, 'daily_row_count_match'), { paid: 1, shipped: 1, cancelled: 0 }, latest),
-      ...resultsOf(plannedCheck('gross_amount', 'daily_sum_match'), { paid: 2, shipped: null }, latest),
-      ...resultsOf(plannedCheck(null, 'daily_row_count'), { '': 0 }, latest),
+      ...runResults(findPlanned(planned, null, 'daily_row_count_match'), { paid: 3, shipped: 3, cancelled: 3 }, earlier, NOW),
+      ...runResults(findPlanned(planned, null, 'daily_row_count_match'), { paid: 1, shipped: 1, cancelled: 0 }, latest, NOW),
+      ...runResults(findPlanned(planned, 'gross_amount', 'daily_sum_match'), { paid: 2, shipped: null }, latest, NOW),
+      ...runResults(findPlanned(planned, null, 'daily_row_count'), { '': 0 }, latest, NOW),
     ];
     await recordResultsWithIncidents(fx.store, rows.slice(0, 3), { connectionSpec: () => undefined, tableSpec: () => undefined, defaultNotifications: undefined });
     await recordResultsWithIncidents(fx.store, rows.slice(3), { connectionSpec: () => undefined, tableSpec: () => undefined, defaultNotifications: undefined });
