@@ -758,6 +758,10 @@ export interface EffectiveCheckModel {
   time_scale: 'daily' | 'monthly' | null;
   check_category: string;
   check_name: string;
+  /** the comparison (a key of the table's table_comparisons) of a comparison check (category comparisons); null for the other checks */
+  table_comparison: string | null;
+  /** a column comparison check's reference_column when its spec names one (else the column of the same name); null otherwise */
+  reference_column: string | null;
   origin: {
     source: 'table' | 'policy';
     policy_name: string | null;
@@ -767,6 +771,23 @@ export interface EffectiveCheckModel {
   /** the warning, error and fatal rule parameters as configured (absent severities are not set) */
   rules: Record<string, unknown>;
   parameters: Record<string, unknown>;
+  /** the results of the check's newest run (every time period and data group it judged), counted as the table's status counts them; null when the check never ran */
+  latest_results: {
+    executed_at: string;
+    /** the highest severity of the run; null when every result is an execution error */
+    severity: 'valid' | 'warning' | 'error' | 'fatal' | null;
+    valid: number;
+    warnings: number;
+    errors: number;
+    fatals: number;
+    execution_errors: number;
+    /** the result shown for the run: the one with the highest severity */
+    time_period: string;
+    data_group: string;
+    actual_value: number | null;
+    expected_value: number | null;
+    error_message: string | null;
+  } | null;
 }
 
 /** One execution error of a check (its sensor or rule failed). camelCase keys on the wire. */
@@ -1589,6 +1610,10 @@ export interface PreviewRequest {
 /** The checks of one category of a container. */
 export interface QualityCategoryModel {
   category?: string;
+  /** The table comparison (a key of the table's table_comparisons) whose checks this category holds; the category is then comparisons/<comparison_name>. Absent for the other categories. */
+  comparison_name?: string;
+  /** A column comparison's reference column, when its spec names one. */
+  compare_to_column?: string;
   help_text?: string;
   checks?: CheckModel[];
 }

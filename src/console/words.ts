@@ -93,6 +93,13 @@ export function plural(count: number, noun: string, many = `${noun}s`): string {
   return `${count} ${count === 1 ? noun : many}`;
 }
 
+/** A table's failed results (the newest run of each check), worst first, as the overview and the table page both say it. */
+export function failedResults(counts: { fatals: number; errors: number; warnings: number }): string {
+  return [counts.fatals ? `${counts.fatals} fatal` : '', counts.errors ? plural(counts.errors, 'error') : '', counts.warnings ? plural(counts.warnings, 'warning') : '']
+    .filter(Boolean)
+    .join(', ') || '—';
+}
+
 /** Readouts as people read them: integers whole, others to six significant digits. */
 export function formatNumber(value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';

@@ -10,9 +10,14 @@
  *   previous spec wrote it (so a check read and sent back unchanged keeps its exact form), and nothing is
  *   invented for a new check beyond what differs from the defaults.
  * - `previous` (the container being replaced) keeps what the model cannot express: the sensor `filter`,
- *   `display_name`, `data_grouping`, `comments`, `schedule_override`, the `comparisons` category, and checks
- *   the model does not mention at all. A part the model leaves out (no `rule`, no severity, no flag) keeps its
- *   previous value.
+ *   `display_name`, `data_grouping`, `comments`, `schedule_override`, a comparison's `reference_column`, and
+ *   checks the model does not mention at all. A part the model leaves out (no `rule`, no severity, no flag)
+ *   keeps its previous value.
+ * - A comparison's category (`comparisons/<name>` with `comparison_name`, as `checkContainerModel` lists it)
+ *   writes `comparisons.<name>.<check>`; a comparison left with no check and no reference column is removed.
+ *   As in DQOps, checks are written only for a comparison the table configures (`tableComparisons`, when
+ *   given); the others keep what they had. The bare `comparisons` category is not a category of checks and
+ *   is ignored.
  * - `inherited` (the effective checks the model was built from): a check that a policy provides and the model
  *   sends back unchanged is not copied into the table, so it keeps following the policy; once edited, it is
  *   written and then wins over the policy. Turning a policy check off for one table is done by configuring it
@@ -21,8 +26,9 @@
 import { getCheckCatalog, type CatalogCheck, type CatalogParameter, type CheckCatalog } from '../catalog/index.js';
 import { deepEqual } from '../diff/fieldChanges.js';
 import { isJsonObject, RULE_SEVERITIES, type JsonObject } from '../model/index.js';
-import type { CheckContainerModel } from './checkContainerModel.js';
+import type { CheckContainerModel, QualityCategoryModel } from './checkContainerModel.js';
 import { COMPARISONS_CATEGORY, type EffectiveCheck } from './checkSlots.js';
+import { REFERENCE_COLUMN_KEY } from './comparisonChecks.js';
 import { checkModel, type CheckModel } from './checkModel.js';
 import { lookupCheck, type EffectiveContainer } from './effectiveChecks.js';
 import { fieldValue, type FieldModel } from './fieldModel.js';
@@ -32,6 +38,8 @@ export interface ApplyCheckContainerModelOptions {
   previous?: JsonObject;
   /** The effective checks of the container the model was built from (table and column models). */
   inherited?: EffectiveContainer;
+  /** The names of the table's `table_comparisons`: only their comparison checks are written (default: any name). */
+  tableComparisons?: readonly string[];
   catalog?: CheckCatalog;
 }
 
@@ -47,7 +55,11 @@ export function applyCheckContainerModel(model: CheckContainerModel, options: Ap
 
   for (const categoryModel of Array.isArray(model?.categories) ? model.categories : []) {
     const category = categoryModel?.category;
-    if (typeof category !== 'string' || category === COMPARISONS_CATEGORY || !isSafeKey(category)) continue;
+    if (typeof category !== 'string' || !isSafeKey(category)) continue;
+    if (category === COMPARISONS_CATEGORY || category.startsWith(`${COMPARISONS_CATEGORY}/`)) {
+      writeComparison(out, previous, categoryModel, catalog, options.tableComparisons);
+      continue;
+    }
     const before = isJsonObject(previous[category]) ? previous[category] : {};
     const into: JsonObject = isJsonObject(out[category]) ? out[category] : {};
     for (const check of Array.isArray(categoryModel.checks) ? categoryModel.checks : []) {
@@ -68,6 +80,35 @@ export function applyCheckContainerModel(model: CheckContainerModel, options: Ap
     else delete out[category];
   }
   return out;
+}
+
+/** One comparison's category into `out.comparisons` (see the module comment). */
+function writeComparison(
+  out: JsonObject,
+  previous: JsonObject,
+  categoryModel: QualityCategoryModel,
+  catalog: CheckCatalog,
+  tableComparisons: readonly string[] | undefined,
+): void {
+  const name = typeof categoryModel.comparison_name === 'string' && categoryModel.comparison_name !== '' ? categoryModel.comparison_name : categoryModel.category.slice(COMPARISONS_CATEGORY.length + 1);
+  if (name === '' || !isSafeKey(name) || (tableComparisons !== undefined && !tableComparisons.includes(name))) return;
+  const previousComparisons = isJsonObject(previous[COMPARISONS_CATEGORY]) ? previous[COMPARISONS_CATEGORY] : {};
+  const before = isJsonObject(previousComparisons[name]) ? previousComparisons[name] : {};
+  const into: JsonObject = { ...before };
+  for (const check of Array.isArray(categoryModel.checks) ? categoryModel.checks : []) {
+    const checkName = check?.check_name;
+    if (typeof checkName !== 'string' || checkName === REFERENCE_COLUMN_KEY || !isSafeKey(checkName)) continue;
+    if (check.configured !== true) {
+      delete into[checkName];
+      continue;
+    }
+    into[checkName] = checkSpecFromModel(catalog, check, catalog.checkByName(checkName), isJsonObject(before[checkName]) ? before[checkName] : undefined);
+  }
+  const comparisons: JsonObject = isJsonObject(out[COMPARISONS_CATEGORY]) ? { ...out[COMPARISONS_CATEGORY] } : {};
+  if (Object.keys(into).length > 0) comparisons[name] = into;
+  else delete comparisons[name];
+  if (Object.keys(comparisons).length > 0) out[COMPARISONS_CATEGORY] = comparisons;
+  else delete out[COMPARISONS_CATEGORY];
 }
 
 /** The spec of one configured check from its model, on top of the previous spec of the check (if any). */

@@ -9,8 +9,9 @@
  * - A disabled table or column keeps its own checks (they are still its configuration) but gets nothing from
  *   policies: nothing runs on it, and listing policy checks there would only be noise. Column policies do not
  *   reach the columns of a disabled table.
- * - The `comparisons` category is left out: comparison checks belong to the table comparisons configured on the
- *   table itself (`table_comparisons`) and have a different shape (comparison name, then checks).
+ * - The `comparisons` category has a different shape (comparison name, then checks) and belongs to the table
+ *   alone: it is kept apart in `comparisons` (see comparisonChecks), always the table's or column's own; the
+ *   comparisons of policies are ignored.
  * - Check specs are the input objects themselves, not copies, and the `{spec, origin}` entries of a policy's
  *   checks are shared (frozen) by every table it reaches: treat the result as read-only.
  *
@@ -21,6 +22,7 @@ import type { CheckType, TimeScale } from '../catalog/index.js';
 import { OWN_ORIGIN } from './checkOrigin.js';
 import type { CheckPlaces } from './checkPlaces.js';
 import { flattenChecks, type EffectiveCheck, type FlatCheck } from './checkSlots.js';
+import { ownComparisons, type ComparisonsByContainer } from './comparisonChecks.js';
 import { asCompiled, type CompiledPolicies, type CompiledPolicy, type PolicyObject } from './compilePolicies.js';
 import {
   columnNamesOf,
@@ -38,6 +40,8 @@ export interface EffectiveChecks {
   profiling: EffectiveContainer;
   monitoring: { daily: EffectiveContainer; monthly: EffectiveContainer };
   partitioned: { daily: EffectiveContainer; monthly: EffectiveContainer };
+  /** The comparison checks written in the table or column spec, container by container. */
+  comparisons: ComparisonsByContainer;
 }
 
 export interface EffectiveTableAndColumnChecks {
@@ -61,7 +65,7 @@ export function lookupCheck(container: EffectiveContainer | undefined, category:
 
 /** The checks written in a table, column or policy spec, all with origin `table` ("its own"). */
 export function ownChecks(ownerSpec: JsonObject): EffectiveChecks {
-  const result = emptyChecks();
+  const result = emptyChecks(ownerSpec);
   const containers = containersOf(result);
   for (const check of flattenChecks(ownerSpec, OWN_ORIGIN)) put(containers, check);
   return result;
@@ -156,7 +160,7 @@ function evaluate(
   partitioned: boolean,
   places: CheckPlaces,
 ): EffectiveChecks {
-  const result = emptyChecks();
+  const result = emptyChecks(ownerSpec);
   const containers = containersOf(result);
   places.reset();
   for (const check of flattenChecks(ownerSpec, OWN_ORIGIN, places.idOf)) {
@@ -187,6 +191,7 @@ function containersOf(checks: EffectiveChecks): EffectiveContainer[] {
   return [checks.profiling, checks.monitoring.daily, checks.monitoring.monthly, checks.partitioned.daily, checks.partitioned.monthly];
 }
 
-function emptyChecks(): EffectiveChecks {
-  return { profiling: {}, monitoring: { daily: {}, monthly: {} }, partitioned: { daily: {}, monthly: {} } };
+/** No check of the five containers yet; the owner's comparisons, which nothing else contributes to. */
+function emptyChecks(ownerSpec: JsonObject): EffectiveChecks {
+  return { profiling: {}, monitoring: { daily: {}, monthly: {} }, partitioned: { daily: {}, monthly: {} }, comparisons: ownComparisons(ownerSpec) };
 }

@@ -9,6 +9,7 @@ export * from './checkOrigin.js';
 export * from './checkSlots.js';
 export * from './compilePolicies.js';
 export * from './effectiveChecks.js';
+export * from './comparisonChecks.js';
 export * from './fieldModel.js';
 export * from './sensorCapabilities.js';
 export * from './checkModel.js';

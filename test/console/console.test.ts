@@ -6,6 +6,7 @@ import { recordResultsWithIncidents, type IncidentConfiguration } from '../../sr
 import { parseTokens } from '../../src/server/tokens.js';
 import type { CheckResultInput } from '../../src/store/readResults.js';
 import { launchBrowser, listen, watchedPage } from '../helpers/browser.js';
+import { findPlanned, plannedChecksOf, runResults } from '../helpers/plannedResults.js';
 import { applyExamples, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
@@ -344,6 +345,53 @@ describe('web console', () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it('table: the comparison checks are listed with their results, and the table page counts the failed results as the overview does', async () => {
+    // fact_orders compares itself with the shop's orders, order status by order status (one result per data group)
+    const name = 'analytics_dwh/mart.fact_orders';
+    const planned = await plannedChecksOf(fx.store, name);
+    const now = new Date('2026-11-19T00:00:00.000Z');
+    const executedAt = '2026-11-19T13:00:00.000Z';
+    const rows = [
+      ...runResults(findPlanned(planned, null, 'daily_row_count_match'), { paid: 1, shipped: 1, cancelled: 0 }, executedAt, now),
+      ...runResults(findPlanned(planned, 'gross_amount', 'daily_sum_match'), { paid: 2, shipped: 0 }, executedAt, now),
+      ...runResults(findPlanned(planned, null, 'daily_row_count'), { '': 1 }, executedAt, now),
+    ];
+    await recordResultsWithIncidents(fx.store, rows, DEFAULT_INCIDENTS);
+
+    await page.goto(`${base}/`);
+    const overviewRow = page.locator('tr', { has: page.getByRole('link', { name, exact: true }) });
+    await overviewRow.waitFor();
+    const overviewFailed = await overviewRow.locator('td').nth(2).textContent();
+    expect(overviewFailed).toBe('1 error, 3 warnings');
+
+    await overviewRow.getByRole('link', { name, exact: true }).click();
+    await page.getByRole('heading', { level: 1, name }).waitFor();
+    expect(await page.getByTestId('failed-results').textContent()).toBe(overviewFailed);
+    const checks = page.getByTestId('checks');
+    const rowCount = checks.locator('tr', { has: page.getByRole('link', { name: 'daily_row_count_match' }) });
+    expect(await rowCount.locator('td').allTextContents()).toEqual([
+      'daily_row_count_match · comparison matches_shop_orders',
+      '(table)',
+      'monitoring daily',
+      'table file',
+      'warning 2 of 3 failed',
+      '100',
+      '101',
+      '2026-11-19 13:00:00 UTC',
+    ]);
+    const sum = checks.locator('tr', { has: page.getByRole('link', { name: 'daily_sum_match' }) });
+    expect(await sum.locator('td').nth(0).textContent()).toBe('daily_sum_match · comparison matches_shop_orders with order_total');
+    expect(await sum.locator('td').nth(1).textContent()).toBe('gross_amount');
+    expect(await sum.locator('td').nth(4).textContent()).toBe('error 1 of 2 failed');
+    // the rows add up to the count above: every failed result is on a listed check
+    const failedCells = await checks.locator('tbody tr td:nth-child(5)').allTextContents();
+    const failedOnRows = failedCells.reduce((n, text) => n + (/(\d+) of \d+ failed/.exec(text)?.[1] ? Number(/(\d+) of \d+ failed/.exec(text)![1]) : /^(warning|error|fatal)$/.test(text) ? 1 : 0), 0);
+    expect(failedOnRows).toBe(4);
+    // the comparison check is charted: its readouts, one per data group
+    await rowCount.getByRole('link', { name: 'daily_row_count_match' }).click();
+    await page.getByText('daily_row_count_match, 3 results').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
 });
 
 // the embedded store (PGlite) here, PostgreSQL above: the console works on both

@@ -1,7 +1,7 @@
 import { get, type Overview as OverviewModel } from '../api';
 import { Empty, Section, Show, Status, useLoad } from '../components/common';
 import { links } from '../router';
-import { formatTime, KIND_PLURAL, plural, QUALITY_ORDER, QUALITY_WORDS, SYNC_WORDS, toneOfQuality, type ObjectKindName } from '../words';
+import { failedResults, formatTime, KIND_PLURAL, plural, QUALITY_ORDER, QUALITY_WORDS, SYNC_WORDS, toneOfQuality, type ObjectKindName } from '../words';
 import { IncidentsSummary } from './Incidents';
 
 /** Everything a person needs in the first five seconds: sync, connections, objects, drift, quality, incidents, jobs. */
@@ -110,7 +110,7 @@ function OverviewBody({ o }: { o: OverviewModel }) {
                   <td>
                     <Status value={t.quality_status} />
                   </td>
-                  <td>{[t.fatals ? `${t.fatals} fatal` : '', t.errors ? plural(t.errors, 'error') : '', t.warnings ? plural(t.warnings, 'warning') : ''].filter(Boolean).join(', ') || '—'}</td>
+                  <td>{failedResults(t)}</td>
                 </tr>
               ))}
             </tbody>

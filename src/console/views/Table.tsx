@@ -1,28 +1,34 @@
 import { useMemo } from 'preact/hooks';
-import { get, tablePath, type CheckHistory, type EffectiveCheck, type Neighbour, type Profile, type SampleList } from '../api';
+import { get, tablePath, type CheckHistory, type EffectiveCheck, type Neighbour, type Profile, type QualityStatusModel, type SampleList } from '../api';
 import { Empty, Section, Show, Status, useLoad } from '../components/common';
 import { JobButtons } from '../components/JobButtons';
 import { ReadoutChart, thresholdsOf } from '../components/ReadoutChart';
 import { links, type Location } from '../router';
-import { formatNumber, formatTime } from '../words';
+import { failedResults, formatNumber, formatTime, plural } from '../words';
 
-const checkKey = (c: { check_type: string; column_name: string | null; check_category: string; check_name: string }, gradient: string) =>
-  [c.check_type, gradient, c.column_name ?? '', c.check_category, c.check_name].join('/');
+/** A check's results are named by type, gradient, column, category, name and, for a comparison check, its comparison. */
+const checkKey = (c: { check_type: string; column_name: string | null; check_category: string; check_name: string; table_comparison: string | null }, gradient: string) =>
+  [c.check_type, gradient, c.column_name ?? '', c.check_category, c.check_name, ...(c.table_comparison ? [c.table_comparison] : [])].join('/');
+
+type Latest = NonNullable<EffectiveCheck['latest_results']>;
+const failedOf = (l: Latest) => l.warnings + l.errors + l.fatals;
+const countOf = (l: Latest) => l.valid + failedOf(l) + l.execution_errors;
 
 const gradientOf = (timeScale: string | null) => (timeScale === 'monthly' ? 'month' : 'day');
 
-/** One table: its effective checks and their origin, the newest results, a check's readout history, error samples, lineage neighbours. */
+/** One table: its effective checks (comparison checks included) and their origin, the newest run of each with its counts, a check's readout history, error samples, lineage neighbours. */
 export function Table({ location, connection, schema, table, profile }: { location: Location; connection: string; schema: string; table: string; profile: Profile }) {
   const base = tablePath(connection, schema, table);
   const name = `${connection}/${schema}.${table}`;
   const data = useLoad(base, async () => {
-    const [checks, results, sources, targets] = await Promise.all([
+    const [checks, results, status, sources, targets] = await Promise.all([
       get<EffectiveCheck[]>(`${base}/effectivechecks`),
       get<CheckHistory[]>(`${base}/checkresults?results_count=30`),
+      get<QualityStatusModel>(`${base}/status`),
       get<Neighbour[]>(`${base}/lineage/sources`).catch(() => [] as Neighbour[]),
       get<Neighbour[]>(`${base}/lineage/targets`).catch(() => [] as Neighbour[]),
     ]);
-    return { checks, results, sources, targets };
+    return { checks, results, status, sources, targets };
   });
   return (
     <>
@@ -41,6 +47,7 @@ export function Table({ location, connection, schema, table, profile }: { locati
 function TableBody({
   checks,
   results,
+  status,
   sources,
   targets,
   location,
@@ -51,6 +58,7 @@ function TableBody({
 }: {
   checks: EffectiveCheck[];
   results: CheckHistory[];
+  status: QualityStatusModel;
   sources: Neighbour[];
   targets: Neighbour[];
   location: Location;
@@ -59,25 +67,43 @@ function TableBody({
   schema: string;
   table: string;
 }) {
-  const resultsByKey = useMemo(() => new Map(results.map((r) => [[r.check_type, r.time_gradient, r.column_name ?? '', r.check_category, r.check_name].join('/'), r])), [results]);
+  const resultsByKey = useMemo(() => new Map(results.map((r) => [checkKey(r, r.time_gradient), r])), [results]);
   const rows = checks.map((c) => {
     const key = checkKey(c, c.check_type === 'profiling' ? 'day' : gradientOf(c.time_scale));
     // profiling results carry the gradient the runner records; find them by name when the key misses
     const history =
       resultsByKey.get(key) ??
-      results.find((r) => r.check_type === c.check_type && r.check_name === c.check_name && (r.column_name ?? null) === c.column_name && r.check_category === c.check_category);
-    return { check: c, key: history ? [history.check_type, history.time_gradient, history.column_name ?? '', history.check_category, history.check_name].join('/') : key, history };
+      results.find(
+        (r) =>
+          r.check_type === c.check_type &&
+          r.check_name === c.check_name &&
+          (r.column_name ?? null) === c.column_name &&
+          r.check_category === c.check_category &&
+          (r.table_comparison ?? null) === c.table_comparison,
+      );
+    return { check: c, key: history ? checkKey(history, history.time_gradient) : key, history };
   });
   // failing checks first (fatal, error, warning), then the rest in their order
-  const rank = (r: (typeof rows)[number]) => ({ fatal: 0, error: 1, warning: 2 } as Record<string, number>)[r.history?.results[0]?.severity ?? ''] ?? 3;
+  const isFailing = (r: (typeof rows)[number]) => ['warning', 'error', 'fatal'].includes(r.check.latest_results?.severity ?? '');
+  const rank = (r: (typeof rows)[number]) => ({ fatal: 0, error: 1, warning: 2 } as Record<string, number>)[r.check.latest_results?.severity ?? ''] ?? 3;
   rows.sort((a, b) => rank(a) - rank(b));
-  const selectedKey = location.query.get('check') ?? rows.find((r) => r.history && r.history.results[0]?.severity && r.history.results[0].severity !== 'valid')?.key ?? rows.find((r) => r.history)?.key;
+  const selectedKey = location.query.get('check') ?? rows.find((r) => r.history && isFailing(r))?.key ?? rows.find((r) => r.history)?.key;
   const selected = rows.find((r) => r.key === selectedKey);
-  const failing = rows.filter((r) => r.history && ['warning', 'error', 'fatal'].includes(r.history.results[0]?.severity ?? '')).slice(0, 5);
+  const failing = rows.filter(isFailing).slice(0, 5);
+  // the listed checks' newest runs, against the table's status (the overview's count): results of checks no longer configured differ
+  const listed = rows.reduce((n, r) => n + (r.check.latest_results ? countOf(r.check.latest_results) : 0), 0);
+  const counted = (status.valid_results ?? 0) + (status.warnings ?? 0) + (status.errors ?? 0) + (status.fatals ?? 0) + (status.execution_errors ?? 0);
   const here = `/tables/${encodeURIComponent(connection)}/${encodeURIComponent(schema)}/${encodeURIComponent(table)}`;
   return (
     <div class="stack">
       <Section title="Checks and their latest results">
+        {status.last_check_executed_at ? (
+          <p class="note" data-testid="result-counts">
+            Newest run of each check: failed results <span data-testid="failed-results">{failedResults({ fatals: status.fatals ?? 0, errors: status.errors ?? 0, warnings: status.warnings ?? 0 })}</span>;{' '}
+            {status.valid_results ?? 0} valid, {plural(status.execution_errors ?? 0, 'execution error')}.
+            {counted !== listed ? ` ${plural(counted - listed, 'result')} of checks no longer configured.` : ''}
+          </p>
+        ) : null}
         {rows.length === 0 ? (
           <Empty>No check applies to this table: neither its file nor a policy configures one.</Empty>
         ) : (
@@ -96,7 +122,7 @@ function TableBody({
             </thead>
             <tbody>
               {rows.map(({ check, key, history }) => {
-                const latest = history?.results[0];
+                const latest = check.latest_results;
                 return (
                   <tr key={`${key}/${check.time_scale}`} class={key === selectedKey ? 'selected' : ''}>
                     <td>
@@ -108,11 +134,23 @@ function TableBody({
                         check.check_name
                       )}
                       {check.disabled ? <span class="note"> (disabled)</span> : null}
+                      {check.table_comparison !== null ? (
+                        <span class="note">
+                          {' '}
+                          · comparison {check.table_comparison}
+                          {check.reference_column !== null ? ` with ${check.reference_column}` : ''}
+                        </span>
+                      ) : null}
                     </td>
                     <td>{check.column_name ?? '(table)'}</td>
                     <td>{check.check_type === 'profiling' ? 'profiling' : `${check.check_type} ${check.time_scale}`}</td>
                     <td>{check.origin.source === 'policy' ? `policy ${check.origin.policy_name} (priority ${check.origin.priority})` : 'table file'}</td>
-                    <td>{latest ? latest.severity ? <Status value={latest.severity} /> : <Status value="execution_error" /> : <Status value="not_run" />}</td>
+                    <td>
+                      {latest ? latest.severity ? <Status value={latest.severity} /> : <Status value="execution_error" /> : <Status value="not_run" />}
+                      {latest && countOf(latest) > 1 ? (
+                        <span class="note"> {failedOf(latest) > 0 ? `${failedOf(latest)} of ${countOf(latest)} failed` : plural(countOf(latest), 'result')}</span>
+                      ) : null}
+                    </td>
                     <td>{formatNumber(latest?.actual_value)}</td>
                     <td>{formatNumber(latest?.expected_value)}</td>
                     <td class="when">{latest ? formatTime(latest.executed_at) : '—'}</td>

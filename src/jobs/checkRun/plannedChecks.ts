@@ -3,6 +3,8 @@ import { getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
 import type { DataGroupingLevel } from '../../datasource/sensors/index.js';
 import { DqError, isJsonObject, RULE_SEVERITIES, tableKey, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
 import {
+  COMPARISONS_CATEGORY,
+  comparisonsIn,
   compileNamePattern,
   dataGroupingLevelsOf,
   effectiveTableAndColumnChecks,
@@ -175,7 +177,7 @@ export function plannedChecksOfTable(
       }
     }
   }
-  planned.push(...comparisonChecksOfTable(table, filters, columnSelected, grouping));
+  planned.push(...comparisonChecksOfTable(table, targets, filters, grouping));
   return planned;
 }
 
@@ -210,14 +212,14 @@ export function columnSelector(table: TableRef, filters: CheckSearchFilters, con
 }
 
 /**
- * The comparison checks of a table: `<container>.comparisons.<comparison name>.<check>` of the table and of
- * its columns, as written in the table file (policies do not carry comparisons: a comparison belongs to one
- * table and its reference). The `comparisons` category and check filters apply as to any check.
+ * The comparison checks of the selected table and columns (`targets`): the `comparisons` of their effective
+ * checks (policy/comparisonChecks: the table file's own, as policies carry none). The `comparisons` category
+ * and check filters apply as to any check; `tableComparisonName` selects the comparisons.
  */
 function comparisonChecksOfTable(
   table: TableRef,
+  targets: ReadonlyArray<[string | null, EffectiveChecks]>,
   filters: CheckSearchFilters,
-  columnSelected: (column: string | null) => boolean,
   grouping: readonly DataGroupingLevel[],
 ): PlannedCheck[] {
   const catalog = getCheckCatalog();
@@ -226,42 +228,36 @@ function comparisonChecksOfTable(
   const name = compileNamePattern(filters.checkName);
   const sensor = compileNamePattern(filters.sensorName);
   const comparisonFilter = compileNamePattern(filters.tableComparisonName);
-  if (category && !category.matches(COMPARISONS)) return [];
+  if (category && !category.matches(COMPARISONS_CATEGORY)) return [];
   const tableName = tableKey(table);
-  const owners: Array<[string | null, JsonObject]> = [[null, table.spec]];
-  const columns = isJsonObject(table.spec.columns) ? table.spec.columns : {};
-  for (const [column, spec] of Object.entries(columns)) if (isJsonObject(spec)) owners.push([column, spec]);
   const planned: PlannedCheck[] = [];
-  for (const [column, owner] of owners) {
-    if (!columnSelected(column)) continue;
-    for (const [checkType, timeScale, container] of specContainersOf(owner)) {
+  for (const [column, checks] of targets) {
+    for (const [checkType, timeScale] of CONTAINERS) {
       if (filters.checkType && filters.checkType !== checkType) continue;
       if (filters.timeScale && timeScale !== null && filters.timeScale !== timeScale) continue;
       if (checkType === 'partitioned' && !partitionColumnOf(table.spec)) continue;
-      const comparisons = isJsonObject(container[COMPARISONS]) ? container[COMPARISONS] : {};
-      for (const [comparisonName, checks] of Object.entries(comparisons)) {
-        if (!isJsonObject(checks)) continue;
+      for (const [comparisonName, comparison] of Object.entries(comparisonsIn(checks.comparisons, checkType, timeScale))) {
         if (comparisonFilter && !comparisonFilter.matches(comparisonName)) continue;
-        const referenceColumn = column === null ? null : typeof checks.reference_column === 'string' && checks.reference_column !== '' ? checks.reference_column : column;
-        for (const [checkName, spec] of Object.entries(checks)) {
-          if (checkName === 'reference_column' || !isJsonObject(spec)) continue;
+        const referenceColumn = column === null ? null : (comparison.referenceColumn ?? column);
+        for (const [checkName, check] of Object.entries(comparison.checks)) {
           if (name && !name.matches(checkName)) continue;
-          if ((spec.disabled === true) === enabled) continue;
+          if ((check.spec.disabled === true) === enabled) continue;
           const known = catalog.checkByName(checkName);
-          if (!known || known.category !== COMPARISONS) continue;
+          if (!known || known.category !== COMPARISONS_CATEGORY) continue;
           if (sensor && !sensor.matches(known.sensor)) continue;
           planned.push({
             table,
             column,
             checkType,
             timeScale,
-            category: COMPARISONS,
+            category: COMPARISONS_CATEGORY,
             checkName,
             catalog: known,
-            spec,
-            checkHash: checkHashOf(tableName, column, checkType, timeScale, `${COMPARISONS}/${comparisonName}/${checkName}`),
+            spec: check.spec,
+            checkHash: checkHashOf(tableName, column, checkType, timeScale, `${COMPARISONS_CATEGORY}/${comparisonName}/${checkName}`),
             grouping,
             comparison: { name: comparisonName, referenceColumn },
+            origin: check.origin,
           });
         }
       }
@@ -270,20 +266,13 @@ function comparisonChecksOfTable(
   return planned;
 }
 
-const COMPARISONS = 'comparisons';
-
-function specContainersOf(owner: JsonObject): Array<[CheckType, TimeScale | null, JsonObject]> {
-  const object = (value: unknown): JsonObject => (isJsonObject(value) ? value : {});
-  const monitoring = object(owner.monitoring_checks);
-  const partitioned = object(owner.partitioned_checks);
-  return [
-    ['profiling', null, object(owner.profiling_checks)],
-    ['monitoring', 'daily', object(monitoring.daily)],
-    ['monitoring', 'monthly', object(monitoring.monthly)],
-    ['partitioned', 'daily', object(partitioned.daily)],
-    ['partitioned', 'monthly', object(partitioned.monthly)],
-  ];
-}
+const CONTAINERS: ReadonlyArray<[CheckType, TimeScale | null]> = [
+  ['profiling', null],
+  ['monitoring', 'daily'],
+  ['monitoring', 'monthly'],
+  ['partitioned', 'daily'],
+  ['partitioned', 'monthly'],
+];
 
 export function partitionColumnOf(spec: JsonObject): string | undefined {
   const timestamps = isJsonObject(spec.timestamp_columns) ? spec.timestamp_columns : {};

@@ -5,9 +5,11 @@ import {
   checkContainerModel,
   checkTemplates,
   compilePolicies,
+  containerComparisons,
   effectiveColumnChecks,
   effectiveContainer,
   effectiveTableChecks,
+  tableComparisonNames,
   tableRefOf,
   type CheckContainerModel,
 } from '../../policy/index.js';
@@ -135,21 +137,24 @@ export async function tableChecksRoutes(api: FastifyInstance, context: ServerCon
         { schema: { tags, summary: `every ${what} check of a ${target} with its effective configuration (own checks and policies)`, operationId: `get_${target}_${what}_checks_model`, params, response: { 200: ref('CheckContainerModel') } } },
         async (request) => {
           const { table, column } = await subject(request);
-          return checkContainerModel(target, container.checkType, container.timeScale, await effective(table, target, column, container), capabilitiesFor(context, request, table));
+          const comparisons = containerComparisons(table.spec, column ?? null, container.checkType, container.timeScale);
+          return checkContainerModel(target, container.checkType, container.timeScale, await effective(table, target, column, container), capabilitiesFor(context, request, table), { comparisons });
         },
       );
       // the same model, as DQOps's "basic" list of checks and filtered to one check
       const modelOf = async (request: FastifyRequest) => {
         const { table, column } = await subject(request);
         const capabilities = capabilitiesFor(context, request, table);
-        return { model: checkContainerModel(target, container.checkType, container.timeScale, await effective(table, target, column, container), capabilities), capabilities };
+        const comparisons = containerComparisons(table.spec, column ?? null, container.checkType, container.timeScale);
+        return { model: checkContainerModel(target, container.checkType, container.timeScale, await effective(table, target, column, container), capabilities, { comparisons }), capabilities };
       };
       api.get(
         `${url}/model/basic`,
         { schema: { tags, summary: `the ${what} checks of a ${target}: category, name and whether configured`, operationId: `get_${target}_${what}_checks_basic_model`, params, response: { 200: { type: 'object', additionalProperties: true } } } },
         async (request) => {
           const { model, capabilities } = await modelOf(request);
-          const checks = model.categories.flatMap((category) =>
+          // as DQOps's basic model, without the comparisons
+          const checks = model.categories.filter((category) => category.comparison_name === undefined).flatMap((category) =>
             category.checks.map((check) => ({ check_category: category.category, check_name: check.check_name, help_text: check.help_text, configured: check.configured })),
           );
           return { checks, can_edit: capabilities.can_edit, can_run_checks: capabilities.can_run_checks, can_delete_data: capabilities.can_delete_data };
@@ -206,8 +211,8 @@ export async function tableChecksRoutes(api: FastifyInstance, context: ServerCon
         async (request, reply) => {
           const { table, column } = await subject(request);
           const inherited = await effective(table, target, column, container);
-          await writeContainer(request, container, (previous) =>
-            applyCheckContainerModel(request.body as CheckContainerModel, { previous, inherited }),
+          await writeContainer(request, container, (previous, current) =>
+            applyCheckContainerModel(request.body as CheckContainerModel, { previous, inherited, tableComparisons: tableComparisonNames(current.spec) }),
           );
           return reply.status(204).send();
         },
