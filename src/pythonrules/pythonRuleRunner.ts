@@ -70,6 +70,7 @@ class Worker {
   /** Module name → loaded version. */
   readonly versions = new Map<string, string>();
   pending: Pending | undefined;
+  /** Ended, or being killed: never given another request. */
   dead = false;
   private stderr = '';
 
@@ -84,8 +85,10 @@ class Worker {
       this.stderr += chunk.toString('utf8');
       if (this.stderr.length > 4000) this.stderr = this.stderr.slice(-4000);
     });
+    let ended = false;
     const exited = (reason: string) => {
-      if (this.dead) return;
+      if (ended) return;
+      ended = true;
       this.dead = true;
       this.fail(reason);
       onExit(this);
@@ -107,7 +110,8 @@ class Worker {
   }
 
   kill(): void {
-    if (!this.dead) this.process.kill('SIGKILL');
+    this.dead = true;
+    this.process.kill('SIGKILL');
   }
 
   private arm(): void {
@@ -115,6 +119,7 @@ class Worker {
     if (!pending) return;
     clearTimeout(pending.timer);
     pending.timer = setTimeout(() => {
+      this.dead = true;
       this.fail(`the rule did not answer within ${this.timeoutMs / 1000} s (DQCTL_RULE_TIMEOUT); its worker was stopped`);
       this.kill();
     }, this.timeoutMs);
@@ -127,6 +132,7 @@ class Worker {
     try {
       message = JSON.parse(line);
     } catch {
+      this.dead = true;
       this.fail(`the Python worker wrote something that is not its protocol: ${line.slice(0, 200)}`);
       this.kill();
       return;
