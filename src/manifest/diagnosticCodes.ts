@@ -38,6 +38,12 @@ export const LOADER_DIAGNOSTICS = {
     description:
       "A schedule of a connection (or of its auto import, or of settings/defaultschedules), or a check's schedule_override, that is not a cron expression: DQOps loads the file and its scheduler skips the schedule; dqctl does the same.",
   },
+  custom_check_incomplete: {
+    severity: 'error',
+    description: 'A custom check (under custom_checks or custom) without sensor_name or rule_name, and whose name is not a built-in check that would give them.',
+  },
+  unknown_sensor: { severity: 'error', description: "A custom check's sensor_name that is not a built-in sensor of its target (with a did-you-mean)." },
+  unknown_rule: { severity: 'error', description: "A custom check's rule_name that is neither a built-in rule nor a rule of the repository (with a did-you-mean)." },
   comparison_unknown: { severity: 'error', description: "Comparison checks name a table comparison that the table's table_comparisons does not define." },
   comparison_unknown_connection: { severity: 'error', description: 'A table comparison names a reference connection that is not in the repository.' },
   policy_target_unknown_connection: { severity: 'warning', description: 'A policy targets connections none of which is in the repository.' },

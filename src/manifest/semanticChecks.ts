@@ -1,4 +1,6 @@
 import { Cron } from 'croner';
+import { didYouMean, getCheckCatalog } from '../catalog/index.js';
+import { CUSTOM_CATEGORY, CUSTOM_CHECKS_KEY } from '../schema/build/checkContainerSchemas.js';
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
 import { appendAll, isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
 import { checkAddress } from './notificationAddresses.js';
@@ -50,6 +52,7 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
         break;
     }
   }
+  checkCustomRuleReferences(objects, out);
   return out;
 }
 
@@ -74,12 +77,14 @@ function documentFindings(o: LoadedObject): readonly Diagnostic[] {
       break;
     case 'table':
       checkEachCheck(o, out);
+      checkCustomChecks(o, out);
       checkPartitioning(o, out);
       checkComparisonReferences(o, out);
       break;
     case 'default_table_checks':
     case 'default_column_checks':
       checkEachCheck(o, out);
+      checkCustomChecks(o, out);
       break;
     case 'default_schedules':
       checkScheduleGroups(o, o.rawSpec, ['spec'], out);
@@ -91,6 +96,81 @@ function documentFindings(o: LoadedObject): readonly Diagnostic[] {
   found = Object.freeze(out.map((d) => Object.freeze(d)));
   findingsOfDocument.set(o, found);
   return found;
+}
+
+/** A custom check's `rule_name`, checked against the repository's rules once all files are read. */
+interface RuleReference {
+  ruleName: string;
+  path: Array<string | number>;
+}
+
+const ruleReferencesOfDocument = new WeakMap<LoadedObject, readonly RuleReference[]>();
+
+/**
+ * The custom checks of a table or policy (`custom_checks` of a category, `custom` of a container): each names a
+ * built-in sensor of its target and a rule (unless its name is a built-in check's, which gives both); the rule
+ * names are kept for checkCustomRuleReferences.
+ */
+function checkCustomChecks(o: LoadedObject, out: Diagnostic[]): void {
+  const references: RuleReference[] = [];
+  const catalog = getCheckCatalog();
+  forEachCheck(o.rawSpec, ['spec'], (check, path) => {
+    const custom = path[path.length - 2] === CUSTOM_CHECKS_KEY || path[path.length - 2] === CUSTOM_CATEGORY;
+    if (!custom) return;
+    const name = String(path[path.length - 1]);
+    const target = path.includes('columns') || o.kind === 'default_column_checks' ? 'column' : 'table';
+    const sensorName = typeof check.sensor_name === 'string' ? check.sensor_name : undefined;
+    const ruleName = typeof check.rule_name === 'string' ? check.rule_name : undefined;
+    const builtIn = catalog.checkByName(name);
+    if ((!sensorName || !ruleName) && !builtIn) {
+      const missing = [!sensorName ? 'sensor_name' : undefined, !ruleName ? 'rule_name' : undefined].filter(Boolean).join(' and ');
+      out.push({
+        severity: 'error',
+        code: 'custom_check_incomplete',
+        summary: `custom check ${JSON.stringify(name)} names no ${missing}`,
+        detail: 'A custom check runs the sensor and the rule it names (custom check definitions in checks/ are not supported yet); e.g. sensor_name: table/volume/row_count, rule_name: myrules/my_rule.',
+        range: o.parsed.locate(path, true),
+      });
+    }
+    if (sensorName) {
+      const sensor = catalog.sensors.get(sensorName);
+      if (!sensor || sensor.target !== target) {
+        const candidates = [...catalog.sensors.values()].filter((s) => s.target === target).map((s) => s.name);
+        const suggestions = didYouMean(sensorName, candidates);
+        out.push({
+          severity: 'error',
+          code: 'unknown_sensor',
+          summary: sensor
+            ? `sensor ${JSON.stringify(sensorName)} is a ${sensor.target} sensor; a ${target} check needs a ${target}/… sensor`
+            : `unknown sensor ${JSON.stringify(sensorName)}${suggestions.length > 0 ? `; did you mean ${suggestions.map((x) => JSON.stringify(x)).join(', ')}?` : ''}`,
+          detail: 'A custom check runs a built-in sensor (custom sensors in sensors/ are not supported yet).',
+          range: o.parsed.locate([...path, 'sensor_name']),
+        });
+      }
+    }
+    if (ruleName) references.push({ ruleName, path: [...path, 'rule_name'] });
+  });
+  ruleReferencesOfDocument.set(o, references);
+}
+
+/** Every `rule_name` of a custom check must be a built-in rule or a rule of the repository. */
+function checkCustomRuleReferences(objects: readonly LoadedObject[], out: Diagnostic[]): void {
+  const catalog = getCheckCatalog();
+  const customRules = objects.filter((o) => o.kind === 'rule').map((o) => o.name);
+  const known = new Set([...catalog.rules.keys(), ...customRules]);
+  for (const o of objects) {
+    for (const reference of ruleReferencesOfDocument.get(o) ?? []) {
+      if (known.has(reference.ruleName)) continue;
+      const suggestions = didYouMean(reference.ruleName, known);
+      out.push({
+        severity: 'error',
+        code: 'unknown_rule',
+        summary: `unknown rule ${JSON.stringify(reference.ruleName)}${suggestions.length > 0 ? `; did you mean ${suggestions.map((x) => JSON.stringify(x)).join(', ')}?` : ''}`,
+        detail: 'A rule is a built-in DQOps rule (comparison/min_count) or a custom one: rules/<name>.dqorule.yaml with rules/<name>.py.',
+        range: o.parsed.locate(reference.path),
+      });
+    }
+  }
 }
 
 function checkDuplicates(objects: readonly LoadedObject[], out: Diagnostic[]): void {
@@ -373,6 +453,13 @@ export function forEachCheck(
         if (!isJsonObject(checks)) continue;
         for (const [name, check] of Object.entries(checks)) {
           if (!isJsonObject(check)) continue;
+          if (name === CUSTOM_CHECKS_KEY && category !== 'comparisons' && category !== CUSTOM_CATEGORY) {
+            // a category's custom checks: one more level, the custom check's name
+            for (const [customName, custom] of Object.entries(check)) {
+              if (isJsonObject(custom)) visit(custom, [...levelPath, category, name, customName]);
+            }
+            continue;
+          }
           if (category !== 'comparisons') {
             visit(check, [...levelPath, category, name]);
             continue;

@@ -10,6 +10,8 @@ import type { CheckType, TimeScale } from '../catalog/index.js';
 import type { CheckOrigin } from './checkOrigin.js';
 
 export const COMPARISONS_CATEGORY = 'comparisons';
+/** A category's map of custom checks (DQOps's `custom_checks`). */
+export const CUSTOM_CHECKS_KEY = 'custom_checks';
 
 export interface CheckSlot {
   readonly index: number;
@@ -57,13 +59,24 @@ export function flattenChecks(ownerSpec: JsonObject, origin: CheckOrigin, number
       if (category === COMPARISONS_CATEGORY || category === '__proto__') continue;
       const checks = container[category];
       if (!isJsonObject(checks)) continue;
+      const add = (checkName: string, spec: JsonObject) => {
+        const effective = Object.freeze({ spec, origin });
+        const id = numbering === undefined ? -1 : numbering(slot.index, category, checkName);
+        flat.push({ id, slot: slot.index, partitioned: slot.partitioned, category, checkName, effective });
+      };
       for (const checkName of Object.keys(checks)) {
         const spec = checks[checkName];
         // A check written as null is not configured (the same as a missing key).
         if (!isJsonObject(spec) || checkName === '__proto__') continue;
-        const effective = Object.freeze({ spec, origin });
-        const id = numbering === undefined ? -1 : numbering(slot.index, category, checkName);
-        flat.push({ id, slot: slot.index, partitioned: slot.partitioned, category, checkName, effective });
+        if (checkName !== CUSTOM_CHECKS_KEY) {
+          add(checkName, spec);
+          continue;
+        }
+        // a category's custom checks are checks of that category (the root `custom:` map is a category itself)
+        for (const customName of Object.keys(spec)) {
+          const custom = spec[customName];
+          if (isJsonObject(custom) && customName !== '__proto__') add(customName, custom);
+        }
       }
     }
   }

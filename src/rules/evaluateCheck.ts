@@ -62,7 +62,11 @@ export function evaluateCheck(input: CheckEvaluationInput, options: EvaluateRule
       options,
     );
   }
+  return combineOutcomes(perSeverity);
+}
 
+/** The check's evaluation from the outcome of each configured severity (built-in or custom rule alike). */
+export function combineOutcomes(perSeverity: Partial<Record<Severity, RuleOutcome>>): CheckEvaluation {
   let severity: CheckSeverity | null = null;
   let reported: Severity | undefined;
   for (const name of RULE_SEVERITIES) {

@@ -2,7 +2,14 @@
  * Rules: pure functions that judge a sensor readout at the warning, error and fatal thresholds of a check,
  * for every rule of the built-in catalog. No I/O: the history of earlier readouts is passed in.
  */
-export { evaluateCheck, type CheckEvaluation, type CheckEvaluationInput, type CheckSeverity } from './evaluateCheck.js';
+export { combineOutcomes, evaluateCheck, type CheckEvaluation, type CheckEvaluationInput, type CheckSeverity } from './evaluateCheck.js';
+export {
+  customRuleArguments,
+  customRuleOf,
+  outcomeOfRuleResult,
+  type CustomRuleDefinition,
+  type CustomRuleReadout,
+} from './customRule.js';
 export { evaluateRule, type EvaluateRuleOptions } from './evaluateRule.js';
 export { implementedRuleNames } from './ruleRegistry.js';
 export { keepThreeDigits, loosenedRuleParameters, recalibratedRuleNames, type CalibrationHistory, type RuleSlot } from './recalibrateRule.js';

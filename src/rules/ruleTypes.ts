@@ -11,6 +11,8 @@ export interface Readout {
   /** Start of the readout's time period, ISO-8601 (`2024-05-01`, `2024-05-01T00:00:00Z`); no zone = UTC. */
   timePeriod: string;
   value: number;
+  /** The expected value stored with it, when known (custom rules see it as `expected_value`). */
+  expectedValue?: number | null;
 }
 
 export type { RuleSeverity as Severity } from '../model/index.js';

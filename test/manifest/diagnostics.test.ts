@@ -261,6 +261,15 @@ const CASES: Case[] = [
     objects: ['source:shop', 'table:shop/public.orders', 'default_table_checks:Detect empty tables daily'],
   },
   {
+    name: 'custom_check_unknown',
+    expected: [
+      ['error', 'unknown_sensor', `${ORDERS}:10:26`, 'table/volume/row_cont', 'unknown sensor "table/volume/row_cont"; did you mean "table/volume/row_count"?'],
+      ['error', 'unknown_rule', `${ORDERS}:11:24`, 'myrules/at_lest', 'unknown rule "myrules/at_lest"; did you mean "myrules/at_least"?'],
+      ['error', 'custom_check_incomplete', `${ORDERS}:15:9`, 'nothing_named:', 'custom check "nothing_named" names no sensor_name and rule_name'],
+    ],
+    objects: ['source:shop', 'rule:myrules/at_least'],
+  },
+  {
     name: 'comparison_unknown',
     expected: [
       ['error', 'comparison_unknown', `${ORDERS}:13:9`, 'orders_in_warehous', 'name the table comparison "orders_in_warehous", which spec.table_comparisons does not define'],

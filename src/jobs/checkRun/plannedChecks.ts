@@ -157,7 +157,7 @@ export function plannedChecksOfTable(
         for (const [checkName, check] of Object.entries(byName)) {
           if (name && !name.matches(checkName)) continue;
           if ((check.spec.disabled === true) === enabled) continue;
-          const known = catalog.checkByName(checkName);
+          const known = catalogCheckOf(checkName, check.spec, { target: column === null ? 'table' : 'column', checkType, timeScale, category: categoryName });
           if (!known) continue;
           if (sensor && !sensor.matches(known.sensor)) continue;
           planned.push({
@@ -179,6 +179,32 @@ export function plannedChecksOfTable(
   }
   planned.push(...comparisonChecksOfTable(table, targets, filters, grouping));
   return planned;
+}
+
+/**
+ * What a check runs: a built-in check's sensor and rule, or those a custom check names (`sensor_name`,
+ * `rule_name` of DQOps's CustomCheckSpec, under a category's `custom_checks` or the container's `custom`), which
+ * also override a built-in check's. Undefined for a check that names neither (it cannot run).
+ */
+export function catalogCheckOf(
+  checkName: string,
+  spec: JsonObject,
+  place: { target: 'table' | 'column'; checkType: CheckType; timeScale: TimeScale | null; category: string },
+): CatalogCheck | undefined {
+  const known = getCheckCatalog().checkByName(checkName);
+  const sensorName = typeof spec.sensor_name === 'string' && spec.sensor_name !== '' ? spec.sensor_name : undefined;
+  const ruleName = typeof spec.rule_name === 'string' && spec.rule_name !== '' ? spec.rule_name : undefined;
+  if (known) return sensorName || ruleName ? { ...known, sensor: sensorName ?? known.sensor, rule: ruleName ?? known.rule } : known;
+  if (!sensorName || !ruleName) return undefined;
+  return {
+    checkName,
+    ...place,
+    sensor: sensorName,
+    rule: ruleName,
+    defaultSeverity: 'error',
+    standard: false,
+    baseName: checkName,
+  };
 }
 
 const labelsOf = (spec: JsonObject | undefined): string[] => (spec && Array.isArray(spec.labels) ? spec.labels.filter((l): l is string => typeof l === 'string') : []);

@@ -1,11 +1,12 @@
-import { getCheckCatalog } from '../../catalog/index.js';
 import type { DataSource } from '../../datasource/index.js';
 import { planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
 import type { DqError } from '../../model/index.js';
-import { evaluateCheck } from '../../rules/index.js';
+import type { Readout } from '../../rules/index.js';
 import { outcomeOf } from './resultRows.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
-import { ruleSeveritiesOf, type PlannedCheck } from './plannedChecks.js';
+import type { CheckRules } from './checkRules.js';
+import { judgeReadouts } from './judgeReadouts.js';
+import type { PlannedCheck } from './plannedChecks.js';
 import { runTableComparisons, type ComparisonRunContext } from './runTableComparisons.js';
 import { periodOf, resultBase } from './resultRows.js';
 import { asTableFailure } from './tableFailure.js';
@@ -40,7 +41,15 @@ function groupsOf(checks: readonly PlannedCheck[]): Group[] {
 
 export async function runTableChecks(
   all: readonly PlannedCheck[],
-  context: { store: Pick<Store, 'checkResults'>; dataSource: DataSource; signal: AbortSignal; now: Date; resolveReference?: ComparisonRunContext['resolveReference'] },
+  context: {
+    store: Pick<Store, 'checkResults'>;
+    dataSource: DataSource;
+    signal: AbortSignal;
+    now: Date;
+    resolveReference?: ComparisonRunContext['resolveReference'];
+    /** Custom rules and their Python runner; without them only built-in rules judge. */
+    rules?: CheckRules;
+  },
 ): Promise<TableRunOutcome> {
   const rows: CheckResultInput[] = [];
   let failure: DqError | undefined;
@@ -56,7 +65,6 @@ export async function runTableChecks(
     rows.push(...compared.rows);
     failure ??= compared.failure;
   }
-  const catalog = getCheckCatalog();
   const executedAt = context.now.toISOString();
 
   for (const group of groupsOf(checks)) {
@@ -135,51 +143,28 @@ export async function runTableChecks(
         rows.push({ ...base, timePeriod: period.timePeriod, severity: null, errorMessage: failure ?? 'the sensor returned no readout' });
         continue;
       }
-      const rule = catalog.rules.get(check.catalog.rule);
-      for (const readout of values) {
-        const timePeriod = readout.timePeriod ? new Date(`${readout.timePeriod.slice(0, 10)}T00:00:00.000Z`).toISOString() : period.timePeriod;
+      const judged = await judgeReadouts(check, values, {
+        rules: context.rules,
+        timeGradient: period.timeGradient,
+        defaultTimePeriod: period.timePeriod,
+        storedHistory: () => storedHistoryOf(context.store, check, period.timeGradient),
+      });
+      for (const judgement of judged) {
+        const { readout, timePeriod } = judgement;
         const dataGroup = readout.dataGroup;
-        try {
-          const history =
-            rule?.mode === 'previous_readouts' || check.catalog.rule === 'comparison/value_changed'
-              ? (
-                  await context.store.checkResults({
-                    connectionName: table.connection,
-                    schemaName: table.schema,
-                    tableName: table.table,
-                    columnName: check.column,
-                    checkType: check.checkType,
-                    timeGradient: period.timeGradient,
-                    checkName: check.checkName,
-                    dataGroup,
-                    executionErrors: 'exclude',
-                    read: 'readouts',
-                  })
-                )
-                  .filter((r) => typeof r.actualValue === 'number')
-                  .map((r) => ({ timePeriod: r.timePeriod, value: r.actualValue as number }))
-              : undefined;
-          const severities = ruleSeveritiesOf(check.spec);
-          const evaluation = evaluateCheck({
-            ruleName: check.catalog.rule,
-            actualValue: readout.actualValue,
-            ...(history ? { history } : {}),
-            timePeriod,
-            severities,
-            referenceValue: readout.expectedValue ?? null,
-            timeGradient: period.timeGradient,
-          });
-          rows.push({
-            ...base,
-            timePeriod,
-            dataGroup,
-            actualValue: readout.actualValue,
-            expectedValue: evaluation.expectedValue ?? readout.expectedValue ?? null,
-            ...outcomeOf(evaluation, readout.severity),
-          });
-        } catch (error) {
-          rows.push({ ...base, timePeriod, dataGroup, actualValue: readout.actualValue, severity: null, errorMessage: `rule ${check.catalog.rule}: ${(error as Error).message}` });
+        if ('error' in judgement) {
+          rows.push({ ...base, timePeriod, dataGroup, actualValue: readout.actualValue, severity: null, errorMessage: judgement.error });
+          continue;
         }
+        const { evaluation } = judgement;
+        rows.push({
+          ...base,
+          timePeriod,
+          dataGroup,
+          actualValue: readout.actualValue,
+          expectedValue: evaluation.expectedValue ?? readout.expectedValue ?? null,
+          ...outcomeOf(evaluation, readout.severity),
+        });
       }
     }
   }
@@ -189,3 +174,26 @@ export async function runTableChecks(
 }
 
 class RetryInNewSession extends Error {}
+
+/** The stored readouts of one check (every data group, execution errors left out), by data group. */
+async function storedHistoryOf(store: Pick<Store, 'checkResults'>, check: PlannedCheck, timeGradient: string): Promise<Map<string, Readout[]>> {
+  const rows = await store.checkResults({
+    connectionName: check.table.connection,
+    schemaName: check.table.schema,
+    tableName: check.table.table,
+    columnName: check.column,
+    checkType: check.checkType,
+    timeGradient,
+    checkName: check.checkName,
+    executionErrors: 'exclude',
+    read: 'readouts',
+  });
+  const byGroup = new Map<string, Readout[]>();
+  for (const row of rows) {
+    if (typeof row.actualValue !== 'number') continue;
+    const list = byGroup.get(row.dataGroup) ?? [];
+    list.push({ timePeriod: row.timePeriod, value: row.actualValue, expectedValue: row.expectedValue });
+    byGroup.set(row.dataGroup, list);
+  }
+  return byGroup;
+}

@@ -1,4 +1,5 @@
 import type { DataSources } from '../../datasource/index.js';
+import type { PythonRuleRunner } from '../../pythonrules/index.js';
 import type { LiveObjects } from '../../inspect/liveObjects.js';
 import type { Store } from '../../store/store.js';
 
@@ -9,4 +10,6 @@ export interface ExecutorDependencies {
   dataSources: DataSources;
   /** Told when a run wrote notification messages to the outbox (the server's deliverer sends them at once). */
   onMessages?: () => void;
+  /** The workers of custom Python rules, reused between runs; without it each run starts its own. */
+  pythonRules?: PythonRuleRunner;
 }

@@ -1,3 +1,4 @@
+import { PythonRuleRunner, pythonRuleOptionsFromEnvironment } from '../../pythonrules/index.js';
 import type { JobExecutor } from '../jobService.js';
 import { COLLECT_ERROR_SAMPLES, collectErrorSamplesExecutor } from './collectErrorSamples.js';
 import { COLLECT_STATISTICS, collectStatisticsExecutor } from './collectStatistics.js';
@@ -17,7 +18,9 @@ export const JOB_TYPES = {
   importTables: IMPORT_TABLES,
 } as const;
 
-export function defaultExecutors(deps: ExecutorDependencies): Record<string, JobExecutor> {
+/** The executors of a long-lived process (the server): one set of Python rule workers serves every run. */
+export function defaultExecutors(given: ExecutorDependencies): Record<string, JobExecutor> {
+  const deps = given.pythonRules ? given : { ...given, pythonRules: new PythonRuleRunner(pythonRuleOptionsFromEnvironment()) };
   return {
     [DELETE_STORED_DATA]: deleteStoredDataExecutor(deps.store),
     [COLLECT_STATISTICS]: collectStatisticsExecutor(deps),

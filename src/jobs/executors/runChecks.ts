@@ -6,6 +6,8 @@ import { ownScheduleOf } from '../checkScheduleOverrides.js';
 import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks.js';
 import { periodOf, resultBase } from '../checkRun/resultRows.js';
 import { runTableChecks } from '../checkRun/runTableChecks.js';
+import { loadCheckRules } from '../checkRun/checkRules.js';
+import { PythonRuleRunner, pythonRuleOptionsFromEnvironment } from '../../pythonrules/index.js';
 import { DEFAULT_NOTIFICATIONS_NAME } from '../../manifest/objectPaths.js';
 import { recordResultsWithIncidents, type IncidentConfiguration } from '../../incidents/index.js';
 import type { JobExecutor } from '../jobService.js';
@@ -26,6 +28,8 @@ import type { ExecutorDependencies } from './executorDependencies.js';
  * own schedule is the cron expression in `schedule_override` (the run of that schedule).
  * `collect_error_samples: true` also collects the error samples of the checks that raised a warning, error or
  * fatal (collectErrorSamples.ts, per data group); checks marked `always_collect_error_samples` always get them.
+ * Custom Python rules run in the workers of `deps.pythonRules` (the server's, reused between runs), or of a
+ * runner this run starts and ends.
  */
 export const RUN_CHECKS = 'run_checks';
 
@@ -117,6 +121,10 @@ export async function runChecks(
     tableSpec: (connection, schema, table) => tableSpecs.get(JSON.stringify([connection, schema, table])),
     defaultNotifications,
   };
+  // custom rules: read once per run; a runner of our own (started on the first call) when none was given
+  const ownRunner = deps.pythonRules ? undefined : new PythonRuleRunner(pythonRuleOptionsFromEnvironment());
+  const rules = await loadCheckRules(deps.objects, deps.pythonRules ?? ownRunner!);
+  if (work.some((w) => w.checks.some((c) => rules.custom.has(c.catalog.rule)))) rules.python.warmUp();
   const rows: CheckResultInput[] = [];
   const tables: TableCheckOutcome[] = [];
   let next = 0;
@@ -136,7 +144,7 @@ export async function runChecks(
       } else {
         dataSource = deps.dataSources.get(table.connection, spec);
         try {
-          const outcome = await runTableChecks(checks, { store: deps.store, dataSource, signal, now, resolveReference });
+          const outcome = await runTableChecks(checks, { store: deps.store, dataSource, signal, now, resolveReference, rules });
           tableRows = outcome.rows;
           failure = outcome.failure;
         } catch (error) {
@@ -163,7 +171,11 @@ export async function runChecks(
       options.onProgress?.(++done, work.length);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(TABLES_AT_ONCE, work.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(TABLES_AT_ONCE, work.length) }, worker));
+  } finally {
+    await ownRunner?.close();
+  }
   if (signal.aborted) throw new DqError('QUERY_CANCELLED', 'the run was cancelled');
   return { result: countResults(rows, executedChecks), tables };
 }

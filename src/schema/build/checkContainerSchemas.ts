@@ -2,7 +2,9 @@
  * The check containers of a target, generated from the catalog: container -> category -> check name -> check.
  * Every check sharing a (sensor, rule) pair has the same shape, so each shape is written once in `$defs` and
  * the checks refer to it; sensors' parameter objects and rules' threshold objects are `$defs` too. A check name
- * that is not listed is an error: dqctl does not run custom checks.
+ * that is not listed is an error. Custom checks have their own map: `custom_checks` in a category and `custom` at
+ * the container's root (DQOps's CustomCheckSpec: `sensor_name`, `rule_name`, free `parameters` and thresholds;
+ * the names they give are checked against the catalog and the repository's rules in manifest/semanticChecks).
  *
  * `comparisons` follows DQOps: a map from the table comparison's name to the comparison checks (plus the
  * `reference_column` for column comparisons).
@@ -40,6 +42,7 @@ export function checkContainerSchemas(catalog: CheckCatalog, target: CheckTarget
     properties: commonCheckFields(),
   };
   defs.check_filter = str('SQL condition added to the WHERE clause of this check only.');
+  defs.custom_check = customCheckSchema();
   for (const container of containersOf(target)) {
     for (const check of catalog.checksIn(container)) addCheckShape(defs, catalog, check);
     defs[containerDefName(container)] = containerSchema(catalog, container);
@@ -83,13 +86,36 @@ function containerSchema(catalog: CheckCatalog, container: CheckContainer): Sche
         { description: 'Comparison checks keyed by the name of a table comparison defined in table_comparisons.' },
       );
     } else {
+      checks[CUSTOM_CHECKS_KEY] = mapOf(ref('custom_check'), { description: `Custom checks of the ${category} category, by name.` });
       categories[category] = closedObject(checks, { [ANNOTATION_KEYWORD]: annotation(marker) });
     }
   }
+  categories[CUSTOM_CATEGORY] = mapOf(ref('custom_check'), { description: 'Custom checks outside any category, by name.' });
   return closedObject(categories, {
     description: `${container.target} checks under ${containerPath(container)}, by category.`,
     [ANNOTATION_KEYWORD]: annotation({ role: 'container', ...container }),
   });
+}
+
+export const CUSTOM_CHECKS_KEY = 'custom_checks';
+export const CUSTOM_CATEGORY = 'custom';
+
+/** DQOps's CustomCheckSpec: the sensor and the rule it runs, their parameters, and the common settings. */
+function customCheckSchema(): Schema {
+  const thresholds = (severity: string): Schema => ({
+    type: ['object', 'null'],
+    description: `Parameters of the rule at the ${severity} severity; {} or null enables it with no parameters.`,
+  });
+  const properties: Record<string, Schema> = {
+    sensor_name: str('The sensor the check runs (a built-in sensor such as table/volume/row_count).'),
+    rule_name: str('The rule that judges the readout: a custom rule (rules/<name>.dqorule.yaml + .py) or a built-in one.'),
+    parameters: { type: 'object', description: "Parameters of the sensor (free: they are the sensor's)." },
+    warning: thresholds('warning'),
+    error: thresholds('error'),
+    fatal: thresholds('fatal'),
+  };
+  for (const field of Object.keys(commonCheckFields())) properties[field] = true as unknown as Schema;
+  return closedObject(properties, { description: 'A custom check: a sensor and a rule named by the user.', allOf: [ref('check_settings')] });
 }
 
 function checkShapeName(check: CatalogCheck): string {
