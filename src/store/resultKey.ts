@@ -7,7 +7,27 @@
  *
  * Execution errors are not results: they stay one row per failed run (DQOps keeps them in a table of their own).
  */
-import type { CheckResultInput } from './readResults.js';
+
+/** What the key reads of a row (fields of readResults.ts' CheckResultInput, named here so neither file imports the other). */
+export interface ResultKeyFields {
+  connectionName: string;
+  schemaName: string;
+  tableName: string;
+  columnName?: string | null;
+  checkType: string;
+  timeGradient: string;
+  checkCategory: string;
+  checkName: string;
+  tableComparison?: string | null;
+  /** ISO-8601. */
+  timePeriod: string;
+  /** Default `all data`. */
+  dataGroup?: string;
+  /** ISO-8601; absent: stored at now(). */
+  executedAt?: string;
+  /** Set: an execution error, which has no key. */
+  errorMessage?: string | null;
+}
 
 /**
  * The columns of the unique index `check_results_one_per_period`, as `on conflict` must name them. column_name and
@@ -23,7 +43,7 @@ export const RESULT_KEY_SQL =
 export const RESULT_KEY_PREDICATE = 'error_message is null';
 
 /** A row's key in this process, the same fields as RESULT_KEY_SQL (a time period compared as an instant). */
-export function resultKeyOf(row: CheckResultInput): string {
+export function resultKeyOf(row: ResultKeyFields): string {
   return JSON.stringify([
     row.connectionName,
     row.schemaName,
@@ -39,16 +59,16 @@ export function resultKeyOf(row: CheckResultInput): string {
   ]);
 }
 
-const isExecutionError = (row: CheckResultInput): boolean => !!row.errorMessage;
+const isExecutionError = (row: ResultKeyFields): boolean => !!row.errorMessage;
 /** A row without executedAt is stored at now(): newer than any the batch names. */
-const executedMillis = (row: CheckResultInput): number => (row.executedAt === undefined ? Infinity : Date.parse(row.executedAt));
+const executedMillis = (row: ResultKeyFields): number => (row.executedAt === undefined ? Infinity : Date.parse(row.executedAt));
 
 /**
  * One row per key of a batch, as the store would keep them: the newest execution wins (the later row of the
  * batch when they tie), in the batch's order. A batch must not hold a key twice: one upsert statement cannot
  * update a row twice, and the incidents must count what is stored. Execution errors are all kept.
  */
-export function oneRowPerResultKey<R extends CheckResultInput>(rows: readonly R[]): R[] {
+export function oneRowPerResultKey<R extends ResultKeyFields>(rows: readonly R[]): R[] {
   const winner = new Map<string, number>();
   rows.forEach((row, index) => {
     if (isExecutionError(row)) return;
