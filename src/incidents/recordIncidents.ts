@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../model/index.js';
+import { oneRowPerResultKey } from '../store/resultKey.js';
 import type { CheckResultInput, IncidentRecord, IncidentStatus, OutboxInput, ResultsTransactionWork, Store } from '../store/store.js';
 import { effectiveGrouping, type EffectiveGrouping } from './effectiveGrouping.js';
 import { applyObservation, observeFailures, type Observation } from './incidentTransitions.js';
@@ -25,9 +26,15 @@ export interface IncidentsOutcome {
   messages: number;
 }
 
+/**
+ * The rows are first cut to what the store keeps (one per check, time period and data group, resultKey.ts), so a
+ * batch naming a failure twice counts it once; a re-run on another call counts its failures again, once, as
+ * DQOps adds each run's failures to the incident's failed checks count.
+ */
 export async function recordResultsWithIncidents(store: Store, rows: readonly CheckResultInput[], configuration: IncidentConfiguration): Promise<IncidentsOutcome> {
-  const grouping = incidentGrouping(rows, configuration);
-  await store.recordCheckResults(rows, grouping);
+  const stored = oneRowPerResultKey(rows);
+  const grouping = incidentGrouping(stored, configuration);
+  await store.recordCheckResults(stored, grouping);
   return grouping.outcome;
 }
 

@@ -1,6 +1,7 @@
 import { DqError, toSeverityNumber, type CheckType, type SeverityNumber } from '../model/index.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
+import { oneRowPerResultKey, RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resultKey.js';
 
 /**
  * Check results and error samples (tables of migration 0002): rows written by check runs, read by the
@@ -8,6 +9,9 @@ import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
  * value is bound, never spliced into SQL (the only text chosen at run time is one of three fixed window
  * expressions). A "check" here is one configured check on one table or column: the same connection, schema,
  * table, column, check type, time gradient, category, check name and table comparison.
+ *
+ * One result (or readout) per check, time period and data group (resultKey.ts): a later run replaces it, so every
+ * read sees that one row; execution errors are added, one per failed run.
  *
  * Contract for writers (tests, the check runner): check hashes are integers within ±2^53 (they are returned as
  * JS numbers); all rows of one run of one check share its `executedAt`; timestamps are ISO-8601 strings.
@@ -391,9 +395,25 @@ const ERROR_SAMPLE_COLUMNS: readonly RecordColumn[] = [
   ['table_comparison', 'text'],
 ];
 
-/** Bulk insert, in chunks of one jsonb parameter each (as writeObjects does); returns how many rows. */
+/**
+ * What a later run changes in the row of its check, period and data group (the key, resultKey.ts): everything
+ * but the key and the id, which stays (DQOps's id is the key's hash, so it does not change either). A row that is
+ * older than the stored one (a slow run finishing after a newer one) replaces nothing.
+ */
+const REPLACE_EARLIER_RUN =
+  `on conflict (${RESULT_KEY_SQL}) where ${RESULT_KEY_PREDICATE} do update set ` +
+  ['check_hash', 'sensor_name', 'quality_dimension', 'actual_value', 'expected_value', 'severity', 'duration_ms', 'executed_at', 'verdict', 'rule_actual_value']
+    .map((column) => `${column} = excluded.${column}`)
+    .join(', ') +
+  ' where dqctl.check_results.executed_at <= excluded.executed_at';
+
+/**
+ * Bulk upsert, in chunks of one jsonb parameter each (as writeObjects does): a result or readout replaces the
+ * stored one of its check, time period and data group (the batch itself is first cut to one row per key,
+ * oneRowPerResultKey); an execution error is added. Returns how many rows were written.
+ */
 export async function insertCheckResults(sql: SqlQueryable, rows: readonly CheckResultInput[]): Promise<number> {
-  const records = rows.map((row, index) => {
+  rows.forEach((row, index) => {
     checkHashOf(row.checkHash, index);
     if (row.severity !== undefined && row.severity !== null && !(Number.isInteger(row.severity) && row.severity >= 0 && row.severity <= 3)) {
       throw new DqError('INVALID_ARGUMENT', `check result ${index}: severity must be 0, 1, 2, 3 or null, not ${row.severity}`);
@@ -401,32 +421,33 @@ export async function insertCheckResults(sql: SqlQueryable, rows: readonly Check
     if ((row.severity ?? null) === null && !row.errorMessage) {
       throw new DqError('INVALID_ARGUMENT', `check result ${index}: a row without a severity is an execution error and needs an errorMessage`);
     }
-    return {
-      connection_name: row.connectionName,
-      schema_name: row.schemaName,
-      table_name: row.tableName,
-      column_name: row.columnName ?? null,
-      check_type: row.checkType,
-      time_gradient: row.timeGradient,
-      check_category: row.checkCategory,
-      check_name: row.checkName,
-      check_hash: row.checkHash,
-      sensor_name: row.sensorName ?? null,
-      quality_dimension: row.qualityDimension ?? null,
-      time_period: row.timePeriod,
-      data_group: row.dataGroup ?? null,
-      actual_value: row.actualValue ?? null,
-      expected_value: row.expectedValue ?? null,
-      severity: row.severity ?? null,
-      duration_ms: row.durationMs ?? null,
-      executed_at: row.executedAt ?? null,
-      table_comparison: row.tableComparison ?? null,
-      error_message: row.errorMessage ?? null,
-      verdict: row.verdict ?? null,
-      rule_actual_value: row.ruleActualValue ?? null,
-    };
   });
-  return insertJsonRecords(sql, 'dqctl.check_results', CHECK_RESULT_COLUMNS, records);
+  const records = oneRowPerResultKey(rows).map((row) => ({
+    connection_name: row.connectionName,
+    schema_name: row.schemaName,
+    table_name: row.tableName,
+    column_name: row.columnName ?? null,
+    check_type: row.checkType,
+    time_gradient: row.timeGradient,
+    check_category: row.checkCategory,
+    check_name: row.checkName,
+    check_hash: row.checkHash,
+    sensor_name: row.sensorName ?? null,
+    quality_dimension: row.qualityDimension ?? null,
+    time_period: row.timePeriod,
+    data_group: row.dataGroup ?? null,
+    actual_value: row.actualValue ?? null,
+    expected_value: row.expectedValue ?? null,
+    severity: row.severity ?? null,
+    duration_ms: row.durationMs ?? null,
+    executed_at: row.executedAt ?? null,
+    table_comparison: row.tableComparison ?? null,
+    // an empty message is no execution error (the key's index reads error_message is null)
+    error_message: row.errorMessage || null,
+    verdict: row.verdict ?? null,
+    rule_actual_value: row.ruleActualValue ?? null,
+  }));
+  return insertJsonRecords(sql, 'dqctl.check_results', CHECK_RESULT_COLUMNS, records, { onConflict: REPLACE_EARLIER_RUN });
 }
 
 export async function insertErrorSamples(sql: SqlQueryable, rows: readonly ErrorSampleInput[]): Promise<number> {
@@ -542,7 +563,7 @@ export interface BacktestReadoutKey {
   tableComparison: string | null;
 }
 
-/** The newest readout of one time period and data group of the check at `key` (its index in the request). */
+/** The readout of one time period and data group of the check at `key` (its index in the request). */
 export interface BacktestReadoutRow {
   key: number;
   timePeriod: string;
@@ -556,9 +577,10 @@ export interface BacktestReadoutRow {
 
 /**
  * The readouts of many checks of ONE check type in one statement (the backtest of `dqctl preview`, which may
- * reach thousands of tables): for each key, the newest result of each time period and data group whose
- * period starts at or after `from` (execution errors are not readouts), oldest period first. The keys travel
- * as one jsonb parameter; the join follows check_results_latest_idx.
+ * reach thousands of tables): for each key, the one stored readout of each time period and data group (the
+ * result key, resultKey.ts: a re-run replaced the earlier) whose period starts at or after `from` (execution
+ * errors are not readouts), oldest period first. The keys travel as one jsonb parameter; the join follows
+ * check_results_latest_idx.
  */
 export async function readBacktestReadouts(
   sql: SqlQueryable,
@@ -586,19 +608,16 @@ export async function readBacktestReadouts(
     severity: SeverityNumber;
     verdict: boolean;
   }>(
-    `select r.k, ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.expected_value, r.severity, r.verdict
-       from (select distinct on (k.k, c.time_period, c.data_group)
-                    k.k, c.time_period, c.data_group, c.actual_value, c.expected_value, c.severity, c.verdict
-               from jsonb_to_recordset($1::text::jsonb) as k(k integer, connection_name text, schema_name text, table_name text,
-                      column_name text, time_gradient text, check_name text, table_comparison text)
-               join dqctl.check_results c
-                 on c.connection_name = k.connection_name and c.schema_name = k.schema_name and c.table_name = k.table_name
-                and c.check_type = $2 and c.check_name = k.check_name and c.time_gradient = k.time_gradient
-                and c.column_name is not distinct from k.column_name
-                and c.table_comparison is not distinct from k.table_comparison
-              where c.time_period >= $3::timestamptz and c.severity is not null
-              order by k.k, c.time_period, c.data_group, c.executed_at desc, c.id desc) r
-      order by r.k, r.time_period, r.data_group`,
+    `select k.k, ${isoTimestamp('c.time_period')} as time_period, c.data_group, c.actual_value, c.expected_value, c.severity, c.verdict
+       from jsonb_to_recordset($1::text::jsonb) as k(k integer, connection_name text, schema_name text, table_name text,
+              column_name text, time_gradient text, check_name text, table_comparison text)
+       join dqctl.check_results c
+         on c.connection_name = k.connection_name and c.schema_name = k.schema_name and c.table_name = k.table_name
+        and c.check_type = $2 and c.check_name = k.check_name and c.time_gradient = k.time_gradient
+        and c.column_name is not distinct from k.column_name
+        and c.table_comparison is not distinct from k.table_comparison
+      where c.time_period >= $3::timestamptz and ${RESULT_KEY_PREDICATE}
+      order by k.k, c.time_period, c.data_group`,
     [JSON.stringify(records), checkType, from],
   );
   return rows.map((row) => ({

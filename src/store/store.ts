@@ -172,10 +172,11 @@ export interface Store extends StoreReader {
   /**
    * Check results and error samples (see readResults.ts): rows of run history, outside the object revision and
    * the store lock. Reads filter on one table and return rows grouped by check, newest first; an insert writes
-   * all its rows in one transaction (or none) and returns how many it wrote.
+   * all its rows in one transaction (or none) and returns how many it wrote. One result or readout per check,
+   * time period and data group (resultKey.ts): a later run's row replaces the earlier one.
    */
   checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]>;
-  /** The newest readout of each time period of many checks of one check type, since `from`, in one read (readResults.ts). */
+  /** The readout of each time period and data group of many checks of one check type, since `from`, in one read (readResults.ts). */
   backtestReadouts(checkType: CheckType, keys: readonly BacktestReadoutKey[], from: string): Promise<BacktestReadoutRow[]>;
   /** Every table with results: the worst severity of each check's newest run, in one read (the console's overview). */
   tableSeverities(): Promise<TableSeverityRow[]>;

@@ -101,7 +101,8 @@ describe.each(STORE_ENGINES)('incidents on $engine', (engine) => {
       [
         failure({ dataGroup: 'EU' }),
         failure({ dataGroup: 'US', qualityDimension: 'Validity' }),
-        failure({ dataGroup: 'US', severity: 1 }),
+        // another check (one check has one result per period and data group)
+        failure({ dataGroup: 'US', checkName: 'daily_nulls_percent', checkHash: 2, severity: 1 }),
         failure({ tableName: 'quiet', severity: 3 }),
       ],
       configuration({}, tables),
@@ -111,6 +112,17 @@ describe.each(STORE_ENGINES)('incidents on $engine', (engine) => {
       ['orders', 'EU', null, 1, 2, 2],
       ['orders', 'US', null, 1, 2, 2],
     ]);
+  });
+
+  it('counts a failure the batch names twice once, as the store keeps one result per check, period and data group', async () => {
+    const outcome = await recordResultsWithIncidents(
+      fx.store,
+      [failure({ executedAt: '2026-11-20T10:00:00.000Z', actualValue: 5 }), failure({ executedAt: '2026-11-20T10:00:00.000Z', actualValue: 7, severity: 3 })],
+      configuration(),
+    );
+    expect(outcome).toMatchObject({ absorbed: 0, opened: [expect.objectContaining({ failedChecksCount: 1, highestSeverity: 3 })] });
+    const [incident] = await fx.store.incidents.list({ connection: 'shop' });
+    expect((await fx.store.incidents.issues(incident)).map((i) => [i.actualValue, i.severity])).toEqual([[7, 3]]);
   });
 
   it('a failing incident write rolls back the results too', async () => {

@@ -156,6 +156,58 @@ describe.each(STORE_ENGINES)('$engine store: check results and error samples', (
     ]);
   });
 
+  it('keeps one result per check, time period and data group: a later run replaces it, an execution error is added', async () => {
+    const at = (hour: number) => `2024-01-05T${String(hour).padStart(2, '0')}:00:00.000Z`;
+    // the first run of the day: a failure and a readout the rules gave no verdict on, in two data groups
+    await fx.store.insertCheckResults([
+      result({ timePeriod: day(5), executedAt: at(8), dataGroup: 'eu', severity: 2, actualValue: 1, expectedValue: 10, durationMs: 80 }),
+      result({ timePeriod: day(5), executedAt: at(8), dataGroup: 'us', severity: 0, actualValue: 2, verdict: false }),
+      result({ timePeriod: day(4), executedAt: at(8), dataGroup: 'eu', severity: 0, actualValue: 40 }),
+    ]);
+    const [first] = await fx.store.checkResults({ ...ORDERS, dataGroup: 'eu', timePeriodFrom: day(5) });
+    // the second run of the same day: every row of the first is replaced, in place
+    await fx.store.insertCheckResults([
+      result({ timePeriod: day(5), executedAt: at(10), dataGroup: 'eu', severity: 0, actualValue: 9, expectedValue: null, durationMs: 12, ruleActualValue: 4 }),
+      result({ timePeriod: day(5), executedAt: at(10), dataGroup: 'us', severity: 1, actualValue: 3 }),
+    ]);
+    const results = await fx.store.checkResults(ORDERS);
+    expect(results.map((r) => [r.timePeriod.slice(0, 10), r.dataGroup, r.executedAt, r.severity, r.actualValue, r.expectedValue, r.durationMs, r.verdict])).toEqual([
+      ['2024-01-05', 'us', at(10), 1, 3, null, null, true],
+      ['2024-01-05', 'eu', at(10), 0, 4, null, 12, true],
+      ['2024-01-04', 'eu', at(8), 0, 40, null, null, true],
+    ]);
+    expect(results.find((r) => r.dataGroup === 'eu' && r.timePeriod === day(5))!.id).toBe(first.id);
+    // the rules' history (readouts) sees one readout per period and data group: the sensor's newest value
+    const history = await fx.store.checkResults({ ...ORDERS, dataGroup: 'eu', executionErrors: 'exclude', read: 'readouts' });
+    expect(history.map((r) => [r.timePeriod.slice(0, 10), r.actualValue])).toEqual([['2024-01-05', 9], ['2024-01-04', 40]]);
+    expect((await fx.store.backtestReadouts('monitoring', [{ ...ORDERS, columnName: null, timeGradient: 'day', checkName: 'daily_row_count', tableComparison: null }], day(1))).map((r) => [r.timePeriod.slice(0, 10), r.dataGroup, r.actualValue, r.severity])).toEqual([
+      ['2024-01-04', 'eu', 40, 0],
+      ['2024-01-05', 'eu', 9, 0],
+      ['2024-01-05', 'us', 3, 1],
+    ]);
+
+    // a run older than the stored row (a slow run finishing late) replaces nothing
+    await fx.store.insertCheckResults([result({ timePeriod: day(5), executedAt: at(9), dataGroup: 'us', severity: 3, actualValue: 99 })]);
+    // an execution error is a row of its own, every time, and replaces no result
+    await fx.store.insertCheckResults([result({ timePeriod: day(5), executedAt: at(11), dataGroup: 'us', severity: null, errorMessage: 'timeout' })]);
+    await fx.store.insertCheckResults([result({ timePeriod: day(5), executedAt: at(12), dataGroup: 'us', severity: null, errorMessage: 'timeout' })]);
+    const us = await fx.store.checkResults({ ...ORDERS, dataGroup: 'us' });
+    expect(us.map((r) => [r.executedAt, r.severity, r.errorMessage])).toEqual([
+      [at(12), null, 'timeout'],
+      [at(11), null, 'timeout'],
+      [at(10), 1, null],
+    ]);
+    // one batch naming a key twice stores its newest row (the later one on a tie)
+    await fx.store.insertCheckResults([
+      result({ timePeriod: day(6), executedAt: at(14), severity: 2, actualValue: 1 }),
+      result({ timePeriod: day(6), executedAt: at(13), severity: 3, actualValue: 2 }),
+      result({ timePeriod: day(7), executedAt: at(13), severity: 1, actualValue: 3 }),
+      result({ timePeriod: day(7), executedAt: at(13), severity: 0, actualValue: 4 }),
+    ]);
+    const batch = await fx.store.checkResults({ ...ORDERS, timePeriodFrom: day(6) });
+    expect(batch.map((r) => [r.timePeriod.slice(0, 10), r.actualValue])).toEqual([['2024-01-07', 4], ['2024-01-06', 1]]);
+  });
+
   it('reads error samples newest collection first, in sample order, at most N per check', async () => {
     await fx.store.insertErrorSamples([
       ...[0, 1, 2].map((i) => sample({ sampleIndex: i, result: `old${i}`, collectedAt: day(1) })),

@@ -136,10 +136,74 @@ describe.each(['pglite', 'postgres'] as const)('%s store: migration 9 keeps the 
          values ('key-1', 'inc-1', 'shop', 'acknowledged', 'http://127.0.0.1:1/hook', 'urgent', $1::text::jsonb, 'pending', '2026-10-02T10:00:00Z', '2026-10-02T10:00:00Z')`,
         [JSON.stringify(payload)],
       );
-      expect(await migrate(client)).toEqual(MIGRATIONS.map((m) => m.version).filter((version) => version >= 9));
+      expect(await migrate(client, MIGRATIONS.filter((m) => m.version <= 9))).toEqual([9]);
       const [message] = await createSqlStore(client).outbox.list({});
       expect(message).toMatchObject({ idempotencyKey: 'key-1', event: 'acknowledged', status: 'pending', filterName: 'urgent', filterMessage: 'Call the on-call' });
       expect(outboxPayload(message!)).toEqual(payload);
+    } finally {
+      await client.close();
+      await cleanup();
+    }
+  }, 60_000);
+});
+
+describe.each(['pglite', 'postgres'] as const)('%s store: migration 10 keeps one result per check, time period and data group', (engine) => {
+  it('removes the rows a later run of the same key replaced, keeps execution errors, and holds the key from then on', async () => {
+    let options: OpenStoreOptions;
+    let cleanup: () => Promise<void>;
+    if (engine === 'pglite') {
+      const stateDir = await mkdtemp(join(tmpdir(), 'dqctl-migration10-'));
+      options = { stateDir, openTimeoutMs: 10_000 };
+      cleanup = () => rm(stateDir, { recursive: true, force: true });
+    } else {
+      const database = await createTestDatabase();
+      options = { databaseUrl: database.url };
+      cleanup = () => database.drop();
+    }
+    const client = await openSqlClient(options);
+    try {
+      expect(await migrate(client, MIGRATIONS.filter((m) => m.version < 10))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      // rows as dqctl wrote them before migration 10: every run added its own (ids follow the insert order)
+      const rows: Array<[column: string | null, comparison: string | null, period: string, group: string, executedAt: string, severity: number | null, value: number | null, error: string | null, verdict: boolean]> = [
+        [null, null, '2026-03-01', 'all data', '2026-03-01T08:00:00Z', 2, 1, null, true],
+        [null, null, '2026-03-01', 'all data', '2026-03-01T10:00:00Z', 0, 5, null, true], // the newest run of its key: kept
+        [null, null, '2026-03-01', 'all data', '2026-03-01T09:00:00Z', 1, 3, null, true],
+        [null, null, '2026-03-01', 'us', '2026-03-01T08:00:00Z', 1, 7, null, true], // another data group: kept
+        [null, null, '2026-03-02', 'all data', '2026-03-02T08:00:00Z', 0, 9, null, true], // another period: kept
+        [null, null, '2026-03-01', 'all data', '2026-03-01T11:00:00Z', null, null, 'timeout', true], // execution errors: all kept
+        [null, null, '2026-03-01', 'all data', '2026-03-01T12:00:00Z', null, null, 'timeout', true],
+        ['amount', 'vs_dwh', '2026-03-01', 'eu', '2026-03-01T08:00:00Z', 3, 11, null, true],
+        ['amount', 'vs_dwh', '2026-03-01', 'eu', '2026-03-01T08:00:00Z', 2, 12, null, true], // same instant: the later row kept
+        ['amount', null, '2026-03-01', 'eu', '2026-03-01T07:00:00Z', 0, 13, null, false], // a readout only, then a result
+        ['amount', null, '2026-03-01', 'eu', '2026-03-01T09:00:00Z', 1, 14, null, true],
+      ];
+      for (const [column, comparison, period, group, executedAt, severity, value, error, verdict] of rows) {
+        await client.query(
+          `insert into dqctl.check_results (connection_name, schema_name, table_name, column_name, check_type, time_gradient, check_category,
+             check_name, check_hash, time_period, data_group, actual_value, severity, executed_at, table_comparison, error_message, verdict)
+           values ('shop', 'public', 'orders', $1, 'monitoring', 'day', 'volume', 'daily_row_count', 7, $2::timestamptz, $3, $4, $5, $6::timestamptz, $7, $8, $9)`,
+          [column, period, group, value, severity, executedAt, comparison, error, verdict],
+        );
+      }
+      expect(await migrate(client)).toEqual([10]);
+      const kept = await client.query<{ id: number }>('select id from dqctl.check_results order by id');
+      expect(kept.map((row) => Number(row.id))).toEqual([2, 4, 5, 6, 7, 9, 11]);
+
+      // the key holds: a second row of a key cannot be added behind the writer's back, an execution error can
+      const duplicate = `insert into dqctl.check_results (connection_name, schema_name, table_name, column_name, check_type, time_gradient,
+          check_category, check_name, check_hash, time_period, data_group, severity, table_comparison, error_message)
+        values ('shop', 'public', 'orders', $1, 'monitoring', 'day', 'volume', 'daily_row_count', 7, '2026-03-01', $2, $3, $4, $5)`;
+      await expect(client.query(duplicate, [null, 'all data', 0, null, null])).rejects.toThrow(/duplicate key|unique/);
+      await expect(client.query(duplicate, ['amount', 'eu', 0, 'vs_dwh', null])).rejects.toThrow(/duplicate key|unique/);
+      await client.query(duplicate, [null, 'all data', null, null, 'refused']);
+
+      // and the store's upsert names the same key (src/store/resultKey.ts): a later run replaces the kept row in place
+      const store = createSqlStore(client);
+      await store.insertCheckResults([
+        { connectionName: 'shop', schemaName: 'public', tableName: 'orders', columnName: 'amount', checkType: 'monitoring', timeGradient: 'day', checkCategory: 'volume', checkName: 'daily_row_count', checkHash: 7, tableComparison: 'vs_dwh', timePeriod: '2026-03-01T00:00:00.000Z', dataGroup: 'eu', severity: 0, actualValue: 20, executedAt: '2026-03-01T13:00:00.000Z' },
+      ]);
+      const compared = await store.checkResults({ connectionName: 'shop', schemaName: 'public', tableName: 'orders', columnName: 'amount', tableComparison: 'vs_dwh' });
+      expect(compared.map((row) => [row.id, row.actualValue, row.severity, row.executedAt])).toEqual([[9, 20, 0, '2026-03-01T13:00:00.000Z']]);
     } finally {
       await client.close();
       await cleanup();

@@ -138,6 +138,7 @@ export async function overview(store: Store, target: Target, selection: Selectio
   });
   return groupByCheck(rows).map((checkRows) => {
     // rows come newest period first, newest execution first: the first row of a period and data group is its latest
+    // (its one result, or the execution error of a later run, which the store keeps beside it)
     const shown = new Map<string, CheckResultRow>();
     const seen = new Set<string>();
     for (const row of checkRows) {

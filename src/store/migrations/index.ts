@@ -7,6 +7,7 @@ import { migration0006 } from './0006_apply_history_dirty.js';
 import { migration0007 } from './0007_readouts_without_verdict.js';
 import { migration0008 } from './0008_applied_environments.js';
 import { migration0009 } from './0009_outbox_incident_snapshot.js';
+import { migration0010 } from './0010_one_result_per_period.js';
 import { migration0011 } from './0011_applied_content.js';
 
 /**
@@ -19,4 +20,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0011];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011];
