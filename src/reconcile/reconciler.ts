@@ -539,7 +539,13 @@ export class Reconciler {
    * FRESHEN_WAIT_MS) for the pass that compares again, so an answer given right after a write already shows it.
    */
   private async freshen(): Promise<void> {
-    if (this.suspendedBy || this.comparedRevision === null || !this.started || this.stopped) return;
+    if (this.suspendedBy || !this.started || this.stopped) return;
+    if (this.comparedRevision === null) {
+      // the first pass has not compared yet: wait a little for it rather than answer with nothing
+      const running = this.flight.current;
+      if (running) await Promise.race([running, sleep(FRESHEN_WAIT_MS)]);
+      return;
+    }
     const revision = await this.store.revision();
     if (!this.storeMoved(revision)) return;
     await Promise.race([this.trigger('store changed'), sleep(FRESHEN_WAIT_MS)]);

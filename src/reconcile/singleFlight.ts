@@ -33,6 +33,11 @@ export class SingleFlight<R> {
     return this.running !== null;
   }
 
+  /** The running pass (settles when it ends, never rejects), or null. */
+  get current(): Promise<void> | null {
+    return this.running;
+  }
+
   /** Whether triggers wait for the pass after the running one. */
   get pending(): boolean {
     return this.waiting.waiters.length > 0;
