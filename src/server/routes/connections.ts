@@ -6,7 +6,8 @@ import { refuseInvalidAddresses } from '../../app/incidentSettings.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
 import { checkName } from '../names.js';
-import { ALL_STORED_DATA, answerWithStoredDataCleanup } from '../storedDataCleanup.js';
+import { ALL_STORED_DATA } from '../../app/storedDataCleanup.js';
+import { answerWithStoredDataCleanup } from '../storedDataCleanup.js';
 
 /**
  * Connections (objects of kind source, named after their folder under sources/). Responses never carry a
