@@ -6,7 +6,7 @@
  */
 export type { Store, CheckType, IncidentSortOrder, IncidentStatus } from '../store/store.js';
 export type { JobRecord } from '../store/jobRows.js';
-export type { LiveObjects } from '../inspect/liveObjects.js';
+export type { LiveObjects, WriteContext } from '../inspect/liveObjects.js';
 export type { JobService } from '../jobs/jobService.js';
 export type { ConnectionSchedulesOptions } from '../jobs/connectionSchedules.js';
 export type { DataSources } from '../datasource/index.js';
