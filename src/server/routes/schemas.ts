@@ -5,7 +5,8 @@ import type { Capabilities, ServerContext } from '../context.js';
 import { checkName } from '../names.js';
 import type { CheckTarget, CheckType, TimeScale } from '../../catalog/index.js';
 import { checkConfigurationModels, checkTemplates, DEFAULT_MODEL_LIMIT, tableRefOf } from '../../policy/index.js';
-import { capabilitiesOn, connectionNameOf, jobTemplates, requireConnection } from './connections.js';
+import { jobTemplates } from '../../app/connectionModels.js';
+import { capabilitiesOn, connectionNameOf, requireConnection } from './connections.js';
 import { queryParam } from '../../app/results/resultsQuery.js';
 import { bothSpellingsQuery } from './results.js';
 
