@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
 import { indexFlows, lineageFlows, sourceTablesOf, tableRefKey, walkLineage, type FlowIndex, type TableRef, type TableRef as LineageTableRef } from '../../app/lineageGraph.js';
 import { combineStatuses, tableQualityStatus, type TableQualityStatus } from '../../app/tableQualityStatus.js';
 import {
@@ -22,7 +23,6 @@ import {
   checkTableName,
   requireConnection,
   requireTable,
-  refuseInvalidTableSpec,
   tablePathOf,
   writerOf,
   type TablePath,
