@@ -1,16 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
 import { entriesOf, entryNames, lineageSources, lineageTargets, lineageTree } from '../../app/lineageIndex.js';
-import {
-  CHECK_TYPES,
-  DqError,
-  isJsonObject,
-  parseTableKey,
-  tableKey,
-  type JsonObject,
-  type JsonValue,
-  type LiveObject,
-} from '../../model/index.js';
+import { CHECK_TYPES, DqError, tableKey, type JsonObject, type JsonValue } from '../../model/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import {
