@@ -1,6 +1,5 @@
-import type { SeverityNumber } from '../model/index.js';
+import type { SeverityNumber, TableIdentity } from '../model/index.js';
 import type { Store } from '../store/store.js';
-import type { TableRef } from './lineageGraph.js';
 
 /**
  * DQOps's issue histogram of a table (`get_table_issues_histogram`): how many results of the table's checks were
@@ -27,7 +26,7 @@ export interface IssueHistogram {
 
 const DEFAULT_DAYS = 30;
 
-export async function issueHistogram(store: Store, table: TableRef, options: { since?: string; now?: Date } = {}): Promise<IssueHistogram> {
+export async function issueHistogram(store: Store, table: TableIdentity, options: { since?: string; now?: Date } = {}): Promise<IssueHistogram> {
   const now = options.now ?? new Date();
   const since = options.since ?? new Date(now.getTime() - DEFAULT_DAYS * 86_400_000).toISOString().slice(0, 10);
   const rows = await store.checkResults({ connectionName: table.connection, schemaName: table.schema, tableName: table.table, executionErrors: 'exclude' });

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../model/index.js';
+import { isJsonObject, type JsonObject, type TableIdentity } from '../model/index.js';
 
 /**
  * Data lineage as a graph of tables: each table spec's `source_tables` entries are edges source → target.
@@ -6,15 +6,9 @@ import { isJsonObject, type JsonObject } from '../model/index.js';
  * cycle-safe (a visited set per direction) and reporting every flow once, so a lineage that loops back
  * (a → b → a, or a table naming itself) ends instead of running forever. Pure: the caller reads the specs.
  */
-export interface TableRef {
-  connection: string;
-  schema: string;
-  table: string;
-}
-
 export interface LineageFlow {
-  source: TableRef;
-  target: TableRef;
+  source: TableIdentity;
+  target: TableIdentity;
 }
 
 export interface LineageWalkOptions {
@@ -25,19 +19,15 @@ export interface LineageWalkOptions {
 }
 
 /** An unambiguous identity of a table reference (names may hold `/`, `.` and anything else). */
-export function tableRefKey(ref: TableRef): string {
+export function tableRefKey(ref: TableIdentity): string {
   return JSON.stringify([ref.connection, ref.schema, ref.table]);
 }
 
-export function sameTable(a: TableRef, b: TableRef): boolean {
-  return a.connection === b.connection && a.schema === b.schema && a.table === b.table;
-}
-
 /** The source tables a table spec names (entries without the three names are skipped). */
-export function sourceTablesOf(spec: JsonObject): TableRef[] {
+export function sourceTablesOf(spec: JsonObject): TableIdentity[] {
   const entries = spec.source_tables;
   if (!Array.isArray(entries)) return [];
-  const refs: TableRef[] = [];
+  const refs: TableIdentity[] = [];
   for (const entry of entries) {
     if (!isJsonObject(entry)) continue;
     const { source_connection: connection, source_schema: schema, source_table: table } = entry;
@@ -47,7 +37,7 @@ export function sourceTablesOf(spec: JsonObject): TableRef[] {
 }
 
 /** Every flow of a set of tables, each once, in the order of the tables and their entries. */
-export function lineageFlows(tables: Iterable<{ ref: TableRef; spec: JsonObject }>): LineageFlow[] {
+export function lineageFlows(tables: Iterable<{ ref: TableIdentity; spec: JsonObject }>): LineageFlow[] {
   const flows: LineageFlow[] = [];
   const seen = new Set<string>();
   for (const { ref, spec } of tables) {
@@ -81,15 +71,15 @@ export function indexFlows(flows: readonly LineageFlow[]): FlowIndex {
  * The flows reachable from `start`: upstream (breadth first through sources), then downstream (through
  * targets). A flow found by both walks (a cycle through `start`) is listed once, where it was first found.
  */
-export function walkLineage(start: TableRef, flows: readonly LineageFlow[] | FlowIndex, options: LineageWalkOptions = {}): LineageFlow[] {
+export function walkLineage(start: TableIdentity, flows: readonly LineageFlow[] | FlowIndex, options: LineageWalkOptions = {}): LineageFlow[] {
   const { bySource, byTarget } = 'bySource' in flows ? flows : indexFlows(flows);
   const result: LineageFlow[] = [];
   const reported = new Set<string>();
-  const walk = (edges: Map<string, LineageFlow[]>, next: (flow: LineageFlow) => TableRef): void => {
+  const walk = (edges: Map<string, LineageFlow[]>, next: (flow: LineageFlow) => TableIdentity): void => {
     const visited = new Set<string>([tableRefKey(start)]);
-    let frontier: TableRef[] = [start];
+    let frontier: TableIdentity[] = [start];
     while (frontier.length > 0) {
-      const following: TableRef[] = [];
+      const following: TableIdentity[] = [];
       for (const table of frontier) {
         for (const flow of edges.get(tableRefKey(table)) ?? []) {
           const key = flowKey(flow);

@@ -1,5 +1,5 @@
 import type { LiveSummary, ObjectKind } from '../model/index.js';
-import { OBJECT_KINDS, resultStatusOf, type QualityStatus } from '../model/index.js';
+import { OBJECT_KINDS, parseTableKey, resultStatusOf, tableKey, type QualityStatus } from '../model/index.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { ObjectStatus, ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
 import { statusFromStore } from '../reconcile/storeStatus.js';
@@ -101,21 +101,14 @@ function qualityOf(row: TableSeverityRow | undefined): QualityStatus {
   return resultStatusOf(row.severity);
 }
 
-function splitTable(name: string): { connection: string; schema: string; table: string } | null {
-  const slash = name.indexOf('/');
-  const dot = slash > 0 ? name.indexOf('.', slash + 1) : -1;
-  if (dot < 0) return null;
-  return { connection: name.slice(0, slash), schema: name.slice(slash + 1, dot), table: name.slice(dot + 1) };
-}
-
 const SYNC_RANK: Record<ObjectSyncStatus, number> = { Synced: 0, Extraneous: 1, Missing: 2, Drifted: 3, OutOfSync: 4 };
 
 /** Every live object with its owner, sync and quality status, sorted by kind then name. */
 export function objectRows(summaries: readonly LiveSummary[], status: ReconcileStatus, severities: readonly TableSeverityRow[]): ObjectRow[] {
   const syncOf = new Map(status.objects.map((o) => [`${o.kind}\u0000${o.name}`, o.status]));
-  const quality = new Map(severities.map((s) => [`${s.connectionName}/${s.schemaName}.${s.tableName}`, s]));
+  const quality = new Map(severities.map((s) => [tableKey({ connection: s.connectionName, schema: s.schemaName, table: s.tableName }), s]));
   const rows: ObjectRow[] = summaries.map((s) => {
-    const table = s.kind === 'table' ? splitTable(s.name) : null;
+    const table = s.kind === 'table' ? (parseTableKey(s.name) ?? null) : null;
     return {
       kind: s.kind,
       name: s.name,

@@ -1,5 +1,5 @@
 import type { LiveObjects } from '../inspect/liveObjects.js';
-import { isJsonObject, type JsonObject } from '../model/index.js';
+import { isJsonObject, parseTableKey, type JsonObject } from '../model/index.js';
 
 /**
  * DQOps's `find_similar_tables`: the tables (of every connection) whose column names are most like the given
@@ -28,12 +28,12 @@ export async function similarTables(objects: LiveObjects, tableName: string, lim
     const shared = [...mine].filter((c) => theirs.has(c)).length;
     if (shared === 0) continue;
     const union = mine.size + theirs.size - shared;
-    const slash = other.name.indexOf('/');
-    const dot = other.name.indexOf('.', slash + 1);
+    const identity = parseTableKey(other.name);
+    if (!identity) continue;
     found.push({
-      connection_name: other.name.slice(0, slash),
-      schema_name: other.name.slice(slash + 1, dot),
-      table_name: other.name.slice(dot + 1),
+      connection_name: identity.connection,
+      schema_name: identity.schema,
+      table_name: identity.table,
       similarity_pct: Math.round((shared / union) * 100),
       difference: union - shared,
     });

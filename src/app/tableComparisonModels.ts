@@ -1,5 +1,5 @@
 import { CONTAINER_KEYS, getCheckCatalog, type CheckType, type TimeScale } from '../catalog/index.js';
-import { isJsonObject, type JsonObject, type JsonValue } from '../model/index.js';
+import { isJsonObject, type JsonObject, type JsonValue, type TableIdentity } from '../model/index.js';
 
 /**
  * DQOps's `table_comparisons` models over a table spec, both ways, without I/O:
@@ -117,7 +117,7 @@ function checkOf(thresholds: JsonObject, current: JsonValue | undefined): JsonOb
 }
 
 export function comparisonModel(
-  table: { connection: string; schema: string; table: string; spec: JsonObject },
+  table: TableIdentity & { spec: JsonObject },
   container: ComparisonContainer,
   name: string,
 ): JsonObject | undefined {

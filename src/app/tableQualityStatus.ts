@@ -1,6 +1,5 @@
 import type { CheckResultRow, Store } from '../store/store.js';
-import type { TableRef } from './lineageGraph.js';
-import { SEVERITY_NAMES, type SeverityName } from '../model/index.js';
+import { SEVERITY_NAMES, type SeverityName, type TableIdentity } from '../model/index.js';
 
 /**
  * A table's current data quality status, from its latest results: the highest severity of each check's newest
@@ -24,7 +23,7 @@ export interface TableQualityStatus {
 }
 
 
-export function statusOfRows(table: TableRef, rows: readonly CheckResultRow[]): TableQualityStatus {
+export function statusOfRows(table: TableIdentity, rows: readonly CheckResultRow[]): TableQualityStatus {
   const status: TableQualityStatus = {
     connection_name: table.connection,
     schema_name: table.schema,
@@ -55,7 +54,7 @@ export function statusOfRows(table: TableRef, rows: readonly CheckResultRow[]): 
   return status;
 }
 
-export async function tableQualityStatus(store: Store, table: TableRef): Promise<TableQualityStatus> {
+export async function tableQualityStatus(store: Store, table: TableIdentity): Promise<TableQualityStatus> {
   const rows = await store.checkResults({
     connectionName: table.connection,
     schemaName: table.schema,

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { SCHEMAS_DIR } from '../catalog/packagePaths.js';
+import { API_SCHEMAS_DIR } from '../app/packageFiles.js';
 
 /**
  * The API model schemas live in schemas/api/<Model>.json (`$id` = the model name, e.g. `RuleModel`), beside the
@@ -9,7 +9,7 @@ import { SCHEMAS_DIR } from '../catalog/packagePaths.js';
  * and serializes with them (so a response never carries a field its schema does not name), and the OpenAPI
  * document is generated from them.
  */
-export const API_SCHEMAS_DIR = join(SCHEMAS_DIR, 'api');
+export { API_SCHEMAS_DIR };
 
 let cache: Array<Record<string, unknown>> | undefined;
 

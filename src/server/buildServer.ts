@@ -3,15 +3,8 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { resolve } from 'node:path';
-import { LiveObjects } from '../inspect/liveObjects.js';
-import { DataSources } from '../datasource/index.js';
-import { defaultExecutors } from '../jobs/executors/index.js';
-import { ConnectionSchedules, type ConnectionSchedulesOptions } from '../jobs/connectionSchedules.js';
-import { JobService } from '../jobs/jobService.js';
-import { Deliverer, type DelivererOptions } from '../notify/index.js';
-import type { Reconciler } from '../reconcile/reconciler.js';
-import type { Store } from '../store/store.js';
+import { createServerServices, startConnectionSchedules } from '../app/serverServices.js';
+import type { ConnectionSchedulesOptions, DataSources, DelivererOptions, JobService, Reconciler, Store } from '../app/services.js';
 import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
 import { registerConsole } from './console.js';
@@ -124,17 +117,24 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
-  const objects = new LiveObjects(options.store, { readOnlyManaged: options.readOnlyManaged, revisionCheckMs: options.revisionCheckMs });
+  // process metrics start observers of their own: only `serve` (which passes its metrics) wants them
+  const metrics = options.metrics ?? new ServerMetrics({ store: options.store, reconciler: options.reconciler, processMetrics: false });
+  const services = createServerServices({
+    store: options.store,
+    readOnlyManaged: options.readOnlyManaged,
+    revisionCheckMs: options.revisionCheckMs,
+    jobs: options.jobs,
+    dataSources: options.dataSources,
+    notifications: options.notifications && {
+      ...options.notifications,
+      log: (level, message, fields) => app.log[level]({ notifications: true, ...fields }, message),
+      onSettled: (outcome) => metrics.countDelivery(outcome),
+    },
+  });
+  const { objects, dataSources, jobs } = services;
   // an API write is drift the loop must show at once: it compares again instead of waiting for its timer
   const loop = options.reconciler;
   if (loop) objects.onWrite(() => void loop.storeChanged('api write'));
-  const dataSources = options.dataSources ?? new DataSources({ credentialsDir: process.env.DQCTL_CREDENTIALS_DIR ?? resolve('.credentials') });
-  // a check run that opened incidents wrote messages: the deliverer looks at once instead of at its next poll
-  let deliverer: Deliverer | undefined;
-  const onMessages = () => deliverer?.nudge();
-  const jobs = options.jobs ?? new JobService(options.store, defaultExecutors({ store: options.store, objects, dataSources, onMessages }));
-  // process metrics start observers of their own: only `serve` (which passes its metrics) wants them
-  const metrics = options.metrics ?? new ServerMetrics({ store: options.store, reconciler: options.reconciler, processMetrics: false });
   const context: ServerContext = {
     store: options.store,
     jobs,
@@ -144,15 +144,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     metrics,
     gitopsBodyLimit: options.gitopsBodyLimit,
     reconciler: options.reconciler,
+    deliverer: services.deliverer,
   };
-  if (options.notifications) {
-    context.deliverer = deliverer = new Deliverer({
-      store: options.store,
-      ...options.notifications,
-      log: (level, message, fields) => app.log[level]({ notifications: true, ...fields }, message),
-      onSettled: (outcome) => metrics.countDelivery(outcome),
-    });
-  }
   metrics.setOpenIncidents(async () => (await options.store.incidents.statistics()).reduce((sum, c) => sum + c.openIncidents, 0));
   metrics.setOutboxBacklog(() => options.store.outbox.countPending());
 
@@ -197,21 +190,20 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   );
   if (options.console !== false) consoleFallback = await registerConsole(app, typeof options.console === 'string' ? options.console : undefined);
   if (options.schedules) {
-    const schedule = new ConnectionSchedules(jobs, objects, {
+    const schedule = await startConnectionSchedules(services, {
       log: (level, message, fields) => app.log[level]({ schedules: true, ...fields }, message),
       ...(typeof options.schedules === 'object' ? options.schedules : {}),
     });
-    await schedule.start();
     // onClose hooks run in the order they were added: the schedule stops submitting before the worker stops
     app.addHook('onClose', async () => schedule.stop());
   }
-  if (!options.jobs) {
+  if (services.owns.jobs) {
     // the server owns the worker it made: it starts with the server and stops before the store closes
     jobs.start();
     app.addHook('onClose', async () => jobs.stop());
   }
   // the pools it made close after the jobs that use them stopped
-  if (!options.dataSources) app.addHook('onClose', async () => dataSources.close());
+  if (services.owns.dataSources) app.addHook('onClose', async () => dataSources.close());
   if (context.deliverer) {
     const started = context.deliverer;
     if (options.notifications?.startWhenListening) app.addHook('onListen', async () => started.start());

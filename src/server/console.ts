@@ -2,7 +2,7 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../catalog/packagePaths.js';
+import { CONSOLE_BUILD_DIR } from '../app/packageFiles.js';
 import type { NotFoundFallback } from './errorHandler.js';
 import { METRICS_PATH } from './metricsRoute.js';
 
@@ -13,7 +13,7 @@ import { METRICS_PATH } from './metricsRoute.js';
  * (no inline script, no eval) and refuses framing. The console's files hold no data: they need no token; the
  * data comes from /api, which does.
  */
-export const CONSOLE_DIR = join(PACKAGE_ROOT, 'dist', 'console');
+export const CONSOLE_DIR = CONSOLE_BUILD_DIR;
 
 export const CONSOLE_CSP = [
   "default-src 'self'",

@@ -1,9 +1,4 @@
-import type { DataSources } from '../datasource/index.js';
-import type { LiveObjects } from '../inspect/liveObjects.js';
-import type { JobService } from '../jobs/jobService.js';
-import type { Reconciler } from '../reconcile/reconciler.js';
-import type { Deliverer } from '../notify/index.js';
-import type { Store } from '../store/store.js';
+import type { DataSources, Deliverer, JobService, LiveObjects, Reconciler, Store } from '../app/services.js';
 import type { ServerMetrics } from './metrics.js';
 import { roleAtLeast, type Caller, type Role } from './tokens.js';
 import type { Capabilities } from '../model/index.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lineageFlows, sourceTablesOf, walkLineage, type LineageFlow, type TableRef } from '../../src/app/lineageGraph.js';
+import { lineageFlows, sourceTablesOf, walkLineage, type LineageFlow } from '../../src/app/lineageGraph.js';
+import type { TableIdentity as TableRef } from '../../src/model/index.js';
 import type { JsonObject } from '../../src/model/index.js';
 
 const t = (table: string, connection = 'c', schema = 's'): TableRef => ({ connection, schema, table });

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { CheckType } from '../../store/store.js';
+import type { CheckType } from '../../model/index.js';
 import { issueHistogram } from '../../app/issueHistogram.js';
 import { tableQualityStatus } from '../../app/tableQualityStatus.js';
 import { withoutNulls } from '../../app/results/checkResults.js';

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
 import { DqError, isJsonObject, tableKey, type JsonObject, type JsonValue } from '../../model/index.js';
 import { arrayOf } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
-import { refuseInvalidTableSpec, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf } from './tables.js';
+import { requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf } from './tables.js';
 
 /**
  * The labels and comments of one column, served on their own as DQOps serves them (GET answers the part or its

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isSecretKey, redactValue, SENSITIVE } from '../../diff/secrets.js';
+import { connectionModel, fromBasicModel, hashNumber } from '../../app/connectionModels.js';
+import { redactSpec, withSecrets } from '../../app/connectionSecrets.js';
+import { validateConnectionSpec } from '../../app/connectionSpecValidation.js';
 import { DqError, isJsonObject, tableKeyPrefix, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
-import { validateDocument, type SchemaViolation } from '../../schema/index.js';
-import { refuseInvalidAddresses } from '../../app/incidentSettings.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
 import { checkName } from '../names.js';
-import { ALL_STORED_DATA, answerWithStoredDataCleanup } from '../storedDataCleanup.js';
+import { answerWithStoredDataCleanup } from '../storedDataCleanup.js';
 
 /**
  * Connections (objects of kind source, named after their folder under sources/). Responses never carry a
@@ -17,12 +17,6 @@ import { ALL_STORED_DATA, answerWithStoredDataCleanup } from '../storedDataClean
  */
 export const SCHEDULING_GROUPS = ['profiling', 'monitoring_daily', 'monitoring_monthly', 'partitioned_daily', 'partitioned_monthly'] as const;
 export type SchedulingGroup = (typeof SCHEDULING_GROUPS)[number];
-
-/** The provider blocks a connection spec may hold, one per DQOps provider (we run checks on PostgreSQL only). */
-const PROVIDERS = [
-  'bigquery', 'clickhouse', 'databricks', 'db2', 'duckdb', 'hana', 'mariadb', 'mysql', 'oracle', 'postgresql',
-  'presto', 'questdb', 'redshift', 'snowflake', 'spark', 'sqlserver', 'teradata', 'trino',
-] as const;
 
 /** The connection name of a route's `:connectionName`, refused (400) when hostile. */
 export function connectionNameOf(request: FastifyRequest): string {
@@ -43,121 +37,6 @@ export async function requireConnection(context: ServerContext, name: string): P
 /** The caller's capabilities on a live object (no edit on git-managed objects of a --read-only-managed server). */
 export function capabilitiesOn(context: ServerContext, request: FastifyRequest, live?: LiveObject): Capabilities {
   return capabilitiesOf(request.caller, { managedReadOnly: context.objects.readOnlyManaged && live?.managedBy === 'git' });
-}
-
-/** The job templates of a connection (or of a part of it, `fullTableName` = `schema.*`), as DQOps hands them out. */
-export function jobTemplates(connection: string, fullTableName?: string): JsonObject {
-  const scope: JsonObject = fullTableName === undefined ? { connection } : { connection, fullTableName };
-  return {
-    run_checks_job_template: { ...scope, enabled: true },
-    run_profiling_checks_job_template: { ...scope, enabled: true, checkType: 'profiling' },
-    run_monitoring_checks_job_template: { ...scope, enabled: true, checkType: 'monitoring' },
-    run_partition_checks_job_template: { ...scope, enabled: true, checkType: 'partitioned' },
-    collect_statistics_job_template: { ...scope, enabled: true },
-    data_clean_job_template: { ...scope, ...ALL_STORED_DATA, deleteChecksConfiguration: false },
-  };
-}
-
-/** A spec as a response may show it: secrets redacted at any depth. */
-export function redactSpec(spec: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(spec)) out[key] = redactValue([key], value) as JsonValue;
-  return out;
-}
-
-const pointer = (path: readonly (string | number)[]) =>
-  path.length === 0 ? '/' : path.map((p) => `/${String(p).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
-
-/**
- * A `(sensitive)` placeholder sent back for a secret keeps the stored value; with no stored value it is refused
- * (storing the placeholder as a password would break the connection silently). `at` is where `incoming` sits
- * in the request body, for the error.
- */
-function restoreSecrets(incoming: JsonValue, current: JsonValue | undefined, at: (string | number)[]): JsonValue {
-  if (Array.isArray(incoming)) {
-    return incoming.map((item, i) => restoreSecrets(item, Array.isArray(current) ? current[i] : undefined, [...at, i]));
-  }
-  if (!isJsonObject(incoming)) return incoming;
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(incoming)) {
-    const stored = isJsonObject(current) ? current[key] : undefined;
-    if (value === SENSITIVE && isSecretKey(key)) {
-      if (stored === undefined || stored === null) {
-        const where = pointer([...at, key]);
-        throw new DqError('BODY_INVALID', `${where}: "${SENSITIVE}" stands for a stored secret, and none is stored here; send the value or a \${ENV_VAR} reference`, {
-          violations: [{ path: where, message: `"${SENSITIVE}" is not a value`, code: 'invalid_value' }],
-        });
-      }
-      out[key] = stored;
-      continue;
-    }
-    out[key] = restoreSecrets(value, stored, [...at, key]);
-  }
-  return out;
-}
-
-/** A spec sent in a body with its secret placeholders replaced by the stored values. */
-function withSecrets(incoming: JsonObject, current: JsonObject | undefined): JsonObject {
-  return restoreSecrets(incoming, current, []) as JsonObject;
-}
-
-/**
- * Refuses a spec a connection file could not hold: 400 BODY_INVALID with every violation located by a JSON
- * pointer into the request body. `part` is the path in the spec of what the body replaced (its violations are
- * reported relative to the body); violations elsewhere are reported at `/spec/...`.
- */
-export function validateConnectionSpec(spec: JsonObject, part?: readonly string[]): JsonObject {
-  const violations = validateDocument('source', { apiVersion: 'dqo/v1', kind: 'source', spec });
-  if (violations.length === 0) {
-    const grouping = isJsonObject(spec.incident_grouping) ? spec.incident_grouping : {};
-    refuseInvalidAddresses(grouping.incident_notification, part?.[0] === 'incident_grouping' ? '/incident_notification' : '/incident_grouping/incident_notification');
-    return spec;
-  }
-  const listed = violations.map((v: SchemaViolation) => {
-    const inSpec = v.path[0] === 'spec' ? v.path.slice(1) : v.path;
-    const inPart = part !== undefined && part.every((segment, i) => inSpec[i] === segment);
-    const path = part === undefined ? pointer(inSpec) : inPart ? pointer(inSpec.slice(part.length)) : `/spec${pointer(inSpec)}`;
-    return {
-      path,
-      message: v.summary,
-      code: v.code,
-      ...(v.detail ? { detail: v.detail } : {}),
-      ...(v.suggestions ? { suggestions: v.suggestions } : {}),
-    };
-  });
-  throw new DqError('BODY_INVALID', `the connection is invalid: ${listed[0].path}: ${listed[0].message}`, { violations: listed });
-}
-
-/** ConnectionModel: the basic information, with secrets redacted, job templates and the caller's capabilities. */
-function connectionModel(live: LiveObject, caps: Capabilities): JsonObject {
-  const spec = live.spec;
-  const model: JsonObject = { connection_name: live.name };
-  if (spec.parallel_jobs_limit !== undefined) model.parallel_jobs_limit = spec.parallel_jobs_limit;
-  if (spec.provider_type !== undefined) model.provider_type = spec.provider_type;
-  for (const provider of PROVIDERS) {
-    if (isJsonObject(spec[provider])) model[provider] = redactValue([provider], spec[provider]) as JsonValue;
-  }
-  Object.assign(model, jobTemplates(live.name));
-  if (isJsonObject(spec.advanced_properties)) model.advanced_properties = redactValue(['advanced_properties'], spec.advanced_properties) as JsonValue;
-  return { ...model, ...caps };
-}
-
-/** The parts of a connection spec a ConnectionModel carries. */
-const BASIC_KEYS = ['provider_type', ...PROVIDERS, 'parallel_jobs_limit', 'advanced_properties'] as const;
-
-/** A ConnectionModel body → the spec keys it sets (the templates and flags are derived, so ignored). */
-function fromBasicModel(body: JsonObject, name: string): JsonObject {
-  if (typeof body.connection_name === 'string' && body.connection_name !== name) {
-    throw new DqError('INVALID_ARGUMENT', `the body names the connection ${JSON.stringify(body.connection_name)}, the path ${JSON.stringify(name)}`);
-  }
-  const spec: JsonObject = {};
-  for (const key of BASIC_KEYS) if (body[key] !== undefined) spec[key] = body[key];
-  return spec;
-}
-
-/** A stable number for a connection's content (DQOps's connection_hash is a long). */
-function hashNumber(contentHash: string): number {
-  return Number.parseInt(contentHash.slice(0, 13), 16);
 }
 
 /** The connection spec keys served as their own resources: path segment → spec key, model, empty value. */

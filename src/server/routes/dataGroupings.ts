@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
 import { DqError, isJsonObject, tableKey, type JsonObject } from '../../model/index.js';
 import { ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
-import { capabilitiesFor, refuseInvalidTableSpec, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf, type TablePath } from './tables.js';
+import { capabilitiesFor, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf, type TablePath } from './tables.js';
 
 /**
  * DQOps's `data_grouping_configurations` group: the named data groupings of a table (`spec.groupings`) and which

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { SETTINGS_OBJECT_NAME } from '../../manifest/objectPaths.js';
-import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
-import { validateDocument } from '../../schema/index.js';
+import { defaultSchedule, replaceDefaultSchedule } from '../../app/defaultSchedules.js';
+import { DqError, type JsonObject } from '../../model/index.js';
 import { ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { SCHEDULING_GROUPS } from './connections.js';
@@ -32,8 +31,7 @@ export async function defaultSchedulesRoutes(api: FastifyInstance, context: Serv
     { schema: { tags, operationId: 'get_default_schedule', summary: 'get_default_schedule: one group of settings/defaultschedules ({} when unset)', params, response: { 200: ref('CronScheduleSpec') } } },
     async (request) => {
       const group = groupOf(request);
-      const live = await context.objects.get('default_schedules', SETTINGS_OBJECT_NAME);
-      return (live && live.spec[group]) ?? {};
+      return defaultSchedule(context.objects, group);
     },
   );
 
@@ -42,12 +40,7 @@ export async function defaultSchedulesRoutes(api: FastifyInstance, context: Serv
     { schema: { tags, operationId: 'update_default_schedules', summary: 'update_default_schedules: replaces one group of settings/defaultschedules; 204', params, body: ref('CronScheduleSpec') } },
     async (request, reply) => {
       const group = groupOf(request);
-      await context.objects.upsert('default_schedules', SETTINGS_OBJECT_NAME, writerOf(request), (current) => {
-        const spec: JsonObject = { ...(current && isJsonObject(current.spec) ? current.spec : {}), [group]: request.body as JsonObject };
-        const violations = validateDocument('default_schedules', { apiVersion: 'dqo/v1', kind: 'default_schedules', spec });
-        if (violations.length > 0) throw new DqError('BODY_INVALID', `the schedule is invalid: ${violations.map((v) => v.summary).join('; ')}`);
-        return { spec };
-      });
+      await replaceDefaultSchedule(context.objects, group, request.body as JsonObject, writerOf(request));
       return reply.status(204).send();
     },
   );

@@ -2,12 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { disableIncidentChecks } from '../../app/disableIncidentChecks.js';
 import { listNotifications } from '../../app/incidentCommands.js';
 import { incidentIssueModel, incidentModel, topIncidents, type TopIncidentsGrouping } from '../../app/incidentModels.js';
-import { incidentSettingsOf } from '../../app/incidentSettings.js';
+import { INCIDENT_STATUSES, incidentAt, setIncidentIssueUrlAt, setIncidentStatusAt, type IncidentAddress } from '../../app/incidentsByAddress.js';
 import { histogramOf } from '../../app/issueHistogram.js';
 import { recalibrateIncidentChecks } from '../../app/recalibrateIncidentChecks.js';
-import { findIncident, setIncidentIssueUrl, setIncidentStatus, type IncidentAddress } from '../../incidents/index.js';
 import { DqError, type SeverityNumber } from '../../model/index.js';
-import { INCIDENT_STATUSES, type IncidentSortOrder, type IncidentStatus } from '../../store/store.js';
+import type { IncidentSortOrder, IncidentStatus } from '../../app/services.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
@@ -118,7 +117,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
   api.get(
     '/incidents/:connectionName/:year/:month/:incidentId',
     { schema: { tags, operationId: 'get_incident', summary: 'get_incident: one incident', params: INCIDENT_PARAMS, response: { 200: ref('IncidentModel') } } },
-    async (request) => incidentModel(await findIncident(context.store, incidentAddressOf(request))),
+    async (request) => incidentModel(await incidentAt(context.store, incidentAddressOf(request))),
   );
 
   const issuesQuery = {
@@ -147,7 +146,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
       },
     },
     async (request) => {
-      const incident = await findIncident(context.store, incidentAddressOf(request));
+      const incident = await incidentAt(context.store, incidentAddressOf(request));
       const q = request.query as { page: number; limit: number; filter?: string; days?: number; date?: string; column?: string; check?: string; direction: 'asc' | 'desc' };
       const rows = await context.store.incidents.issues(incident, {
         ...issuesWindow(q),
@@ -175,7 +174,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
       },
     },
     async (request) => {
-      const incident = await findIncident(context.store, incidentAddressOf(request));
+      const incident = await incidentAt(context.store, incidentAddressOf(request));
       const q = request.query as { filter?: string; days?: number; date?: string; column?: string; check?: string };
       const rows = await context.store.incidents.issues(incident, {
         ...issuesWindow(q),
@@ -201,13 +200,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
     },
     async (request, reply) => {
       const address = incidentAddressOf(request);
-      const settings = await incidentSettingsOf(context.objects, address.connection);
-      await setIncidentStatus(context.store, address, {
-        status: (request.query as { status: IncidentStatus }).status,
-        by: `api:${request.caller.name}`,
-        at: new Date().toISOString(),
-        ...settings,
-      });
+      await setIncidentStatusAt(context.store, context.objects, address, (request.query as { status: IncidentStatus }).status, `api:${request.caller.name}`);
       context.deliverer?.nudge();
       return reply.status(204).send();
     },
@@ -230,7 +223,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
       if (issueUrl !== '' && !/^https?:\/\/[^\s]+$/i.test(issueUrl)) {
         throw new DqError('INVALID_ARGUMENT', `issueUrl must be an http(s) URL, not ${JSON.stringify(issueUrl)}`);
       }
-      await setIncidentIssueUrl(context.store, incidentAddressOf(request), issueUrl === '' ? null : issueUrl);
+      await setIncidentIssueUrlAt(context.store, incidentAddressOf(request), issueUrl === '' ? null : issueUrl);
       return reply.status(204).send();
     },
   );
@@ -247,7 +240,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
       },
     },
     async (request, reply) => {
-      const incident = await findIncident(context.store, incidentAddressOf(request));
+      const incident = await incidentAt(context.store, incidentAddressOf(request));
       await disableIncidentChecks(context, incident, `api:${request.caller.name}`);
       return reply.status(204).send();
     },
@@ -266,7 +259,7 @@ export async function incidentsRoutes(api: FastifyInstance, context: ServerConte
       },
     },
     async (request, reply) => {
-      const incident = await findIncident(context.store, incidentAddressOf(request));
+      const incident = await incidentAt(context.store, incidentAddressOf(request));
       await recalibrateIncidentChecks(context, incident, `api:${request.caller.name}`);
       return reply.status(204).send();
     },

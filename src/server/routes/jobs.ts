@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { JOB_TYPES } from '../../jobs/executors/index.js';
-import { refuseUnsupportedCheckFilters } from '../../jobs/checkRun/plannedChecks.js';
-import { deleteStoredDataRequest } from '../../jobs/executors/deleteStoredData.js';
+import { isJobOfKind, startJob, type JobKind } from '../../app/jobStarts.js';
+import type { JobRecord } from '../../app/services.js';
 import { DqError, type JsonObject } from '../../model/index.js';
-import type { JobRecord } from '../../store/jobRows.js';
 import { ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 
@@ -79,11 +77,8 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
   {
     const jobs = context.jobs;
     const tags = ['jobs'];
-    /** `check` validates the parameters before the job is queued (a 400 instead of a failed job). */
-    const start = (jobType: string, what: string, fixed: JsonObject = {}, check?: (parameters: JsonObject) => unknown) => async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!jobs.supports(jobType)) {
-        throw new DqError('NOT_IMPLEMENTED', `${what} on data sources is not available in this version of dqctl (no executor for ${jobType} jobs)`);
-      }
+    /** `prepare` turns the client's spelling of the parameters into the executor's. */
+    const start = (kind: JobKind, what: string, fixed: JsonObject = {}, prepare?: (parameters: JsonObject) => void) => async (request: FastifyRequest, reply: FastifyReply) => {
       const query = request.query as StartQuery;
       const wait = pick<boolean>(query, 'wait', 'wait') ?? true;
       const timeoutSeconds = pick<number>(query, 'wait_timeout', 'waitTimeout') ?? 120;
@@ -93,12 +88,15 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
         if (value !== undefined) parameters[camel] = value;
       }
       Object.assign(parameters, fixed);
-      check?.(parameters);
-      const job = await jobs.submit(jobType, parameters, {
+      const outcome = await startJob(jobs, {
+        kind,
+        what,
+        parameters,
+        prepare,
         businessKey: pick<string>(query, 'job_business_key', 'jobBusinessKey') ?? null,
         createdBy: request.caller.name,
+        waitMs: wait ? timeoutSeconds * 1000 : null,
       });
-      const outcome = wait ? await jobs.wait(String(job.id), timeoutSeconds * 1000) : job;
       return reply.status(201).send(startAnswer(outcome));
     };
     const startSchema = (summary: string, operationId: string, body?: string) => ({
@@ -110,11 +108,11 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
       response: { 201: ref('JobStartResult') },
     });
 
-    api.post('/jobs/runchecks', { schema: startSchema('run_checks: run the checks a filter selects', 'run_checks', 'RunChecksParameters'), config: { role: 'operator' } }, start(JOB_TYPES.runChecks, 'running checks', {}, refuseUnsupportedCheckFilters));
-    api.post('/jobs/collectstatistics/table', { schema: startSchema('collect_statistics_on_table', 'collect_statistics_on_table', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics', { dataScope: 'table' }));
-    api.post('/jobs/collectstatistics/withgrouping', { schema: startSchema('collect_statistics_on_data_groups', 'collect_statistics_on_data_groups', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start(JOB_TYPES.collectStatistics, 'collecting statistics', { dataScope: 'data_group' }));
-    api.post('/jobs/collecterrorsamples', { schema: startSchema('collect_error_samples', 'collect_error_samples', 'CollectErrorSamplesParameters'), config: { role: 'operator' } }, start(JOB_TYPES.collectErrorSamples, 'collecting error samples', {}, refuseUnsupportedCheckFilters));
-    api.post('/jobs/deletestoreddata', { schema: startSchema('delete_stored_data', 'delete_stored_data', 'DeleteStoredDataQueueJobParameters'), config: { role: 'operator' } }, start(JOB_TYPES.deleteStoredData, 'deleting stored data', {}, deleteStoredDataRequest));
+    api.post('/jobs/runchecks', { schema: startSchema('run_checks: run the checks a filter selects', 'run_checks', 'RunChecksParameters'), config: { role: 'operator' } }, start('runChecks', 'running checks'));
+    api.post('/jobs/collectstatistics/table', { schema: startSchema('collect_statistics_on_table', 'collect_statistics_on_table', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start('collectStatistics', 'collecting statistics', { dataScope: 'table' }));
+    api.post('/jobs/collectstatistics/withgrouping', { schema: startSchema('collect_statistics_on_data_groups', 'collect_statistics_on_data_groups', 'StatisticsCollectorSearchFilters'), config: { role: 'operator' } }, start('collectStatistics', 'collecting statistics', { dataScope: 'data_group' }));
+    api.post('/jobs/collecterrorsamples', { schema: startSchema('collect_error_samples', 'collect_error_samples', 'CollectErrorSamplesParameters'), config: { role: 'operator' } }, start('collectErrorSamples', 'collecting error samples'));
+    api.post('/jobs/deletestoreddata', { schema: startSchema('delete_stored_data', 'delete_stored_data', 'DeleteStoredDataQueueJobParameters'), config: { role: 'operator' } }, start('deleteStoredData', 'deleting stored data'));
 
     // DQOps's import job names its parameters differently; the executor takes {connection, schema, table_contains, table_names}
     const importParameters = (parameters: JsonObject) => {
@@ -145,7 +143,7 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
         },
         config: { role: 'editor' },
       },
-      start(JOB_TYPES.importTables, 'importing tables', {}, importParameters),
+      start('importTables', 'importing tables', {}, importParameters),
     );
 
     const jobListEntry = { type: 'object', additionalProperties: true };
@@ -205,13 +203,13 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
     api.get('/jobs/runchecks/:jobId/wait', { schema: { tags, summary: 'wait_for_run_checks_job', operationId: 'wait_for_run_checks_job', params: jobIdParams, querystring: waitQuery, response: { 200: ref('JobStartResult') } } }, async (request) => {
       const seconds = pick<number>(request.query as Record<string, unknown>, 'wait_timeout', 'waitTimeout') ?? 120;
       const job = await jobs.wait((request.params as { jobId: string }).jobId, seconds * 1000);
-      if (job.jobType !== JOB_TYPES.runChecks) throw new DqError('NOT_FOUND', `job ${job.id} is not a run-checks job`);
+      if (!isJobOfKind(job, 'runChecks')) throw new DqError('NOT_FOUND', `job ${job.id} is not a run-checks job`);
       return startAnswer(job);
     });
     api.get('/jobs/collecterrorsamples/:jobId/wait', { schema: { tags, summary: 'wait_for_collect_error_samples_job', operationId: 'wait_for_collect_error_samples_job', params: jobIdParams, querystring: waitQuery, response: { 200: ref('JobStartResult') } } }, async (request) => {
       const seconds = pick<number>(request.query as Record<string, unknown>, 'wait_timeout', 'waitTimeout') ?? 120;
       const job = await jobs.wait((request.params as { jobId: string }).jobId, seconds * 1000);
-      if (job.jobType !== JOB_TYPES.collectErrorSamples) throw new DqError('NOT_FOUND', `job ${job.id} is not an error samples job`);
+      if (!isJobOfKind(job, 'collectErrorSamples')) throw new DqError('NOT_FOUND', `job ${job.id} is not an error samples job`);
       return startAnswer(job);
     });
     api.delete('/jobs/jobs/:jobId', { schema: { tags, summary: 'cancel_job', operationId: 'cancel_job', params: jobIdParams }, config: { role: 'operator' } }, async (request, reply) => {

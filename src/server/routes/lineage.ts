@@ -1,16 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { indexFlows, lineageFlows, sourceTablesOf, tableRefKey, walkLineage, type FlowIndex, type TableRef, type TableRef as LineageTableRef } from '../../app/lineageGraph.js';
-import { combineStatuses, tableQualityStatus, type TableQualityStatus } from '../../app/tableQualityStatus.js';
-import {
-  CHECK_TYPES,
-  DqError,
-  isJsonObject,
-  parseTableKey,
-  tableKey,
-  type JsonObject,
-  type JsonValue,
-  type LiveObject,
-} from '../../model/index.js';
+import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
+import { entriesOf, entryNames, lineageSources, lineageTargets, lineageTree } from '../../app/lineageIndex.js';
+import { CHECK_TYPES, DqError, tableKey, type JsonObject, type JsonValue } from '../../model/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import {
@@ -22,7 +13,6 @@ import {
   checkTableName,
   requireConnection,
   requireTable,
-  refuseInvalidTableSpec,
   tablePathOf,
   writerOf,
   type TablePath,
@@ -40,8 +30,6 @@ interface SourceParams {
   sourceTable: string;
 }
 
-const toRef = (path: TablePath): TableRef => ({ connection: path.connection, schema: path.schema, table: path.table });
-
 function sourcePathOf(request: FastifyRequest): TablePath {
   const params = request.params as SourceParams;
   return {
@@ -49,68 +37,6 @@ function sourcePathOf(request: FastifyRequest): TablePath {
     schema: checkSchemaName(params.sourceSchema, 'source schema name'),
     table: checkTableName(params.sourceTable, 'source table name'),
   };
-}
-
-function entriesOf(spec: JsonObject): JsonValue[] {
-  return Array.isArray(spec.source_tables) ? spec.source_tables : [];
-}
-
-function entryNames(entry: JsonValue, source: TableRef): boolean {
-  return (
-    isJsonObject(entry) &&
-    entry.source_connection === source.connection &&
-    entry.source_schema === source.schema &&
-    entry.source_table === source.table
-  );
-}
-
-function listModel(target: TableRef, source: TableRef, canEdit: boolean, tool?: JsonValue): JsonObject {
-  const model: JsonObject = {
-    target_connection: target.connection,
-    target_schema: target.schema,
-    target_table: target.table,
-    source_connection: source.connection,
-    source_schema: source.schema,
-    source_table: source.table,
-    can_edit: canEdit,
-  };
-  if (typeof tool === 'string') model.data_lineage_source_tool = tool;
-  return model;
-}
-
-function tableKeyModel(ref: TableRef): JsonObject {
-  return {
-    connection_name: ref.connection,
-    physical_table_name: { schema_name: ref.schema, table_name: ref.table },
-    compact_key: `${ref.connection}/${ref.schema}.${ref.table}`,
-  };
-}
-
-/**
- * The lineage edges of the whole store: every table that names source tables, with its entries, and the flows
- * between tables. Built by reading every table once, then kept until an object changes (LiveObjects.memo), so
- * the targets and tree routes cost a walk over edges, not a read of every table spec.
- */
-interface LineageIndex {
-  /** Tables with `source_tables`, with their entries. */
-  targets: Array<{ live: LiveObject; ref: TableRef; entries: JsonValue[] }>;
-  /** Every flow, indexed by source and target for the walks. */
-  flowIndex: FlowIndex;
-}
-
-async function lineageIndex(context: ServerContext): Promise<LineageIndex> {
-  return context.objects.memo('lineage', async () => {
-    const tables = await context.objects.store.listObjects({ kind: 'table' });
-    const withSources: Array<{ live: LiveObject; ref: TableRef; spec: JsonObject }> = [];
-    for (const live of tables) {
-      const path = parseTableKey(live.name);
-      if (path && entriesOf(live.spec).length > 0) withSources.push({ live, ref: toRef(path), spec: live.spec });
-    }
-    return {
-      targets: withSources.map((t) => ({ live: { ...t.live, spec: {} }, ref: t.ref, entries: entriesOf(t.spec) })),
-      flowIndex: indexFlows(lineageFlows(withSources)),
-    };
-  });
 }
 
 export async function lineageRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
@@ -167,11 +93,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     async (request) => {
       const path = tablePathOf(request);
       const live = await requireTable(context, path);
-      const canEdit = capabilitiesFor(context, request, live).can_edit;
-      const entries = entriesOf(live.spec);
-      return sourceTablesOf(live.spec).map((source) =>
-        listModel(toRef(path), source, canEdit, (entries.find((e) => entryNames(e, source)) as JsonObject | undefined)?.data_lineage_source_tool),
-      );
+      return lineageSources(live, path, capabilitiesFor(context, request, live).can_edit);
     },
   );
 
@@ -189,14 +111,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     async (request) => {
       const path = tablePathOf(request);
       await requireTable(context, path);
-      const me = toRef(path);
-      const out: JsonObject[] = [];
-      for (const table of (await lineageIndex(context)).targets) {
-        const entry = table.entries.find((e) => entryNames(e, me));
-        if (!entry) continue;
-        out.push(listModel(table.ref, me, capabilitiesFor(context, request, table.live).can_edit, (entry as JsonObject).data_lineage_source_tool));
-      }
-      return out;
+      return lineageTargets(context.objects, path, (target) => capabilitiesFor(context, request, target).can_edit);
     },
   );
 
@@ -215,49 +130,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       const path = tablePathOf(request);
       await requireTable(context, path);
       const query = request.query as { upstream?: boolean; downstream?: boolean };
-      const start = toRef(path);
-      const allFlows = (await lineageIndex(context)).flowIndex;
-      const flows = walkLineage(start, allFlows, { upstream: query.upstream !== false, downstream: query.downstream !== false });
-      // each table's current status from its latest results; a flow's upstream status folds every table upstream of its source
-      const statuses = new Map<string, Promise<TableQualityStatus>>();
-      const statusOf = (table: LineageTableRef) => {
-        const key = tableRefKey(table);
-        if (!statuses.has(key)) statuses.set(key, tableQualityStatus(context.store, table));
-        return statuses.get(key)!;
-      };
-      // DQOps's clients parse a status only as a whole object whose severity is set: a table without results
-      // has its status left out, and a combined status without any result drops its null fields
-      const visible = (s: TableQualityStatus) => (s.last_check_executed_at === null ? undefined : s);
-      // once per table: flows of a graph share sources (a 500-table graph has ~1,000 flows)
-      const upstreamStatuses = new Map<string, ReturnType<typeof combineStatuses> | Promise<ReturnType<typeof combineStatuses>>>();
-      const upstreamOf = async (table: LineageTableRef) => {
-        const key = tableRefKey(table);
-        const known = upstreamStatuses.get(key);
-        if (known !== undefined) return known;
-        const computed = (async () => {
-          const upstream = walkLineage(table, allFlows, { upstream: true, downstream: false });
-          const tables = new Map<string, LineageTableRef>([[key, table]]);
-          for (const flow of upstream) tables.set(tableRefKey(flow.source), flow.source);
-          return combineStatuses(await Promise.all([...tables.values()].map(statusOf)));
-        })();
-        upstreamStatuses.set(key, computed);
-        return computed;
-      };
-      return {
-        relative_table: tableKeyModel(start),
-        relative_table_cumulative_quality_status: withoutNulls(await upstreamOf(start)),
-        flows: await Promise.all(
-          flows.map(async (flow) => ({
-            source_table: tableKeyModel(flow.source),
-            target_table: tableKeyModel(flow.target),
-            source_table_quality_status: visible(await statusOf(flow.source)),
-            target_table_quality_status: visible(await statusOf(flow.target)),
-            upstream_combined_quality_status: withoutNulls(await upstreamOf(flow.source)),
-            row_count: null,
-          })),
-        ),
-        data_lineage_fully_loaded: true,
-      };
+      return lineageTree(context.objects, context.store, path, { upstream: query.upstream !== false, downstream: query.downstream !== false });
     },
   );
 
@@ -268,7 +141,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       const target = tablePathOf(request);
       const source = sourcePathOf(request);
       const live = await requireTable(context, target);
-      const entry = entriesOf(live.spec).find((e) => entryNames(e, toRef(source)));
+      const entry = entriesOf(live.spec).find((e) => entryNames(e, source));
       if (!entry) throw new DqError('NOT_FOUND', `${describe(target, source)} not found`);
       return entry;
     },
@@ -290,7 +163,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
     const entry = entryOf(request, source);
     await context.objects.update('table', tableKey(target), writerOf(request), (current) => {
       const entries = entriesOf(current.spec);
-      const at = entries.findIndex((e) => entryNames(e, toRef(source)));
+      const at = entries.findIndex((e) => entryNames(e, source));
       return { spec: { ...current.spec, source_tables: place(entries, entry, at, describe(target, source)) } };
     });
   };
@@ -339,7 +212,7 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
       await requireTable(context, target);
       await context.objects.update('table', tableKey(target), writerOf(request), (current) => {
         const entries = entriesOf(current.spec);
-        const kept = entries.filter((e) => !entryNames(e, toRef(source)));
+        const kept = entries.filter((e) => !entryNames(e, source));
         if (kept.length === entries.length) throw new DqError('NOT_FOUND', `${describe(target, source)} not found`);
         return { spec: { ...current.spec, source_tables: kept } };
       });
@@ -348,8 +221,3 @@ export async function lineageRoutes(api: FastifyInstance, context: ServerContext
   );
 }
 
-/** A status with its unknown fields (no severity, no run yet) left out rather than null. */
-function withoutNulls<T extends object>(status: T | null): Partial<T> | undefined {
-  if (status === null) return undefined;
-  return Object.fromEntries(Object.entries(status).filter(([, value]) => value !== null)) as Partial<T>;
-}

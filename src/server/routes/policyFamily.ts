@@ -1,14 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DqError, isJsonObject, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
 import {
-  applyCheckContainerModel,
-  checkContainerModel,
-  DEFAULT_POLICY_PRIORITY,
-  effectiveContainer,
-  ownChecks,
-  type CheckContainerModel,
-} from '../../policy/index.js';
-import { validateDocument, type SchemaViolation } from '../../schema/index.js';
+  policyCheckContainerModel,
+  policyPriority,
+  policyWithCheckContainerModel,
+  refuseInvalidPolicySpec,
+  type PolicyKind,
+} from '../../app/checkPolicies.js';
+import type { CheckContainerModel } from '../../app/tableCheckContainers.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type ServerContext } from '../context.js';
 import { checkName } from '../names.js';
@@ -26,7 +25,7 @@ import { checkName } from '../names.js';
  * would be (400 with the violations), so the API cannot store what `dqctl validate` would refuse.
  */
 export type PolicyTarget = 'table' | 'column';
-export type PolicyKind = 'default_table_checks' | 'default_column_checks';
+export type { PolicyKind };
 
 export interface PolicyFamilyOptions {
   /** Path under /api, e.g. `/default/checks/table`. */
@@ -65,8 +64,6 @@ export const POLICY_CONTAINERS: readonly PolicyContainer[] = [
   { segment: 'partitioned/monthly', checkType: 'partitioned', timeScale: 'monthly' },
 ];
 
-const CONTAINER_KEYS = { profiling: 'profiling_checks', monitoring: 'monitoring_checks', partitioned: 'partitioned_checks' } as const;
-
 /** DQOps's operation id of one route of a family (the route's operationId in the OpenAPI document). */
 export type OperationVerb = 'get_all' | 'get' | 'create' | 'update' | 'delete' | 'copy_from';
 
@@ -87,49 +84,12 @@ export function operationId(
   return `${verb}_${target}_quality_policy${part === 'target' ? '_target' : ''}`;
 }
 
-/** The container's part of a policy spec ({} when absent). */
-export function containerSpecOf(spec: JsonObject, container: PolicyContainer): JsonObject {
-  const outer = spec[CONTAINER_KEYS[container.checkType]];
-  if (!isJsonObject(outer)) return {};
-  if (container.timeScale === null) return outer;
-  const inner = outer[container.timeScale];
-  return isJsonObject(inner) ? inner : {};
-}
-
-/** The spec with one container replaced (normalization on write drops it when empty). */
-export function withContainerSpec(spec: JsonObject, container: PolicyContainer, checks: JsonObject): JsonObject {
-  const key = CONTAINER_KEYS[container.checkType];
-  if (container.timeScale === null) return { ...spec, [key]: checks };
-  const outer = isJsonObject(spec[key]) ? spec[key] : {};
-  return { ...spec, [key]: { ...outer, [container.timeScale]: checks } };
-}
-
 /** The target as the list models show it: only the fields a target may hold. */
 function targetOf(spec: JsonObject, target: PolicyTarget): JsonObject {
   const stored = isJsonObject(spec.target) ? spec.target : {};
   const out: JsonObject = {};
   for (const field of TARGET_FIELDS[target]) if (stored[field] !== undefined && stored[field] !== null) out[field] = stored[field];
   return out;
-}
-
-/**
- * Refuses a spec that a policy file could not hold: 400 BODY_INVALID with the violations, each located by a
- * JSON pointer into the request body (`where` maps a path inside the spec to the body's pointer).
- */
-function validateSpec(kind: PolicyKind, spec: JsonObject, where: (specPath: (string | number)[]) => string | undefined): JsonObject {
-  const violations = validateDocument(kind, { apiVersion: 'dqo/v1', kind, spec });
-  if (violations.length === 0) return spec;
-  const listed = violations.map((v: SchemaViolation) => {
-    const inSpec = v.path[0] === 'spec' ? v.path.slice(1) : v.path;
-    return {
-      path: where(inSpec) ?? `/${inSpec.join('/')}`,
-      message: v.summary,
-      code: v.code,
-      ...(v.detail ? { detail: v.detail } : {}),
-      ...(v.suggestions ? { suggestions: v.suggestions } : {}),
-    };
-  });
-  throw new DqError('BODY_INVALID', `the policy is invalid: ${listed[0].path}: ${listed[0].message}`, { violations: listed });
 }
 
 const pointer = (prefix: string, path: (string | number)[]) => [prefix, ...path.map((p) => String(p).replaceAll('~', '~0').replaceAll('/', '~1'))].join('/');
@@ -172,7 +132,7 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
   });
   const listEntry = (live: LiveObject, request: FastifyRequest): JsonObject => ({
     [nameField]: live.name,
-    priority: typeof live.spec.priority === 'number' ? live.spec.priority : DEFAULT_POLICY_PRIORITY,
+    priority: policyPriority(live.spec),
     disabled: live.spec.disabled === true,
     [targetField]: targetOf(live.spec, target),
     can_edit: capabilities(request, live).can_edit,
@@ -186,7 +146,7 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
         violations: [{ path: '/', message: `must have property "${specField}"`, code: 'missing_key' }],
       });
     }
-    return validateSpec(kind, spec, (path) => pointer(`/${specField}`, path));
+    return refuseInvalidPolicySpec(kind, spec, (path) => pointer(`/${specField}`, path));
   };
   /** A list-model body → the target it sets ({} when it has none: a target that filters nothing). */
   const targetFromBody = (body: JsonObject): JsonObject => (isJsonObject(body[targetField]) ? body[targetField] : {});
@@ -199,7 +159,7 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
   };
   /** Validates a spec written from a list-model body; violations point into that body. */
   const validateFromListBody = (spec: JsonObject) =>
-    validateSpec(kind, spec, (path) => {
+    refuseInvalidPolicySpec(kind, spec, (path) => {
       if (path[0] === 'target') return pointer(`/${targetField}`, path.slice(1));
       if (path.length === 1 && (path[0] === 'priority' || path[0] === 'disabled')) return `/${path[0]}`;
       return undefined;
@@ -307,8 +267,7 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
       { schema: { ...doc('get', container, `every ${checks} check of a ${what}, configured or not`), params, response: { 200: ref('CheckContainerModel') } } },
       async (request) => {
         const live = await requirePolicy(nameOf(request));
-        const own = effectiveContainer(ownChecks(live.spec), container.checkType, container.timeScale);
-        return checkContainerModel(target, container.checkType, container.timeScale, own, capabilities(request, live));
+        return policyCheckContainerModel(live, target, container, capabilities(request, live));
       },
     );
     api.put(
@@ -319,8 +278,7 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
         const model = request.body as CheckContainerModel;
         await context.objects.upsert(kind, name, writer(request), (current) => {
           const spec = current?.spec ?? {};
-          const written = applyCheckContainerModel(model, { previous: containerSpecOf(spec, container) });
-          return { spec: validateSpec(kind, withContainerSpec(spec, container, written), (path) => pointer('', path)) };
+          return { spec: refuseInvalidPolicySpec(kind, policyWithCheckContainerModel(spec, container, model), (path) => pointer('', path)) };
         });
         return reply.status(204).send();
       },

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DqError, isJsonObject, tableKey, TIME_SCALES } from '../../model/index.js';
-import type { CheckType } from '../../store/store.js';
+import type { CheckType } from '../../model/index.js';
 import { errors, errorSamples, overview, sampleRows, type Selection, type Target } from '../../app/results/checkResults.js';
 import { comparisonResults } from '../../app/results/comparisonResults.js';
 import { csvFileName, toCsv } from '../../app/results/errorSamplesCsv.js';

@@ -1,11 +1,11 @@
 import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DqError, parseTableKey, tableKeyPrefix, TIME_SCALES, type JsonObject, type LiveObject } from '../../model/index.js';
+import { DqError, parseTableKey, tableKeyPrefix, TIME_SCALES, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
 import { arrayOf } from '../apiSchemas.js';
 import type { Capabilities, ServerContext } from '../context.js';
 import { checkName } from '../names.js';
-import type { CheckTarget, CheckType, TimeScale } from '../../catalog/index.js';
-import { checkConfigurationModels, checkTemplates, DEFAULT_MODEL_LIMIT, tableRefOf } from '../../policy/index.js';
-import { capabilitiesOn, connectionNameOf, jobTemplates, requireConnection } from './connections.js';
+import { bulkEnableTemplates, checkConfigurationsOf, DEFAULT_MODEL_LIMIT, type CheckTarget } from '../../app/checkConfigurations.js';
+import { jobTemplates } from '../../app/connectionModels.js';
+import { capabilitiesOn, connectionNameOf, requireConnection } from './connections.js';
 import { queryParam } from '../../app/results/resultsQuery.js';
 import { bothSpellingsQuery } from './results.js';
 
@@ -154,15 +154,9 @@ function schemaCheckRoutes(): SchemaRoute[] {
         const name = connectionNameOf(request);
         const { connection, tables } = await requireSchema(context, name, schemaNameOf(request));
         const query = request.query as Record<string, unknown>;
-        const policies = [...(await context.objects.list('default_table_checks')), ...(await context.objects.list('default_column_checks'))];
-        return checkConfigurationModels(
-          {
-            tables: tables.flatMap((table) => tableRefOf(table.name, table.spec) ?? []),
-            connectionSpec: connection.spec,
-            policies,
-            checkType: type,
-            timeScale: timeScaleOf(request),
-          },
+        return checkConfigurationsOf(
+          context.objects,
+          { connection, tables, checkType: type, timeScale: timeScaleOf(request) },
           {
             table_name_pattern: queryParam<string>(query, 'table_name_pattern', 'tableNamePattern'),
             column_name_pattern: queryParam<string>(query, 'column_name_pattern', 'columnNamePattern'),
@@ -191,7 +185,7 @@ function schemaCheckRoutes(): SchemaRoute[] {
         const name = connectionNameOf(request);
         const { connection } = await requireSchema(context, name, schemaNameOf(request));
         const query = request.query as Record<string, unknown>;
-        return checkTemplates(type, timeScaleOf(request), capabilitiesOn(context, request, connection), {
+        return bulkEnableTemplates(type, timeScaleOf(request), capabilitiesOn(context, request, connection), {
           check_target: queryParam<CheckTarget>(query, 'check_target', 'checkTarget'),
           check_category: queryParam<string>(query, 'check_category', 'checkCategory'),
           check_name: queryParam<string>(query, 'check_name', 'checkName'),

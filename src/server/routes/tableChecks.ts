@@ -1,34 +1,21 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DqError, isJsonObject, tableKey, type JsonObject, type LiveObject } from '../../model/index.js';
-import {
-  applyCheckContainerModel,
-  checkContainerModel,
-  checkTemplates,
-  compilePolicies,
-  containerComparisons,
-  effectiveColumnChecks,
-  effectiveContainer,
-  effectiveTableChecks,
-  tableComparisonNames,
-  tableRefOf,
-  type CheckContainerModel,
-} from '../../policy/index.js';
-import { arrayOf, ref } from '../apiSchemas.js';
+import { bulkEnableTemplates } from '../../app/checkConfigurations.js';
 import { queryParam } from '../../app/results/resultsQuery.js';
-import { bothSpellingsQuery } from './results.js';
+import {
+  checkContainerModelOf,
+  ownCheckContainer,
+  replaceCheckContainer,
+  subjectSpecOf,
+  writeCheckContainerModel,
+  type CheckContainerModel,
+} from '../../app/tableCheckContainers.js';
+import type { JsonObject } from '../../model/index.js';
+import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
 import { POLICY_CONTAINERS, type PolicyContainer } from './policyFamily.js';
-import {
-  capabilitiesFor,
-  refuseInvalidTableSpec,
-  requireConnection,
-  requireTable,
-  TABLE_PARAMS,
-  TABLE_URL,
-  tablePathOf,
-  writerOf,
-} from './tables.js';
+import { bothSpellingsQuery } from './results.js';
+import { capabilitiesFor, requireConnection, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf } from './tables.js';
 
 /**
  * The check containers of a table and of its columns: `…/profiling`, `…/monitoring/{daily|monthly}`,
@@ -37,42 +24,11 @@ import {
  * what matching policies add, the latter marked `default_check: true`). A PUT of a model writes only what the
  * caller changed: a policy's check sent back untouched is not copied into the table.
  */
-type Target = 'table' | 'column';
-
-function containerOf(spec: JsonObject, container: PolicyContainer): JsonObject {
-  const top = spec[`${container.checkType}_checks`];
-  if (!isJsonObject(top)) return {};
-  if (container.timeScale === null) return top;
-  const scaled = top[container.timeScale];
-  return isJsonObject(scaled) ? scaled : {};
-}
-
-function withContainer(spec: JsonObject, container: PolicyContainer, value: JsonObject): JsonObject {
-  const key = `${container.checkType}_checks`;
-  if (container.timeScale === null) return { ...spec, [key]: value };
-  const top = isJsonObject(spec[key]) ? spec[key] : {};
-  return { ...spec, [key]: { ...top, [container.timeScale]: value } };
-}
-
 function columnNameOf(request: FastifyRequest): string {
   return checkName('column name', (request.params as { columnName: string }).columnName, { slashes: true });
 }
 
 export async function tableChecksRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
-  const effective = async (table: LiveObject, target: Target, column: string | undefined, container: PolicyContainer) => {
-    const ref = tableRefOf(table.name, table.spec);
-    if (!ref) throw new DqError('INTERNAL', `table name ${table.name} cannot be split`);
-    const [connection, tablePolicies, columnPolicies] = await Promise.all([
-      context.objects.get('source', ref.connection),
-      context.objects.list('default_table_checks'),
-      context.objects.list('default_column_checks'),
-    ]);
-    const policies = compilePolicies([...tablePolicies, ...columnPolicies]);
-    const checks =
-      target === 'table' ? effectiveTableChecks(ref, connection?.spec, policies) : effectiveColumnChecks(ref, column!, connection?.spec, policies);
-    return effectiveContainer(checks, container.checkType, container.timeScale);
-  };
-
   for (const target of ['table', 'column'] as const) {
     const base = target === 'table' ? TABLE_URL : `${TABLE_URL}/columns/:columnName`;
     const params =
@@ -81,39 +37,24 @@ export async function tableChecksRoutes(api: FastifyInstance, context: ServerCon
         : { ...TABLE_PARAMS, properties: { ...TABLE_PARAMS.properties, columnName: { type: 'string' } }, required: [...TABLE_PARAMS.required, 'columnName'] };
     const tags = [target === 'table' ? 'table checks' : 'column checks'];
 
-    /** The table, and for a column target the column's spec (404 when missing). */
+    /** The table, and for a column target the column (404 when missing). */
     const subject = async (request: FastifyRequest) => {
       const path = tablePathOf(request);
       await requireConnection(context, path.connection);
       const table = await requireTable(context, path);
-      if (target === 'table') return { table, column: undefined, spec: table.spec };
+      if (target === 'table') return { table, column: undefined, tablePath: path };
       const column = columnNameOf(request);
-      const columns = isJsonObject(table.spec.columns) ? table.spec.columns : {};
-      const spec = columns[column];
-      if (!isJsonObject(spec)) throw new DqError('NOT_FOUND', `column ${JSON.stringify(column)} not found in table ${table.name}`);
-      return { table, column, spec };
+      subjectSpecOf(table, column);
+      return { table, column, tablePath: path };
     };
 
-    /** Replaces one container of the table (or of one of its columns) in a read-modify-write. */
-    const writeContainer = async (request: FastifyRequest, container: PolicyContainer, make: (current: JsonObject, table: LiveObject) => JsonObject) => {
+    /** Replaces one container of the table (or of one of its columns). */
+    const writeContainer = async (request: FastifyRequest, container: PolicyContainer, make: (current: JsonObject) => JsonObject) => {
       const path = tablePathOf(request);
       await requireConnection(context, path.connection);
       await requireTable(context, path);
       const column = target === 'column' ? columnNameOf(request) : undefined;
-      await context.objects.update('table', tableKey(path), writerOf(request), (current) => {
-        let spec: JsonObject;
-        if (column === undefined) {
-          spec = withContainer(current.spec, container, make(containerOf(current.spec, container), current));
-        } else {
-          const columns = isJsonObject(current.spec.columns) ? current.spec.columns : {};
-          const columnSpec = columns[column];
-          if (!isJsonObject(columnSpec)) throw new DqError('NOT_FOUND', `column ${JSON.stringify(column)} not found in table ${current.name}`);
-          const next = withContainer(columnSpec, container, make(containerOf(columnSpec, container), current));
-          spec = { ...current.spec, columns: { ...columns, [column]: next } };
-        }
-        refuseInvalidTableSpec(spec);
-        return { spec };
-      });
+      await replaceCheckContainer(context.objects, { table: path, column, container }, make, writerOf(request));
     };
 
     for (const container of POLICY_CONTAINERS) {
@@ -122,7 +63,7 @@ export async function tableChecksRoutes(api: FastifyInstance, context: ServerCon
       api.get(
         url,
         { schema: { tags, summary: `the ${what} checks of a ${target} as its file holds them`, operationId: `get_${target}_${what}_checks`, params, response: { 200: { type: 'object', additionalProperties: true } } } },
-        async (request) => containerOf((await subject(request)).spec, container),
+        async (request) => ownCheckContainer({ ...(await subject(request)), container }),
       );
       api.put(
         url,
@@ -137,16 +78,14 @@ export async function tableChecksRoutes(api: FastifyInstance, context: ServerCon
         { schema: { tags, summary: `every ${what} check of a ${target} with its effective configuration (own checks and policies)`, operationId: `get_${target}_${what}_checks_model`, params, response: { 200: ref('CheckContainerModel') } } },
         async (request) => {
           const { table, column } = await subject(request);
-          const comparisons = containerComparisons(table.spec, column ?? null, container.checkType, container.timeScale);
-          return checkContainerModel(target, container.checkType, container.timeScale, await effective(table, target, column, container), capabilitiesFor(context, request, table), { comparisons });
+          return checkContainerModelOf(context.objects, { table, column, container }, capabilitiesFor(context, request, table));
         },
       );
       // the same model, as DQOps's "basic" list of checks and filtered to one check
       const modelOf = async (request: FastifyRequest) => {
         const { table, column } = await subject(request);
         const capabilities = capabilitiesFor(context, request, table);
-        const comparisons = containerComparisons(table.spec, column ?? null, container.checkType, container.timeScale);
-        return { model: checkContainerModel(target, container.checkType, container.timeScale, await effective(table, target, column, container), capabilities, { comparisons }), capabilities };
+        return { model: await checkContainerModelOf(context.objects, { table, column, container }, capabilities), capabilities };
       };
       api.get(
         `${url}/model/basic`,
@@ -197,7 +136,7 @@ export async function tableChecksRoutes(api: FastifyInstance, context: ServerCon
           async (request) => {
             const { table } = await subject(request);
             const query = request.query as Record<string, unknown>;
-            return checkTemplates(container.checkType, container.timeScale, capabilitiesFor(context, request, table), {
+            return bulkEnableTemplates(container.checkType, container.timeScale, capabilitiesFor(context, request, table), {
               check_target: queryParam(query, 'check_target', 'checkTarget'),
               check_category: queryParam(query, 'check_category', 'checkCategory'),
               check_name: queryParam(query, 'check_name', 'checkName'),
@@ -209,11 +148,8 @@ export async function tableChecksRoutes(api: FastifyInstance, context: ServerCon
         `${url}/model`,
         { schema: { tags, summary: `sets the ${what} checks of a ${target} from a CheckContainerModel`, operationId: `update_${target}_${what}_checks_model`, params, body: ref('CheckContainerModel') } },
         async (request, reply) => {
-          const { table, column } = await subject(request);
-          const inherited = await effective(table, target, column, container);
-          await writeContainer(request, container, (previous, current) =>
-            applyCheckContainerModel(request.body as CheckContainerModel, { previous, inherited, tableComparisons: tableComparisonNames(current.spec) }),
-          );
+          const { table, column, tablePath } = await subject(request);
+          await writeCheckContainerModel(context.objects, { table, column, tablePath, container }, request.body as CheckContainerModel, writerOf(request));
           return reply.status(204).send();
         },
       );

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
 import { applyComparisonModel, comparisonModel, configurationEntry, configurationModel, type ComparisonContainer } from '../../app/tableComparisonModels.js';
 import { DqError, isJsonObject, tableKey, type JsonObject } from '../../model/index.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
-import { capabilitiesFor, refuseInvalidTableSpec, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf, type TablePath } from './tables.js';
+import { capabilitiesFor, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf, type TablePath } from './tables.js';
 
 /**
  * DQOps's `table_comparisons` group: the comparison configurations of a table (`spec.table_comparisons`,

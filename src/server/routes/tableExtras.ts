@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
 import { similarTables } from '../../app/similarTables.js';
-import type { CheckTarget, CheckType, TimeScale } from '../../catalog/index.js';
-import { DqError, isJsonObject, tableKey, type JsonObject } from '../../model/index.js';
-import { checkConfigurationModels, DEFAULT_MODEL_LIMIT, tableRefOf } from '../../policy/index.js';
+import { checkConfigurationsOf, DEFAULT_MODEL_LIMIT, type CheckTarget } from '../../app/checkConfigurations.js';
+import { DqError, isJsonObject, tableKey, type CheckType, type JsonObject, type TimeScale } from '../../model/index.js';
 import { arrayOf } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
 import { queryParam } from '../../app/results/resultsQuery.js';
 import { tableListModel } from '../../app/tableModels.js';
 import { bothSpellingsQuery } from './results.js';
-import { capabilitiesFor, refuseInvalidTableSpec, requireConnection, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf } from './tables.js';
+import { capabilitiesFor, requireConnection, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf } from './tables.js';
 
 /**
  * The rest of DQOps's `tables` and `columns` operations: the check configuration of every column of one table
@@ -61,10 +61,9 @@ export async function tableExtrasRoutes(api: FastifyInstance, context: ServerCon
         const connection = await requireConnection(context, path.connection);
         const table = await requireTable(context, path);
         const query = request.query as Record<string, unknown>;
-        const policies = [...(await context.objects.list('default_table_checks')), ...(await context.objects.list('default_column_checks'))];
-        const ref = tableRefOf(table.name, table.spec);
-        return checkConfigurationModels(
-          { tables: ref ? [ref] : [], connectionSpec: connection.spec, policies, checkType: type, timeScale: scaled ? (request.params as { timeScale: TimeScale }).timeScale : null },
+        return checkConfigurationsOf(
+          context.objects,
+          { connection, tables: [table], checkType: type, timeScale: scaled ? (request.params as { timeScale: TimeScale }).timeScale : null },
           {
             column_name_pattern: queryParam<string>(query, 'column_name_pattern', 'columnNamePattern'),
             column_data_type: queryParam<string>(query, 'column_data_type', 'columnDataType'),

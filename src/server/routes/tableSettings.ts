@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
 import { DqError, isJsonObject, tableKey, type JsonObject } from '../../model/index.js';
 import { ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { SCHEDULING_GROUPS } from './connections.js';
-import { capabilitiesFor, refuseInvalidTableSpec, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf } from './tables.js';
+import { capabilitiesFor, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf } from './tables.js';
 
 /**
  * Two settings of a table DQOps serves on their own: its partitioning (`timestamp_columns` and

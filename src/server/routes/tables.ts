@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   DqError,
   isJsonObject,
+  parseTableKey,
   tableKey,
   tableKeyPrefix,
   type JsonObject,
@@ -10,7 +11,7 @@ import {
   type TableIdentity,
 } from '../../model/index.js';
 import { byCodePoint, columnListModel, columnModel, columnsOf, nameHash, tableListModel } from '../../app/tableModels.js';
-import { validateDocument } from '../../schema/index.js';
+import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
 import { checkName } from '../names.js';
@@ -92,30 +93,6 @@ export function capabilitiesFor(context: ServerContext, request: FastifyRequest,
   return capabilitiesOf(request.caller, { managedReadOnly: context.objects.readOnlyManaged && live?.managedBy === 'git' });
 }
 
-/**
- * Validates a (partial) table spec as a table file would be, and refuses it with 400 BODY_INVALID listing the
- * violations. `bodyAt` is where the request body sits in the spec (e.g. `['columns', 'id']`); violation paths
- * are given relative to the body, as JSON pointers.
- */
-export function refuseInvalidTableSpec(spec: JsonObject, bodyAt: readonly (string | number)[] = [], what = 'table spec'): void {
-  const violations = validateDocument('table', { apiVersion: 'dqo/v1', kind: 'table', spec });
-  if (violations.length === 0) return;
-  const prefix = ['spec', ...bodyAt];
-  const listed = violations.map((v) => {
-    const inside = prefix.every((segment, i) => v.path[i] === segment);
-    const path = inside ? v.path.slice(prefix.length) : v.path.slice(1);
-    return {
-      path: path.length === 0 ? '/' : `/${path.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`,
-      message: v.summary,
-      code: v.code,
-      ...(v.detail === undefined ? {} : { detail: v.detail }),
-      ...(v.suggestions === undefined ? {} : { suggestions: v.suggestions }),
-    };
-  });
-  const more = listed.length > 1 ? ` (and ${listed.length - 1} more)` : '';
-  throw new DqError('BODY_INVALID', `the ${what} is invalid: ${listed[0].path} ${listed[0].message}${more}`, { violations: listed });
-}
-
 interface TablePart {
   segment: string;
   operation: string;
@@ -167,7 +144,10 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
       const tables = await context.objects.list('table', tableKeyPrefix(connection, schema));
       if (tables.length === 0) throw new DqError('NOT_FOUND', `schema ${JSON.stringify(schema)} not found in connection ${JSON.stringify(connection)}`);
       return tables
-        .map((live) => ({ live, path: { connection, schema, table: live.name.slice(connection.length + schema.length + 2) } }))
+        .flatMap((live) => {
+          const path = parseTableKey(live.name);
+          return path ? [{ live, path }] : [];
+        })
         .sort((a, b) => byCodePoint(a.path.table, b.path.table))
         .map(({ live, path }) => tableListModel(live, path, capabilitiesFor(context, request, live)));
     },
