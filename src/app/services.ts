@@ -7,8 +7,10 @@
 export type { Store, CheckType, IncidentSortOrder, IncidentStatus } from '../store/store.js';
 export type { JobRecord } from '../store/jobRows.js';
 export type { LiveObjects, WriteContext } from '../inspect/liveObjects.js';
-export type { JobService } from '../jobs/jobService.js';
+export type { JobEnded, JobService } from '../jobs/jobService.js';
 export type { ConnectionSchedulesOptions } from '../jobs/connectionSchedules.js';
 export type { DataSources } from '../datasource/index.js';
 export type { Reconciler } from '../reconcile/reconciler.js';
+export type { PassRecord } from '../reconcile/status.js';
+export type { CheckResultRow } from '../store/store.js';
 export type { Deliverer, DelivererOptions } from '../notify/index.js';

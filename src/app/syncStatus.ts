@@ -19,3 +19,6 @@ export async function syncStatus(
 
 export type { ReconcileStatus };
 export type { FieldStatus, ObjectStatus, ObjectSyncStatus, SyncStatus } from '../reconcile/status.js';
+
+/** The per-object sync statuses, in the order views list them (the metrics' labels). */
+export { OBJECT_SYNC_STATUSES } from '../reconcile/status.js';

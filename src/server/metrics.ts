@@ -1,11 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { RUN_CHECKS } from '../jobs/executors/runChecks.js';
-import type { JobEnded } from '../jobs/jobService.js';
+import { isJobOfKind } from '../app/jobStarts.js';
+import type { JobEnded, PassRecord, Reconciler, Store } from '../app/services.js';
+import { OBJECT_SYNC_STATUSES } from '../app/syncStatus.js';
 import { isJsonObject, RESULT_STATUSES, type ResultStatus } from '../model/index.js';
-import type { PassRecord } from '../reconcile/status.js';
-import { OBJECT_SYNC_STATUSES } from '../reconcile/status.js';
-import type { Reconciler } from '../reconcile/reconciler.js';
-import type { Store } from '../store/store.js';
 
 /**
  * GET /metrics in the Prometheus text format: what an operator alerts on. One registry per server (no global
@@ -176,7 +173,7 @@ export class ServerMetrics {
 
   observeJob(ended: JobEnded): void {
     this.jobsEnded.inc({ type: ended.job.jobType, outcome: ended.status });
-    if (ended.job.jobType !== RUN_CHECKS) return;
+    if (!isJobOfKind(ended.job, 'runChecks')) return;
     this.checkRuns.inc({ outcome: ended.status });
     // a run that failed some tables keeps the counts of the others under `result`
     const failedRun = ended.result?.result;

@@ -55,6 +55,15 @@ describe('the layering that ARCHITECTURE.md states', () => {
     expect(reaching).toEqual([]);
   });
 
+  it('the CLI and the server reach the domain through app alone: below the layer of app they import only model', () => {
+    const appLayer = layers.get('app')!;
+    const below = edges
+      .filter((e) => !e.external && ['cli', 'server'].includes(moduleOf(e.from)))
+      .filter((e) => moduleOf(e.to) !== 'model' && (layers.get(moduleOf(e.to)) ?? Infinity) < appLayer)
+      .map(where);
+    expect(below).toEqual([]);
+  });
+
   it('modules do not import each other in a cycle', () => {
     const graph = new Map<string, Set<string>>();
     for (const module of layers.keys()) graph.set(module, new Set());

@@ -1,13 +1,9 @@
-import { mkdtemp, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { checkEnvironmentDefined } from '../../app/environmentScope.js';
+import { checkGitRemote, reconcileLoop, type LoopRepository, type Reconciler } from '../../app/reconcileLoop.js';
+import type { Store } from '../../app/services.js';
 import { DqError } from '../../model/index.js';
-import { cacheFolderFor, checkRemote } from '../../reconcile/gitRemote.js';
-import { GitRevisions } from '../../reconcile/gitRevisions.js';
-import { Reconciler } from '../../reconcile/reconciler.js';
-import { FolderRevisions, type RevisionSource } from '../../reconcile/revisionSource.js';
-import type { Store } from '../../store/store.js';
 import { parseDuration } from '../duration.js';
 import type { CliIo } from '../io.js';
 import { whoAmI } from '../actor.js';
@@ -40,19 +36,20 @@ export interface GitCachePlace {
 }
 
 export async function reconcilerFromFlags(flags: ReconcileFlags, io: CliIo, store: Store, place: GitCachePlace): Promise<Reconciler | undefined> {
-  const source = await revisionSourceOf(flags, io, place);
-  if (!source) return undefined;
-  const webhookSecret = flags.webhookSecret || io.env.DQCTL_WEBHOOK_SECRET || null;
-  return new Reconciler({
+  if (!(await checkReconcileFlags(flags, io))) return undefined;
+  const repository: LoopRepository = flags.repo
+    ? { type: 'folder', folder: resolve(io.cwd, flags.repo) }
+    : { type: 'git', url: flags.git!, branch: flags.branch ?? 'main', path: flags.path, stateDir: place.stateDir };
+  return reconcileLoop({
     store,
-    source,
+    repository,
     autoApply: flags.autoApply ?? false,
     selfHeal: flags.selfHeal ?? false,
     environment: flags.env ?? null,
     switchEnvironment: flags.switchEnv ?? false,
     intervalMs: flags.interval ? parseDuration(flags.interval, '--interval') : 60_000,
     actor: `${whoAmI(io.env)} (serve)`,
-    webhookSecret,
+    webhookSecret: flags.webhookSecret || io.env.DQCTL_WEBHOOK_SECRET || null,
   });
 }
 
@@ -86,7 +83,7 @@ export async function checkReconcileFlags(flags: ReconcileFlags, io: CliIo): Pro
   if (flags.webhookSecret === '' || (flags.webhookSecret === undefined && io.env.DQCTL_WEBHOOK_SECRET === '')) {
     throw new DqError('INVALID_ARGUMENT', 'the webhook secret must not be empty');
   }
-  if (flags.git) checkRemote(flags.git, flags.branch ?? 'main');
+  if (flags.git) checkGitRemote(flags.git, flags.branch ?? 'main');
   if (flags.repo) {
     const dir = resolve(io.cwd, flags.repo);
     let isFolder = false;
@@ -100,16 +97,4 @@ export async function checkReconcileFlags(flags: ReconcileFlags, io: CliIo): Pro
     if (flags.env !== undefined) await checkEnvironmentDefined(dir, flags.env);
   }
   return true;
-}
-
-async function revisionSourceOf(flags: ReconcileFlags, io: CliIo, place: GitCachePlace): Promise<RevisionSource | undefined> {
-  if (!(await checkReconcileFlags(flags, io))) return undefined;
-  if (flags.repo) return new FolderRevisions(resolve(io.cwd, flags.repo));
-  const url = flags.git!;
-  const branch = flags.branch ?? 'main';
-  if (place.stateDir) {
-    return new GitRevisions({ url, branch, path: flags.path, cacheDir: cacheFolderFor(join(place.stateDir, 'git'), url, branch) });
-  }
-  const cacheDir = await mkdtemp(join(tmpdir(), 'dqctl-git-'));
-  return new GitRevisions({ url, branch, path: flags.path, cacheDir, removeCacheOnClose: true });
 }

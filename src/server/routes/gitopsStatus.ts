@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { applyHistoryEntry, MAX_HISTORY_LIMIT } from '../../app/applyHistoryEntry.js';
 import { DqError } from '../../model/index.js';
 import { renderPlanDocument } from '../../app/planRendering.js';
-import type { Reconciler } from '../../reconcile/reconciler.js';
-import { SIGNATURE_HEADER, verifyWebhookSignature } from '../../reconcile/webhookSignature.js';
+import { isSignedPush, WEBHOOK_SIGNATURE_HEADER as SIGNATURE_HEADER } from '../../app/gitopsWebhook.js';
+import type { Reconciler } from '../../app/services.js';
 import { ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 
@@ -116,7 +116,7 @@ export async function gitopsStatusRoutes(api: FastifyInstance, context: ServerCo
           throw new DqError('NOT_FOUND', 'the webhook is off: start serve with --webhook-secret (or DQCTL_WEBHOOK_SECRET)');
         }
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        if (!verifyWebhookSignature(loop.webhookSecret, body, request.headers[SIGNATURE_HEADER])) {
+        if (!isSignedPush(loop.webhookSecret, body, request.headers[SIGNATURE_HEADER])) {
           throw new DqError('UNAUTHENTICATED', `missing or wrong ${SIGNATURE_HEADER} signature (sha256=<HMAC-SHA256 of the body with the webhook secret>)`);
         }
         const event = request.headers['x-github-event'];

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { readObjectRows, readOverview } from '../../app/objectsOverview.js';
 import { tableEffectiveChecks } from '../../app/tableEffectiveChecks.js';
-import { DqError, isObjectKind, SEVERITY_NAMES } from '../../model/index.js';
-import type { CheckResultRow } from '../../store/store.js';
+import { tableCheckResultHistories } from '../../app/results/checkResultHistories.js';
+import { DqError, isObjectKind } from '../../model/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { roleAtLeast } from '../tokens.js';
@@ -14,35 +14,6 @@ import { requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf } from './tables.js'
  * profile (role and what it may do), a table's effective checks with their origin, and a table's newest results
  * with actual and expected values (the readout history the console charts).
  */
-
-function resultHistories(rows: readonly CheckResultRow[]) {
-  const byCheck = new Map<string, { head: CheckResultRow; rows: CheckResultRow[] }>();
-  for (const row of rows) {
-    const key = [row.columnName ?? '', row.checkType, row.timeGradient, row.checkCategory, row.checkName, row.tableComparison ?? ''].join('\u0000');
-    const entry = byCheck.get(key);
-    if (entry) entry.rows.push(row);
-    else byCheck.set(key, { head: row, rows: [row] });
-  }
-  return [...byCheck.values()].map(({ head, rows }) => ({
-    check_type: head.checkType,
-    time_gradient: head.timeGradient,
-    check_category: head.checkCategory,
-    check_name: head.checkName,
-    column_name: head.columnName,
-    table_comparison: head.tableComparison,
-    check_hash: head.checkHash,
-    quality_dimension: head.qualityDimension,
-    results: rows.map((r) => ({
-      time_period: r.timePeriod,
-      executed_at: r.executedAt,
-      data_group: r.dataGroup,
-      actual_value: r.actualValue,
-      expected_value: r.expectedValue,
-      severity: r.severity === null ? null : SEVERITY_NAMES[Math.min(r.severity, 3)],
-      error_message: r.errorMessage,
-    })),
-  }));
-}
 
 export async function overviewRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
   const tags = ['console'];
@@ -139,13 +110,7 @@ export async function overviewRoutes(api: FastifyInstance, context: ServerContex
     async (request) => {
       const path = tablePathOf(request);
       await requireTable(context, path);
-      const rows = await context.store.checkResults({
-        connectionName: path.connection,
-        schemaName: path.schema,
-        tableName: path.table,
-        newest: { of: 'periods', count: (request.query as { results_count?: number }).results_count ?? 30 },
-      });
-      return resultHistories(rows);
+      return tableCheckResultHistories(context.store, path, (request.query as { results_count?: number }).results_count ?? 30);
     },
   );
 }
