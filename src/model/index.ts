@@ -11,3 +11,4 @@ export * from './storableText.js';
 export * from './appendAll.js';
 export * from './progress.js';
 export * from './clock.js';
+export * from './durationText.js';
