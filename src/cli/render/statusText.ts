@@ -1,6 +1,6 @@
 import { padEndShown, shownWidth } from './columns.js';
 import { maxOf } from '../../model/index.js';
-import type { ObjectStatus, ReconcileStatus } from '../../reconcile/status.js';
+import type { ObjectStatus, ReconcileStatus } from '../../app/types.js';
 
 /**
  * `dqctl status` as text: one block of headline facts (repository, last apply, sync, health, last pass, lock),
