@@ -12,3 +12,4 @@ export * from './appendAll.js';
 export * from './progress.js';
 export * from './clock.js';
 export * from './durationText.js';
+export * from './incidentStatus.js';
