@@ -6,8 +6,6 @@ import type { OpenStoreOptions, Store } from '../store/store.js';
  * embedded store in `stateDir`, its schema brought up to date. The callers choose the options (flags,
  * environment); the store's own rules (migrations, the folder lock) stay in `store`.
  */
-export { DEFAULT_LOCK_TTL_MS } from '../store/storeLock.js';
-
 export function openStore(options: OpenStoreOptions): Promise<Store> {
   return openLiveStore(options);
 }
@@ -21,3 +19,6 @@ export async function withOpenStore<T>(options: OpenStoreOptions, work: (store: 
     await store.close();
   }
 }
+
+/** How old a lock with a dead holder must be before it is reclaimed, unless `lockTtlMs` says otherwise. */
+export { DEFAULT_LOCK_TTL_MS } from '../store/storeLock.js';
