@@ -1,4 +1,5 @@
 import type { ApplyRecord } from '../model/index.js';
+import type { Store } from '../store/store.js';
 
 /**
  * One apply of the history as the API answers it (GET /api/gitops/history) and `dqctl history --format json`
@@ -38,3 +39,8 @@ export function applyHistoryEntry(record: ApplyRecord): ApplyHistoryEntry {
 
 /** The most records one listing returns (the API's limit too). */
 export const MAX_HISTORY_LIMIT = 1000;
+
+/** The apply history, newest first, at most `limit` entries (`dqctl history`, GET /api/gitops/history). */
+export async function readApplyHistory(store: Store, limit: number): Promise<ApplyHistoryEntry[]> {
+  return (await store.history(limit)).map(applyHistoryEntry);
+}

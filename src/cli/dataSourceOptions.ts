@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
-import { LiveObjects } from '../inspect/liveObjects.js';
-import { DataSources } from '../datasource/index.js';
-import type { CheckSearchFilters } from '../jobs/checkRun/plannedChecks.js';
-import type { Store } from '../store/store.js';
+import type { DataSourceSettings } from '../app/dataSourceSettings.js';
+import type { CheckSearchFilters, Store } from '../app/types.js';
 import { parseDuration } from './duration.js';
 import type { CliIo } from './io.js';
 import { withStore, type StoreFlags } from './storeOptions.js';
@@ -25,26 +23,25 @@ export function credentialsDirOf(flags: DataSourceFlags, io: CliIo): string {
   return resolve(io.cwd, '.credentials');
 }
 
-export function dataSourcesFromFlags(flags: DataSourceFlags, io: CliIo): DataSources {
-  return new DataSources({
+export function dataSourceSettingsOf(flags: DataSourceFlags, io: CliIo): DataSourceSettings {
+  return {
     env: io.env,
     credentialsDir: credentialsDirOf(flags, io),
     statementTimeoutMs: flags.statementTimeout ? parseDuration(flags.statementTimeout, '--statement-timeout') : undefined,
-  });
+  };
 }
 
-/** What a command that works on the data sources gets: the store, its live objects, the pools, a Ctrl-C signal. */
+/** What a command that works on the data sources gets: the store, how to reach the data sources, a Ctrl-C signal. */
 export interface DataSourceRun {
   store: Store;
-  objects: LiveObjects;
-  dataSources: DataSources;
+  dataSources: DataSourceSettings;
   /** Aborted by Ctrl-C: the running statements are cancelled on the sources. */
   signal: AbortSignal;
 }
 
 /**
- * Runs `work` with the live store open and the data sources' pools, cancelling on Ctrl-C (SIGINT), and closes the
- * pools afterwards whatever happens.
+ * Runs `work` with the live store open and the data-source settings of the flags, cancelling on Ctrl-C
+ * (SIGINT). The use case `work` calls opens the data sources' pools and closes them.
  */
 export async function withDataSources<T>(
   flags: DataSourceFlags & StoreFlags,
@@ -52,17 +49,14 @@ export async function withDataSources<T>(
   operation: string,
   work: (run: DataSourceRun) => Promise<T>,
 ): Promise<T> {
-  const dataSources = dataSourcesFromFlags(flags, io);
+  const dataSources = dataSourceSettingsOf(flags, io);
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   try {
-    return await withStore(flags, io, { operation }, (store) =>
-      work({ store, objects: new LiveObjects(store, { revisionCheckMs: 0 }), dataSources, signal: controller.signal }),
-    );
+    return await withStore(flags, io, { operation }, (store) => work({ store, dataSources, signal: controller.signal }));
   } finally {
     process.off('SIGINT', stop);
-    await dataSources.close();
   }
 }
 

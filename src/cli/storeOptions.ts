@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { DqError } from '../model/index.js';
-import { openStore } from '../store/openStore.js';
-import { DEFAULT_LOCK_TTL_MS } from '../store/storeLock.js';
-import type { OpenStoreOptions, Store } from '../store/store.js';
+import { DEFAULT_LOCK_TTL_MS, openStore, withOpenStore } from '../app/openStore.js';
+import type { OpenStoreOptions, Store } from '../app/types.js';
 import { parseDuration } from './duration.js';
 import type { CliIo } from './io.js';
 
@@ -44,10 +43,5 @@ export function lockTtlOf(flags: StoreFlags, io: CliIo): number {
 }
 
 export async function withStore<T>(flags: StoreFlags, io: CliIo, purpose: OpenPurpose, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStoreFromFlags(flags, io, purpose);
-  try {
-    return await work(store);
-  } finally {
-    await store.close();
-  }
+  return withOpenStore(openOptionsFromFlags(flags, io, purpose), work);
 }

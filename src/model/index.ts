@@ -12,3 +12,5 @@ export * from './appendAll.js';
 export * from './progress.js';
 export * from './clock.js';
 export * from './duration.js';
+export * from './durationText.js';
+export * from './incidentStatus.js';

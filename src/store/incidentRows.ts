@@ -1,14 +1,14 @@
 import { toSeverityNumber, type SeverityNumber } from '../model/index.js';
 import { chunksOfJson, insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
+import { INCIDENT_STATUSES, type IncidentStatus } from '../model/index.js';
 
 /**
  * The SQL of incidents (migration 0005). What an incident becomes is decided by src/incidents (pure); this file
  * only reads and writes rows. Every value is bound; the only SQL chosen at run time is one of the fixed ORDER BY
  * columns below.
  */
-export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved', 'muted'] as const;
-export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
+export { INCIDENT_STATUSES, type IncidentStatus };
 
 export interface IncidentRecord {
   id: string;

@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DqError } from '../model/index.js';
-import { formatAge } from './formatSeconds.js';
+import { DqError, formatAge } from '../model/index.js';
 import { openPostgresClient } from './sql/postgresClient.js';
 import {
   DEFAULT_STATE_DIR_LOCK_TTL_MS,

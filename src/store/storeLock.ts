@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DqError, systemClock, type LockInfo } from '../model/index.js';
-import { formatAge, formatSeconds } from './formatSeconds.js';
+import { DqError, formatAge, formatSeconds, systemClock, type LockInfo } from '../model/index.js';
 import type { LockRequest } from './store.js';
 import { processAlive } from './sql/stateDirLock.js';
 import { STORE_LOCK_KEY, isoTimestamp, type SqlClient, type SqlQueryable, type SqlSession } from './sql/sqlClient.js';

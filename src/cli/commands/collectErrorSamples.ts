@@ -1,10 +1,5 @@
-import {
-  allFailed,
-  collectErrorSamples,
-  type CollectErrorSamplesParameters,
-  type CollectErrorSamplesRun,
-  type TableSamplesOutcome,
-} from '../../jobs/executors/collectErrorSamples.js';
+import { collectErrorSamplesInProcess } from '../../app/inProcessJobs/collectErrorSamplesInProcess.js';
+import type { CollectErrorSamplesParameters, CollectErrorSamplesRun, TableSamplesOutcome } from '../../app/types.js';
 import { DqError, type CheckType, type TimeScale } from '../../model/index.js';
 import { checkFiltersOf, withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
@@ -40,22 +35,21 @@ export async function collectErrorSamplesCommand(options: CollectErrorSamplesOpt
   const parameters: CollectErrorSamplesParameters = { check_search_filters: checkFiltersOf(options), data_scope: options.withGrouping ? 'data_group' : 'table' };
   const progress = io.interactive && options.format === 'text';
   const started = Date.now();
-  return withDataSources(options, io, 'collect error samples', async ({ store, objects, dataSources, signal }) => {
-    const run = await collectErrorSamples({ store, objects, dataSources }, parameters, {
+  const { run, failure } = await withDataSources(options, io, 'collect error samples', ({ store, dataSources, signal }) =>
+    collectErrorSamplesInProcess(store, dataSources, parameters, {
       signal,
-      ...(limit === undefined ? {} : { limit }),
+      limit,
       onTable: progress ? (outcome, done, total) => io.stderr(`\r\x1b[K[${done}/${total}] ${outcome.name} ${failedOf(outcome) === 0 ? 'ok' : 'FAILED'}`) : undefined,
-    });
-    if (progress && run.tables.length > 0) io.stderr('\r\x1b[K');
-    if (options.format === 'json') io.stdout(JSON.stringify(runJson(run), null, 2) + '\n');
-    else io.stdout(renderRun(run, Date.now() - started));
-    if (run.result.total_error_samplers_failed > 0) {
-      const all = allFailed(run);
-      io.stderr(`Error: ${all ? all.message : `${run.result.total_error_samplers_failed} of ${run.result.executed_error_samplers} error samplers failed`}\n`);
-      return 1;
-    }
-    return 0;
-  });
+    }),
+  );
+  if (progress && run.tables.length > 0) io.stderr('\r\x1b[K');
+  if (options.format === 'json') io.stdout(JSON.stringify(runJson(run), null, 2) + '\n');
+  else io.stdout(renderRun(run, Date.now() - started));
+  if (failure !== null) {
+    io.stderr(`Error: ${failure}\n`);
+    return 1;
+  }
+  return 0;
 }
 
 function failedOf(outcome: TableSamplesOutcome): number {

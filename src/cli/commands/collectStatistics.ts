@@ -1,5 +1,6 @@
 import { padEndShown, shownWidth } from '../render/columns.js';
-import { collectStatistics, failureSummary, type CollectStatisticsParameters, type CollectStatisticsRun, type TableOutcome } from '../../jobs/executors/collectStatistics.js';
+import { collectStatisticsInProcess } from '../../app/inProcessJobs/collectStatisticsInProcess.js';
+import type { CollectStatisticsParameters, CollectStatisticsRun, TableStatisticsOutcome as TableOutcome } from '../../app/types.js';
 import { DqError, maxOf } from '../../model/index.js';
 import { withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
@@ -43,22 +44,21 @@ export async function collectStatisticsCommand(options: CollectStatisticsOptions
   };
   const progress = io.interactive && options.format === 'text';
   const started = Date.now();
-  return withDataSources(options, io, 'collect statistics', async ({ store, objects, dataSources, signal }) => {
-    const run = await collectStatistics({ store, objects, dataSources }, parameters, {
+  const { run, failure } = await withDataSources(options, io, 'collect statistics', ({ store, dataSources, signal }) =>
+    collectStatisticsInProcess(store, dataSources, parameters, {
       signal,
       caller: `cli:${whoAmI(io.env)}`,
       onTable: progress ? (outcome, done, total) => io.stderr(`\r\x1b[K[${done}/${total}] ${outcome.name} ${outcome.status === 'ok' ? 'ok' : 'FAILED'}`) : undefined,
-    });
-    if (progress && run.tables.length > 0) io.stderr('\r\x1b[K');
-    if (options.format === 'json') io.stdout(JSON.stringify(runJson(run), null, 2) + '\n');
-    else io.stdout(renderRun(run, Date.now() - started));
-    const failed = run.tables.filter((t) => t.status === 'failed');
-    if (failed.length > 0) {
-      io.stderr(`Error: ${failureSummary(run, failed).message}\n`);
-      return 1;
-    }
-    return 0;
-  });
+    }),
+  );
+  if (progress && run.tables.length > 0) io.stderr('\r\x1b[K');
+  if (options.format === 'json') io.stdout(JSON.stringify(runJson(run), null, 2) + '\n');
+  else io.stdout(renderRun(run, Date.now() - started));
+  if (failure !== null) {
+    io.stderr(`Error: ${failure}\n`);
+    return 1;
+  }
+  return 0;
 }
 
 function runJson(run: CollectStatisticsRun) {

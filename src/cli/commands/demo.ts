@@ -10,10 +10,10 @@ import {
   type DemoDatabase,
   type DemoSource,
 } from '../../demo/index.js';
-import { runChecks, type RunChecksRun } from '../../jobs/executors/runChecks.js';
+import { runChecksInProcess, type RunChecksOutcome } from '../../app/inProcessJobs/runChecksInProcess.js';
 import { listIncidents } from '../../app/incidentCommands.js';
+import type { IncidentRecord } from '../../app/types.js';
 import { DqError } from '../../model/index.js';
-import type { IncidentRecord } from '../../store/store.js';
 import { withDataSources } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import type { StoreFlags } from '../storeOptions.js';
@@ -73,7 +73,7 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
     io.stderr(`\nRunning the checks of every table once\n`);
     const run = await runAllChecks(repository, storeFlags, io);
     const { result } = run;
-    for (const table of run.tables.filter((t) => t.status === 'failed')) io.stdout(`  FAILED  ${table.table}  ${table.error?.message ?? ''}\n`);
+    for (const table of run.failed) io.stdout(`  FAILED  ${table.table}  ${table.message ?? ''}\n`);
     const results = result.valid_results + result.warnings + result.errors + result.fatals + result.execution_errors;
     io.stdout(
       `Ran ${result.executed_checks} checks (${plural(results, 'result')}, one per data group and partition): ${result.valid_results} valid, ${plural(result.warnings, 'warning')}, ${plural(result.errors, 'error')}, ` +
@@ -150,9 +150,9 @@ async function prepare(source: DemoSource, prefix: string, io: CliIo): Promise<D
 }
 
 /** The same executor as `dqctl run checks` and POST /api/jobs/runchecks, over every table of the store. */
-async function runAllChecks(repository: string, storeFlags: StoreFlags, io: CliIo): Promise<RunChecksRun & { incidents: IncidentRecord[] }> {
-  return withDataSources({ ...storeFlags, repository }, io, 'demo: run checks', async ({ store, objects, dataSources, signal }) => {
-    const run = await runChecks({ store, objects, dataSources }, { check_search_filters: {} }, signal);
+async function runAllChecks(repository: string, storeFlags: StoreFlags, io: CliIo): Promise<RunChecksOutcome & { incidents: IncidentRecord[] }> {
+  return withDataSources({ ...storeFlags, repository }, io, 'demo: run checks', async ({ store, dataSources, signal }) => {
+    const run = await runChecksInProcess(store, dataSources, { filters: {}, signal });
     // the run grouped its failures into incidents (in the transaction of its results): the demo shows them
     return { ...run, incidents: await listIncidents(store, { statuses: ['open', 'acknowledged', 'muted'] }) };
   });

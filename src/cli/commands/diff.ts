@@ -1,16 +1,11 @@
 import { resolve } from 'node:path';
-import { diffRevisions, type DiffRevisionsRequest } from '../../app/diffRevisions.js';
+import { diffRevisionsReport, type DiffFormat } from '../../app/diffRevisionsReport.js';
+import type { DiffRevisionsRequest } from '../../app/diffRevisions.js';
 import { gitRevisionSides } from '../../app/loadRevisionPair.js';
-import { ValidationFailed } from '../../app/validationFailed.js';
-import { toDiffDocument, type DiffDocument } from '../../plan/diffDocument.js';
-import { renderDiffMarkdown, renderInvalidHeadMarkdown } from '../../plan/renderDiffMarkdown.js';
-import { renderDiffText } from '../../plan/renderDiffText.js';
 import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { renderDiagnosticsText } from '../render/diagnostics.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
-
-export type DiffFormat = 'text' | 'json' | 'markdown';
 
 export interface DiffCommandOptions extends StoreFlags, EnvironmentFlags {
   base: string;
@@ -19,17 +14,6 @@ export interface DiffCommandOptions extends StoreFlags, EnvironmentFlags {
   format: DiffFormat;
   /** false with --no-store. */
   store?: boolean;
-}
-
-export function renderDiff(doc: DiffDocument, format: DiffFormat, io: CliIo): string {
-  switch (format) {
-    case 'json':
-      return JSON.stringify(doc, null, 2) + '\n';
-    case 'markdown':
-      return renderDiffMarkdown(doc);
-    case 'text':
-      return renderDiffText(doc, { color: io.color });
-  }
 }
 
 /**
@@ -47,24 +31,20 @@ export async function diffCommand(dir: string | undefined, options: DiffCommandO
   };
   const useStore =
     options.store !== false && Boolean(options.database || options.stateDir || io.env.DQCTL_DATABASE_URL || io.env.DQCTL_STATE_DIR);
-  let doc: DiffDocument;
-  try {
-    const result = useStore
-      ? await withStore(options, io, { operation: 'diff' }, (store) =>
-          diffRevisions({ ...request, live: { store, engine: store.engine, description: store.description } }),
-        )
-      : await diffRevisions(request);
-    doc = toDiffDocument(result);
-  } catch (error) {
-    if (error instanceof ValidationFailed && options.format === 'markdown') {
-      io.stdout(renderInvalidHeadMarkdown(options.head, error.desired.diagnostics));
-      io.stderr(renderDiagnosticsText(error.desired.diagnostics, error.desired.texts, io.color));
-      io.stderr(`Error: ${error.message}\n`);
-      return error.exitCode;
-    }
-    throw error;
+  const rendering = { format: options.format, color: io.color };
+  const report = useStore
+    ? await withStore(options, io, { operation: 'diff' }, (store) =>
+        diffRevisionsReport({ ...request, live: { store, engine: store.engine, description: store.description } }, rendering),
+      )
+    : await diffRevisionsReport(request, rendering);
+  if (!report.valid) {
+    const { desired } = report.failure;
+    io.stdout(report.output);
+    io.stderr(renderDiagnosticsText(desired.diagnostics, desired.texts, io.color));
+    io.stderr(`Error: ${report.failure.message}\n`);
+    return report.failure.exitCode;
   }
-  for (const warning of doc.warnings) if (options.format !== 'text') io.stderr(`Warning: ${warning}\n`);
-  io.stdout(renderDiff(doc, options.format, io));
+  for (const warning of report.document.warnings) if (options.format !== 'text') io.stderr(`Warning: ${warning}\n`);
+  io.stdout(report.output);
   return 0;
 }

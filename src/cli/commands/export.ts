@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import { exportLive } from '../../app/exportLive.js';
-import { writeExport } from '../../app/writeExport.js';
+import { exportToFolder } from '../../app/exportToFolder.js';
 import { renderExportDiff } from '../render/exportDiff.js';
 import { DqError, isObjectKind, OBJECT_KINDS } from '../../model/index.js';
 import { variableScopeOf } from '../../app/environmentScope.js';
@@ -35,15 +34,18 @@ export async function exportCommand(options: ExportCommandOptions, io: CliIo): P
   const folder = resolve(io.cwd, options.out);
   // the environment is checked before the store is opened: a wrong --env costs nothing
   const variables = options.env === undefined ? undefined : await variableScopeOf(folder, options.env);
-  const objects = await withStore(options, io, { operation: 'export' }, (store) => store.listObjects());
-  const result = exportLive(objects, {
-    kind,
-    onlyDrift: options.onlyDrift,
-    namespace: options.namespace,
-    schemaBase: options.schemaBase,
-    includeSecrets: options.includeSecrets,
-  });
-  const outcome = await writeExport(folder, result.files, { force: options.force, dryRun: options.dryRun, variables });
+  const { exported: result, files: outcome } = await withStore(options, io, { operation: 'export' }, (store) =>
+    exportToFolder(store, folder, {
+      kind,
+      onlyDrift: options.onlyDrift,
+      namespace: options.namespace,
+      schemaBase: options.schemaBase,
+      includeSecrets: options.includeSecrets,
+      force: options.force,
+      dryRun: options.dryRun,
+      variables,
+    }),
+  );
 
   for (const warning of result.warnings) io.stderr(`Warning: ${warning}\n`);
   if (result.replacedSecrets.length > 0) {

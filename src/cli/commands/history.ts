@@ -1,4 +1,4 @@
-import { applyHistoryEntry, MAX_HISTORY_LIMIT, type ApplyHistoryEntry } from '../../app/applyHistoryEntry.js';
+import { MAX_HISTORY_LIMIT, readApplyHistory, type ApplyHistoryEntry } from '../../app/applyHistoryEntry.js';
 import { DqError } from '../../model/index.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
@@ -23,7 +23,7 @@ export async function historyCommand(options: HistoryOptions, io: CliIo): Promis
   const target = remoteTargetOf(options, io);
   const entries = target
     ? ((await callServer<ApplyHistoryEntry[]>(target, 'GET', `/api/gitops/history?limit=${limit}`)) ?? [])
-    : await withStore(options, io, { operation: 'history' }, async (store) => (await store.history(limit)).map(applyHistoryEntry));
+    : await withStore(options, io, { operation: 'history' }, (store) => readApplyHistory(store, limit));
   io.stdout(options.format === 'json' ? JSON.stringify(entries, null, 2) + '\n' : renderHistoryText(entries));
   return 0;
 }

@@ -1,6 +1,6 @@
-import { importTables, type ImportTablesResult } from '../../jobs/importTables.js';
-import { LiveObjects } from '../../inspect/liveObjects.js';
-import { dataSourcesFromFlags, type DataSourceFlags } from '../dataSourceOptions.js';
+import { importTablesInProcess } from '../../app/inProcessJobs/importTablesInProcess.js';
+import type { ImportTablesResult } from '../../app/types.js';
+import { dataSourceSettingsOf, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 import { whoAmI } from '../actor.js';
@@ -17,21 +17,18 @@ export interface ImportTablesOptions extends StoreFlags, DataSourceFlags {
  * live store, as API-managed objects (existing tables keep their checks; their type snapshots are refreshed).
  */
 export async function importTablesCommand(options: ImportTablesOptions, io: CliIo): Promise<number> {
-  const dataSources = dataSourcesFromFlags(options, io);
-  try {
-    return await withStore(options, io, { operation: 'import tables' }, async (store) => {
-      const objects = new LiveObjects(store, { revisionCheckMs: 0 });
-      const result = await importTables(
-        { objects, dataSources },
-        { connection: options.connection, schema: options.schema, tableContains: options.tableContains, caller: `cli:${whoAmI(io.env)}` },
-      );
-      if (options.format === 'json') io.stdout(JSON.stringify(result, null, 2) + '\n');
-      else io.stdout(renderImport(result));
-      return 0;
-    });
-  } finally {
-    await dataSources.close();
-  }
+  const dataSources = dataSourceSettingsOf(options, io);
+  const result = await withStore(options, io, { operation: 'import tables' }, (store) =>
+    importTablesInProcess(store, dataSources, {
+      connection: options.connection,
+      schema: options.schema,
+      tableContains: options.tableContains,
+      caller: `cli:${whoAmI(io.env)}`,
+    }),
+  );
+  if (options.format === 'json') io.stdout(JSON.stringify(result, null, 2) + '\n');
+  else io.stdout(renderImport(result));
+  return 0;
 }
 
 function renderImport(result: ImportTablesResult): string {

@@ -1,6 +1,6 @@
 import { changeIncidentStatus, listIncidents, listNotifications, type NotificationView } from '../../app/incidentCommands.js';
-import { DqError, SEVERITY_NAMES, toSeverityNumber, type JsonObject } from '../../model/index.js';
-import { INCIDENT_STATUSES, type IncidentRecord, type IncidentStatus } from '../../store/store.js';
+import type { IncidentRecord } from '../../app/types.js';
+import { DqError, INCIDENT_STATUSES, SEVERITY_NAMES, toSeverityNumber, type IncidentStatus, type JsonObject } from '../../model/index.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
 import { renderColumns } from '../render/columns.js';

@@ -1,6 +1,6 @@
-import { DqError } from '../../model/index.js';
-import { formatAge } from '../../store/formatSeconds.js';
-import { listLocks, releaseLock, type LockEntry, type LockListing } from '../../store/index.js';
+import { listStoreLocks, releaseStoreLock } from '../../app/storeLocks.js';
+import type { LockEntry, LockListing } from '../../app/types.js';
+import { DqError, formatAge } from '../../model/index.js';
 import type { CliIo } from '../io.js';
 import { renderColumns } from '../render/columns.js';
 import { lockTtlOf, openOptionsFromFlags, type StoreFlags } from '../storeOptions.js';
@@ -16,7 +16,7 @@ export interface LockReleaseOptions extends StoreFlags {
 /** `dqctl lock list`: who holds which lock, since when, and whether it could be released. Opens no store. */
 export async function lockListCommand(options: LockListOptions, io: CliIo): Promise<number> {
   const ttlMs = lockTtlOf(options, io);
-  const listing = await listLocks(openOptionsFromFlags(options, io, { operation: 'lock list' }), ttlMs);
+  const listing = await listStoreLocks(openOptionsFromFlags(options, io, { operation: 'lock list' }), ttlMs);
   if (options.format === 'json') {
     io.stdout(JSON.stringify(listingJson(listing), null, 2) + '\n');
     return 0;
@@ -51,22 +51,20 @@ export async function lockListCommand(options: LockListOptions, io: CliIo): Prom
 export async function lockReleaseCommand(id: string, options: LockReleaseOptions, io: CliIo): Promise<number> {
   const ttlMs = lockTtlOf(options, io);
   const storeOptions = openOptionsFromFlags(options, io, { operation: 'lock release' });
-  const listing = await listLocks(storeOptions, ttlMs);
-  const entry = listing.locks.find((l) => l.id === id);
-  if (entry && !entry.releasable) throw new DqError('LOCK_HELD', `not releasing the lock ${id}: held by ${entry.holder} (${entry.operation}); ${entry.reason}`);
-  if (entry && !options.yes) {
+  const outcome = await releaseStoreLock(storeOptions, id, ttlMs, async (entry, listing) => {
+    if (options.yes) return true;
     if (!io.interactive) {
       throw new DqError('CONFIRMATION_REQUIRED', 'lock release needs confirmation: run it in a terminal, or pass --yes');
     }
     io.stdout(`The lock ${id} of ${listing.location} is held by ${entry.holder} (${entry.operation}${entry.ageMs === null ? '' : `, for ${formatAge(entry.ageMs)}`}).\n  ${entry.reason}\n`);
     const answer = await io.prompt("\nRelease it?\n  Only 'yes' will be accepted.\n\n  Enter a value: ");
-    if (answer.trim() !== 'yes') {
-      io.stderr('Lock release cancelled.\n');
-      return 1;
-    }
+    return answer.trim() === 'yes';
+  });
+  if (!outcome.released) {
+    io.stderr('Lock release cancelled.\n');
+    return 1;
   }
-  const released = await releaseLock(storeOptions, id, ttlMs, entry);
-  io.stdout(`Released the lock ${id} held by ${released.holder} (${released.operation}).\n`);
+  io.stdout(`Released the lock ${id} held by ${outcome.lock.holder} (${outcome.lock.operation}).\n`);
   return 0;
 }
 

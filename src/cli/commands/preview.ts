@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import type { PreviewDocument, PreviewOutcome } from '../../app/preview/previewDocument.js';
-import { previewChecks } from '../../app/preview/previewChecks.js';
+import { previewInProcess } from '../../app/preview/previewInProcess.js';
 import { DEFAULT_LIVE_LIMIT, DEFAULT_PREVIEW_DAYS, type PreviewRequest } from '../../app/preview/previewRequest.js';
 import { previewRevisions, type PreviewRevisionsRequest } from '../../app/preview/previewRevisions.js';
 import { gitRevisionSides } from '../../app/loadRevisionPair.js';
 import { ValidationFailed } from '../../app/validationFailed.js';
-import { DqError, type JsonObject } from '../../model/index.js';
+import { DqError } from '../../model/index.js';
 import { withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
@@ -51,20 +51,7 @@ export async function previewCommand(dir: string | undefined, options: PreviewCo
         (await callServer<PreviewOutcome>(target, 'POST', '/api/gitops/preview', body, { gzip: true, idempotent: true }))!,
       );
     } else {
-      doc = await withDataSources(options, io, 'preview', async ({ store, dataSources, signal }) => {
-        const connections = new Map((await store.listObjects({ kind: 'source' })).map((source) => [source.name, source.spec]));
-        return previewRevisions(request, (body, head) => {
-          // the connection as the live store holds it; the head's when the store does not have it yet
-          const headSources = new Map<string, JsonObject>(head.objects.filter((o) => o.kind === 'source').map((o) => [o.name, o.spec]));
-          return previewChecks(body, {
-            store,
-            connectionSpec: (name) => connections.get(name) ?? headSources.get(name),
-            dataSources,
-            now: new Date(),
-            signal,
-          });
-        });
-      });
+      doc = await withDataSources(options, io, 'preview', ({ store, dataSources, signal }) => previewInProcess(request, store, dataSources, { signal }));
     }
   } catch (error) {
     // main.ts prints the diagnostics; a pull-request comment says why there is no preview

@@ -1,8 +1,8 @@
-import type { RunChecksResult } from '../../jobs/executors/runChecks.js';
+import type { RunChecksOutcome } from '../../app/inProcessJobs/runChecksInProcess.js';
+import type { RunChecksResult } from '../../app/types.js';
 import { DqError, isJsonObject, type JsonObject } from '../../model/index.js';
 import type { CliIo } from '../io.js';
 import { callServer, DEFAULT_TIMEOUT_MS, type RemoteTarget } from '../remoteClient.js';
-import type { RunChecksOutcome } from '../render/runChecksReport.js';
 
 /**
  * `run checks --server`: the run is a run_checks job of that server (POST /api/jobs/runchecks), on its data

@@ -1,4 +1,4 @@
-import { runChecks } from '../../jobs/executors/runChecks.js';
+import { runChecksInProcess } from '../../app/inProcessJobs/runChecksInProcess.js';
 import { DqError, RULE_SEVERITIES, type CheckType, type JsonObject, type RuleSeverity, type TimeScale } from '../../model/index.js';
 import { checkFiltersOf, withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
@@ -40,16 +40,15 @@ export async function runChecksCommand(options: RunChecksOptions, io: CliIo): Pr
     const outcome = await remoteRunChecks(target, filters, { progress }, io);
     return reportRunChecks(outcome, options, io, Date.now() - started, `See them through the results overview endpoints of ${target.url}/api/docs`);
   }
-  return withDataSources(options, io, 'run checks', async ({ store, objects, dataSources, signal }) => {
-    const run = await runChecks({ store, objects, dataSources }, { check_search_filters: filters }, signal, {
+  const outcome = await withDataSources(options, io, 'run checks', ({ store, dataSources, signal }) =>
+    runChecksInProcess(store, dataSources, {
+      filters,
+      signal,
       onProgress: progress ? (done, total) => io.stderr(`\r\x1b[K${bar(done, total)} ${done}/${total} tables`) : undefined,
-    });
-    if (progress) io.stderr('\r\x1b[K');
-    const failed = run.tables
-      .filter((t) => t.status === 'failed')
-      .map((t) => ({ table: t.table, code: t.error?.code ?? null, message: t.error?.message ?? null }));
-    return reportRunChecks({ result: run.result, tables: run.tables.length, failed }, options, io, Date.now() - started, 'See them with: dqctl results');
-  });
+    }),
+  );
+  if (progress) io.stderr('\r\x1b[K');
+  return reportRunChecks(outcome, options, io, Date.now() - started, 'See them with: dqctl results');
 }
 
 function bar(done: number, total: number): string {

@@ -1,8 +1,7 @@
-import { compileNamePattern } from '../../policy/index.js';
-import type { StatisticsRow } from '../../store/store.js';
+import { latestStatistics } from '../../app/latestStatistics.js';
+import type { StatisticsRow } from '../../app/types.js';
 import type { CliIo } from '../io.js';
 import { renderColumns } from '../render/columns.js';
-import { selectedTables } from '../selectedTables.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
 export interface StatisticsOptions extends StoreFlags {
@@ -29,25 +28,18 @@ function valueText(row: StatisticsRow): string {
  * collector that failed shows its error), or `--format json`.
  */
 export async function statisticsCommand(options: StatisticsOptions, io: CliIo): Promise<number> {
-  const column = compileNamePattern(options.column);
-  return withStore(options, io, { operation: 'statistics' }, async (store) => {
-    const rows: StatisticsRow[] = [];
-    for (const t of await selectedTables(store, options)) {
-      const found = await store.latestStatistics({ connectionName: t.connection, schemaName: t.schema, tableName: t.table });
-      rows.push(...found.filter((r) => !column || (r.columnName !== null && column.matches(r.columnName))));
-    }
-    if (options.format === 'json') {
-      io.stdout(JSON.stringify({ statistics: rows }, null, 2) + '\n');
-      return 0;
-    }
-    if (rows.length === 0) {
-      io.stdout('No statistics. Collect them first: dqctl collect statistics\n');
-      return 0;
-    }
-    const lines = rows.map((r) => [`${r.connectionName}/${r.schemaName}.${r.tableName}`, r.columnName ?? '', r.dataGroup, `${r.collectorCategory}/${r.collectorName}`, valueText(r)]);
-    const header = ['TABLE', 'COLUMN', 'DATA GROUP', 'STATISTIC', 'VALUE'];
-    io.stdout(renderColumns(header, lines));
-    io.stdout(`The latest value of each statistic; the newest collection was at ${[...new Set(rows.map((r) => r.collectedAt))].sort().at(-1)}.\n`);
+  const rows = await withStore(options, io, { operation: 'statistics' }, (store) => latestStatistics(store, options));
+  if (options.format === 'json') {
+    io.stdout(JSON.stringify({ statistics: rows }, null, 2) + '\n');
     return 0;
-  });
+  }
+  if (rows.length === 0) {
+    io.stdout('No statistics. Collect them first: dqctl collect statistics\n');
+    return 0;
+  }
+  const lines = rows.map((r) => [`${r.connectionName}/${r.schemaName}.${r.tableName}`, r.columnName ?? '', r.dataGroup, `${r.collectorCategory}/${r.collectorName}`, valueText(r)]);
+  const header = ['TABLE', 'COLUMN', 'DATA GROUP', 'STATISTIC', 'VALUE'];
+  io.stdout(renderColumns(header, lines));
+  io.stdout(`The latest value of each statistic; the newest collection was at ${[...new Set(rows.map((r) => r.collectedAt))].sort().at(-1)}.\n`);
+  return 0;
 }

@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { loadRepository } from '../../manifest/loadRepository.js';
+import { validateRepository } from '../../app/validateRepository.js';
 import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { withProgress } from '../progressBar.js';
@@ -14,19 +14,19 @@ export interface ValidateOptions extends EnvironmentFlags {
 /** `dqctl validate [DIR]`: every finding at once; exit 0 when there are no errors, 3 otherwise. */
 export async function validateCommand(dir: string | undefined, options: ValidateOptions, io: CliIo): Promise<number> {
   const repository = resolve(io.cwd, dir ?? '.');
-  const desired = await withProgress(io, options, (progress) => loadRepository(repository, { progress, environment: environmentOf(options) }));
-  const report = diagnosticsReport(desired.diagnostics);
+  const validation = await withProgress(io, options, (progress) => validateRepository(repository, { progress, environment: environmentOf(options) }));
+  const report = diagnosticsReport(validation.diagnostics);
   switch (options.format) {
     case 'json':
       io.stdout(JSON.stringify(report, null, 2) + '\n');
       break;
     case 'github':
-      io.stdout(renderDiagnosticsGithub(desired.diagnostics, workspacePrefix(repository, io)));
+      io.stdout(renderDiagnosticsGithub(validation.diagnostics, workspacePrefix(repository, io)));
       io.stdout(report.valid ? `dqctl: valid (${plural(report.warning_count, 'warning')})\n` : `dqctl: ${plural(report.error_count, 'error')}, ${plural(report.warning_count, 'warning')}\n`);
       break;
     case 'text':
-      io.stdout(renderDiagnosticsText(desired.diagnostics, desired.texts, io.color));
-      if (report.valid) io.stdout(`${desired.objects.length} objects in ${dir ?? '.'}\n`);
+      io.stdout(renderDiagnosticsText(validation.diagnostics, validation.texts, io.color));
+      if (report.valid) io.stdout(`${validation.objectCount} objects in ${dir ?? '.'}\n`);
       break;
   }
   return report.valid ? 0 : 3;

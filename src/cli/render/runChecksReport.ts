@@ -1,4 +1,5 @@
-import type { RunChecksResult } from '../../jobs/executors/runChecks.js';
+import type { RunChecksOutcome } from '../../app/inProcessJobs/runChecksInProcess.js';
+import type { RunChecksResult } from '../../app/types.js';
 import type { CliIo } from '../io.js';
 import { SEVERITY_NUMBERS, type RuleSeverity } from '../../model/index.js';
 
@@ -14,13 +15,6 @@ export function exitCodeOf(result: RunChecksResult, failAt: FailAt): number {
   if (result.execution_errors > 0) return 4;
   const highest = result.highest_severity ? SEVERITY_NUMBERS[result.highest_severity] : 0;
   return highest >= SEVERITY_NUMBERS[failAt] ? highest : 0;
-}
-
-/** What a run comes to, for the report: the counts and the tables whose data source failed them. */
-export interface RunChecksOutcome {
-  result: RunChecksResult;
-  tables: number;
-  failed: Array<{ table: string; code: string | null; message: string | null }>;
 }
 
 /** Prints the outcome (text or JSON) and returns the exit code. */

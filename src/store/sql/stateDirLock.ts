@@ -3,8 +3,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { link, open, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DqError, systemClock, type Clock } from '../../model/index.js';
-import { formatSeconds } from '../formatSeconds.js';
+import { DqError, formatSeconds, systemClock, type Clock } from '../../model/index.js';
 
 /**
  * PGlite must never be opened by two processes at once: both would write the same data directory and corrupt

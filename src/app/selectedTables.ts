@@ -1,8 +1,13 @@
 import { compileNamePattern, tableRefOf, type TableRef } from '../policy/index.js';
-import type { Store } from '../store/store.js';
+import type { StoreReader } from '../store/store.js';
 
 /** The tables of the live store that `--connection` and `--table 'schema.t*'` (wildcards, comma lists) select. */
-export async function selectedTables(store: Store, options: { connection?: string; table?: string }): Promise<TableRef[]> {
+export interface TableSelection {
+  connection?: string;
+  table?: string;
+}
+
+export async function selectedTables(store: StoreReader, options: TableSelection): Promise<TableRef[]> {
   const connection = compileNamePattern(options.connection);
   const table = compileNamePattern(options.table);
   return (await store.listSummaries({ kind: 'table' }))
