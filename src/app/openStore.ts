@@ -1,4 +1,5 @@
 import { openStore as openLiveStore } from '../store/openStore.js';
+import { recordStateDirOperation } from '../store/index.js';
 import type { OpenStoreOptions, Store } from '../store/store.js';
 
 /**
@@ -22,3 +23,11 @@ export async function withOpenStore<T>(options: OpenStoreOptions, work: (store: 
 
 /** How old a lock with a dead holder must be before it is reclaimed, unless `lockTtlMs` says otherwise. */
 export { DEFAULT_LOCK_TTL_MS } from '../store/storeLock.js';
+
+/**
+ * Tells other processes what holds an embedded store's folder (`serve http://…` once it listens): a command that
+ * finds the folder locked names the server and suggests --server. False when this process holds no lock there.
+ */
+export function announceStateDirHolder(stateDir: string, operation: string): Promise<boolean> {
+  return recordStateDirOperation(stateDir, operation);
+}

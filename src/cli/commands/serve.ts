@@ -6,7 +6,7 @@ import { loadDeliverySettings } from '../../app/deliverySettingsFile.js';
 import { buildServer } from '../../server/buildServer.js';
 import { parseTokens, type TokenSet } from '../../server/tokens.js';
 import type { CliIo } from '../io.js';
-import { recordStateDirOperation } from '../../store/index.js';
+import { announceStateDirHolder } from '../../app/openStore.js';
 import { openOptionsFromFlags, openStoreFromFlags, type StoreFlags } from '../storeOptions.js';
 import { buildMetricsServer } from '../../server/metricsRoute.js';
 import { ServerMetrics } from '../../server/metrics.js';
@@ -137,7 +137,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
     if (store.engine === 'pglite') {
       // Whoever finds the embedded store taken is told to go through this server (stateDirLock.ts).
       const stateDir = openOptionsFromFlags(options, io, { operation: 'serve' }).stateDir!;
-      await recordStateDirOperation(stateDir, `serve ${localUrl(options.host, app.server.address())}`);
+      await announceStateDirHolder(stateDir, `serve ${localUrl(options.host, app.server.address())}`);
     }
     io.stderr(
       `dqctl is serving the live store ${store.description} on ${base}/api (API docs: ${base}/api/docs, OpenAPI: ${base}/api/openapi.json)${tokens ? `, ${tokens.size} token(s)` : ', no authentication (loopback only)'}\n`,
