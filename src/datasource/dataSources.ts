@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../model/index.js';
-import { DataSource, type DataSourceOptions } from './dataSource.js';
+import type { DataSource, DataSourceOptions } from './dataSource.js';
+import { DuckdbDataSource } from './duckdb/duckdbDataSource.js';
+import { PostgresDataSource } from './postgresDataSource.js';
 import type { SecretContext } from './secretReferences.js';
 
 /**
- * The data sources of a process: one DataSource (one pool) per connection name, created on first use and
+ * The data sources of a process: one DataSource (one pool; a DuckDB database for `provider_type: duckdb`, else
+ * PostgreSQL) per connection name, created on first use and
  * replaced when the connection's spec changes (the old pool closes once its running sessions end). `close()`
  * on shutdown closes every pool. The parallel_jobs_limit bounds the connections of THIS process; servers
  * sharing one store each have their own pools.
@@ -31,7 +34,10 @@ export class DataSources {
     const existing = this.sources.get(connectionName);
     if (existing && existing.fingerprint === fingerprint) return existing.source;
     if (existing) this.retire(existing.source);
-    const source = new DataSource(connectionName, spec, this.secretContext, this.options);
+    const source: DataSource =
+      spec.provider_type === 'duckdb'
+        ? new DuckdbDataSource(connectionName, spec, this.secretContext, this.options)
+        : new PostgresDataSource(connectionName, spec, this.secretContext, this.options);
     this.sources.set(connectionName, { fingerprint, source });
     return source;
   }
@@ -53,6 +59,7 @@ function fingerprintOf(spec: JsonObject): string {
   const relevant: JsonObject = {
     provider_type: spec.provider_type ?? null,
     postgresql: spec.postgresql ?? null,
+    duckdb: spec.duckdb ?? null,
     parallel_jobs_limit: spec.parallel_jobs_limit ?? null,
   };
   return createHash('sha256').update(canonical(relevant)).digest('hex');

@@ -1,10 +1,13 @@
 /**
- * The only module that connects to monitored data sources: pools per connection (DataSources), secret
+ * The only module that connects to monitored data sources (PostgreSQL, DuckDB over files): pools per connection (DataSources), secret
  * references resolved at connect time, introspection, and the statistics SQL. Identifiers are always quoted
  * with quoteIdent; values are always bound parameters.
  */
-export { DataSource, APPLICATION_NAME, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './dataSource.js';
-export type { DataSourceOptions, DataSourceSession, SessionOptions } from './dataSource.js';
+export { APPLICATION_NAME, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS } from './dataSource.js';
+export type { DataSource, DataSourceOptions, DataSourceSession, SessionOptions, SqlTarget } from './dataSource.js';
+export { PostgresDataSource } from './postgresDataSource.js';
+export { DuckdbDataSource } from './duckdb/duckdbDataSource.js';
+export { DUCKDB, POSTGRESQL, type SqlDialect } from './dialects/index.js';
 export { DataSources, type DataSourcesOptions } from './dataSources.js';
 export { DEFAULT_PARALLEL_JOBS_LIMIT, parallelJobsLimitOf, postgresBlockOf } from './connectionConfig.js';
 export { classifyDataSourceError, dataSourceFailure, failureReason, type DataSourceFailure } from './dataSourceErrors.js';

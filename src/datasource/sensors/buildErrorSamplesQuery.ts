@@ -108,7 +108,7 @@ export function buildErrorSamplesQuery(request: TableQueryRequest, sensorId: str
       `where ${where.join('\n  and ')}`,
     ];
     if (idColumns.length > 0) lines.push(`order by ${idColumns.map((id) => column(id)).join(', ')}`);
-    lines.push(`limit ${state.params.bind(limit, 'bigint')}`);
+    lines.push(state.dialect.limit(state.params.bind(limit, 'bigint')));
     const { groupName } = source;
     const idCount = idColumns.length;
     return {

@@ -7,7 +7,7 @@ import { DqError } from '../../model/index.js';
 import { parseGroupedRows, type ValueColumns } from './parseReadouts.js';
 import { prepareSensor, type PreparedSensor } from './prepareSensor.js';
 import { quoteIdent } from './quoteIdent.js';
-import { hasDataGrouping, TABLE_ALIAS, tableRowSource } from './rowSource.js';
+import { dialectOf, hasDataGrouping, TABLE_ALIAS, tableRowSource } from './rowSource.js';
 import { checkFilterOf, createScanContext, type QueryState } from './scanContext.js';
 import { SensorBuildError } from './sensorDefinition.js';
 import type { SensorQuery, TableQueryRequest } from './sensorTypes.js';
@@ -23,9 +23,10 @@ export interface ScanOptions {
 }
 
 export function newQueryState(request: TableQueryRequest): QueryState {
-  const params = new SqlParameters();
+  const dialect = dialectOf(request);
+  const params = new SqlParameters(dialect);
   const now = request.now ?? new Date();
-  return { request, params, now: () => params.bind(now, 'timestamptz'), nowValue: now, joins: [] };
+  return { request, dialect, params, now: () => params.bind(now, 'timestamptz'), nowValue: now, joins: [] };
 }
 
 function aliasOf(index: number, sensorName: string): string {
@@ -51,11 +52,11 @@ export function buildScan(request: TableQueryRequest, sensors: readonly Prepared
     }
     const sql = typeof built === 'string' ? { actual: built } : built;
     const alias = aliasOf(index, sensor.catalog.name);
-    select.push(`(${sql.actual})::double precision as ${quoteIdent(alias)}`);
+    select.push(`${state.dialect.toDouble(sql.actual)} as ${quoteIdent(alias)}`);
     const column: ValueColumns = { id: sensor.request.id, actual: alias };
     if (sql.expected !== undefined) {
       column.expected = `${alias}__expected`;
-      select.push(`(${sql.expected})::double precision as ${quoteIdent(column.expected)}`);
+      select.push(`${state.dialect.toDouble(sql.expected)} as ${quoteIdent(column.expected)}`);
     }
     columns.push(column);
   });

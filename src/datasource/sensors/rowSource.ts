@@ -4,6 +4,8 @@
  * partition's day or month). Days and months are those of the data source session's time zone, the same one
  * that turns the bound `now` into today's date, so windows and partitions agree.
  */
+import type { SqlDialect } from '../dialects/dialect.js';
+import { POSTGRESQL } from '../dialects/postgresql.js';
 import { quoteIdent, quoteQualified } from './quoteIdent.js';
 import type { DataGroupingLevel, PartitioningRequest, TableQueryRequest } from './sensorTypes.js';
 import type { SqlParameters } from './sqlParameters.js';
@@ -45,6 +47,16 @@ export function hasDataGrouping(request: TableQueryRequest): boolean {
 const DEFAULT_RECENT_DAYS = 7;
 const DEFAULT_RECENT_MONTHS = 1;
 
+/** The dialect of a request (PostgreSQL unless the data source says otherwise). */
+export function dialectOf(request: TableQueryRequest): SqlDialect {
+  return request.dialect ?? POSTGRESQL;
+}
+
+/** What the queries of a request read: the data source's relation (files on DuckDB), else `"schema"."table"`. */
+export function relationOf(request: TableQueryRequest): string {
+  return request.relation ?? quoteQualified(request.schema, request.table);
+}
+
 export function column(name: string): string {
   return `${TABLE_ALIAS}.${quoteIdent(name)}`;
 }
@@ -69,7 +81,8 @@ export function tableRowSource(
   now: () => string,
   options: { grouping: boolean } = { grouping: true },
 ): TableRowSource {
-  const table = quoteQualified(request.schema, request.table);
+  const table = relationOf(request);
+  const dialect = dialectOf(request);
   const where: string[] = [];
   if (request.filter !== undefined && request.filter.trim() !== '') {
     where.push(`(${replaceTokens(withoutTrailingSemicolons(request.filter), table, undefined)})`);
@@ -83,24 +96,23 @@ export function tableRowSource(
         return;
       }
       const alias = `grouping_level_${index + 1}`;
-      groups.push({ expression: column(level.column), select: `(${column(level.column)})::text`, alias });
+      groups.push({ expression: column(level.column), select: dialect.toText(column(level.column)), alias });
       groupName.push({ alias });
     });
   }
   if (request.partitioning !== undefined) {
-    const period = partitionPeriod(request.partitioning);
-    groups.push({ expression: period, select: `to_char(${period}, 'YYYY-MM-DD')`, alias: TIME_PERIOD_ALIAS });
-    where.push(...partitionWindow(request.partitioning, params, now()));
+    const period = partitionPeriod(request.partitioning, dialect);
+    groups.push({ expression: period, select: dialect.formatDay(period), alias: TIME_PERIOD_ALIAS });
+    where.push(...partitionWindow(request.partitioning, params, now(), dialect));
   }
   return { table, where, groups, groupName, partitioned: request.partitioning !== undefined };
 }
 
-function partitionPeriod(partitioning: PartitioningRequest): string {
-  const unit = partitioning.timeScale === 'daily' ? 'day' : 'month';
-  return `date_trunc('${unit}', ${column(partitioning.column)})`;
+function partitionPeriod(partitioning: PartitioningRequest, dialect: SqlDialect): string {
+  return dialect.truncate(partitioning.timeScale === 'daily' ? 'day' : 'month', column(partitioning.column));
 }
 
-function partitionWindow(partitioning: PartitioningRequest, params: SqlParameters, now: string): string[] {
+function partitionWindow(partitioning: PartitioningRequest, params: SqlParameters, now: string, dialect: SqlDialect): string[] {
   const p = column(partitioning.column);
   const window = partitioning.window ?? {};
   const current = window.includeToday === true ? 1 : 0;
@@ -111,9 +123,9 @@ function partitionWindow(partitioning: PartitioningRequest, params: SqlParameter
       `${p} < ${today} + ${params.bind(current, 'integer')}`,
     ];
   }
-  const month = `date_trunc('month', ${now})`;
+  const month = dialect.truncate('month', now);
   return [
-    `${p} >= ${month} - make_interval(months => ${params.bind(window.recentMonths ?? DEFAULT_RECENT_MONTHS, 'integer')})`,
-    `${p} < ${month} + make_interval(months => ${params.bind(current, 'integer')})`,
+    `${p} >= ${month} - ${dialect.months(params.bind(window.recentMonths ?? DEFAULT_RECENT_MONTHS, 'integer'))}`,
+    `${p} < ${month} + ${dialect.months(params.bind(current, 'integer'))}`,
   ];
 }

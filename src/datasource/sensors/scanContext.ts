@@ -5,8 +5,9 @@
  */
 import type { CatalogSensor } from '../../catalog/index.js';
 import type { JsonValue } from '../../model/index.js';
+import type { SqlDialect } from '../dialects/dialect.js';
 import { quoteIdent, quoteQualified } from './quoteIdent.js';
-import { column, replaceTokens, TABLE_ALIAS, withoutTrailingSemicolons } from './rowSource.js';
+import { column, relationOf, replaceTokens, TABLE_ALIAS, withoutTrailingSemicolons } from './rowSource.js';
 import { SensorBuildError, type ScanContext } from './sensorDefinition.js';
 import type { SensorRequest, TableQueryRequest } from './sensorTypes.js';
 import type { SqlParameters } from './sqlParameters.js';
@@ -20,6 +21,7 @@ export interface JoinClause {
 /** Shared by all sensors of one query. */
 export interface QueryState {
   request: TableQueryRequest;
+  dialect: SqlDialect;
   params: SqlParameters;
   /** The bound run start time (bound on first use: an unused parameter would have no type). */
   now: () => string;
@@ -39,14 +41,6 @@ export function tableRefIn(defaultSchema: string, name: string): string {
   return dot < 0 ? quoteQualified(defaultSchema, name) : quoteQualified(name.slice(0, dot), name.slice(dot + 1));
 }
 
-/**
- * A column's value as text. A cast, except for `inet`, whose cast to text always appends the netmask
- * (`10.1.2.3/32`): `abbrev()` gives the address as PostgreSQL displays it (`10.1.2.3`, `10.1.0.0/16`).
- */
-export function textOf(column: string, type: string | undefined): string {
-  return type?.trim().toLowerCase() === 'inet' ? `abbrev(${column})` : `(${column})::text`;
-}
-
 export function createScanContext(
   state: QueryState,
   sensor: SensorRequest,
@@ -55,7 +49,7 @@ export function createScanContext(
   options: { applyCheckFilter: boolean },
 ): ScanContext {
   const { request, params } = state;
-  const table = quoteQualified(request.schema, request.table);
+  const table = relationOf(request);
   const requireColumn = (): string => {
     if (sensor.column === undefined || sensor.column === '') throw new SensorBuildError(`the column sensor ${sensor.sensorName} needs a column`);
     return column(sensor.column);
@@ -76,6 +70,7 @@ export function createScanContext(
 
   return {
     sensorName: catalogSensor.name,
+    dialect: state.dialect,
     table,
     get now() {
       return state.now();
@@ -91,7 +86,7 @@ export function createScanContext(
       return requireColumn();
     },
     get text() {
-      return textOf(requireColumn(), request.columnTypes?.[sensor.column ?? '']);
+      return state.dialect.toText(requireColumn(), request.columnTypes?.[sensor.column ?? '']);
     },
     columnType: sensor.column === undefined ? undefined : request.columnTypes?.[sensor.column],
     tableColumns: Object.keys(request.columnTypes ?? {}),

@@ -5,6 +5,7 @@
  * (`metadata`, `availability`). Definitions are plain values in a registry keyed by the catalog's sensor name.
  */
 import type { JsonValue } from '../../model/index.js';
+import type { SqlDialect } from '../dialects/dialect.js';
 import type { SqlParameterType } from './sqlParameters.js';
 
 /** A sensor that cannot be built (missing column, missing or wrongly typed parameter, …). */
@@ -18,11 +19,13 @@ export class SensorBuildError extends Error {
 /** What every SQL-producing definition can ask about its sensor. */
 export interface SensorSqlContext {
   readonly sensorName: string;
-  /** `"schema"."table"` of the analyzed table. */
+  /** The SQL dialect of the data source: what differs between engines is asked of it. */
+  readonly dialect: SqlDialect;
+  /** `"schema"."table"` of the analyzed table (or the data source's relation, e.g. files on DuckDB). */
   readonly table: string;
   /** The sensor parameter after defaults and type checks (null when unset and without default). */
   param(name: string): JsonValue;
-  /** A bound placeholder `$n::type`. */
+  /** A bound placeholder (`$n::type` on PostgreSQL). */
   bind(value: unknown, type: SqlParameterType): string;
   /** The run's start time, bound: `$n::timestamptz`. */
   readonly now: string;
@@ -39,7 +42,7 @@ export interface SensorSqlContext {
 export interface ScanContext extends SensorSqlContext {
   /** `analyzed_table."column"`; a build error for a sensor without a column. */
   readonly column: string;
-  /** `(analyzed_table."column")::text`. */
+  /** The column as text in the dialect: `(analyzed_table."column")::text` on PostgreSQL. */
   readonly text: string;
   /** The type snapshot of the analyzed column (`columnTypes` of the request), undefined when unknown. */
   readonly columnType: string | undefined;

@@ -5,6 +5,7 @@
  * into readouts per sensor. It never connects to anything itself.
  */
 import type { JsonValue, SeverityNumber, TimeScale } from '../../model/index.js';
+import type { SqlDialect } from '../dialects/dialect.js';
 
 export interface SensorRequest {
   /** Chosen by the caller (e.g. the check's hash); readouts are returned under this id. Unique per request. */
@@ -39,6 +40,13 @@ export interface PartitioningRequest {
 export interface TableQueryRequest {
   schema: string;
   table: string;
+  /** The SQL dialect of the data source (default PostgreSQL); the data source's `sqlTarget` gives it. */
+  dialect?: SqlDialect;
+  /**
+   * What the queries read in place of the quoted `"schema"."table"`: a table function over files on DuckDB
+   * (`read_parquet([...])`); the data source's `sqlTarget` gives it. Default: the quoted table name.
+   */
+  relation?: string;
   sensors: readonly SensorRequest[];
   /** The table's `filter` (repository SQL) added to the WHERE clause. */
   filter?: string;

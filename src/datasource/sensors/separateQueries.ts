@@ -7,8 +7,8 @@ import { DqError, isSeverityNumber, type SeverityNumber } from '../../model/inde
 import { newQueryState } from './buildTableQuery.js';
 import { parseGroupedRows, toNumber } from './parseReadouts.js';
 import type { PreparedSensor } from './prepareSensor.js';
-import { quoteIdent, quoteQualified } from './quoteIdent.js';
-import { replaceTokens, TABLE_ALIAS, tableRowSource, withoutTrailingSemicolons } from './rowSource.js';
+import { quoteIdent } from './quoteIdent.js';
+import { relationOf, replaceTokens, TABLE_ALIAS, tableRowSource, withoutTrailingSemicolons } from './rowSource.js';
 import { checkFilterOf, createScanContext, tableRefIn } from './scanContext.js';
 import { SensorBuildError, type CustomQueryContext, type SubqueryContext, type TableMetadata } from './sensorDefinition.js';
 import { ALL_DATA_GROUP, type SensorQuery, type SensorReadout, type SensorReadouts, type TableQueryRequest } from './sensorTypes.js';
@@ -51,10 +51,11 @@ export function buildSubquery(request: TableQueryRequest, sensor: PreparedSensor
 export function buildCustomQuery(request: TableQueryRequest, sensor: PreparedSensor): SensorQuery {
   if (sensor.definition.kind !== 'custom') throw new SensorBuildError(`${sensor.catalog.name} is not a custom query sensor`);
   const state = newQueryState(request);
-  const table = quoteQualified(request.schema, request.table);
+  const table = relationOf(request);
   const columnName = sensor.request.column === undefined || sensor.request.column === '' ? undefined : quoteIdent(sensor.request.column);
   const ctx: CustomQueryContext = {
     sensorName: sensor.catalog.name,
+    dialect: state.dialect,
     table,
     get now() {
       return state.now();
@@ -99,21 +100,10 @@ export function buildCustomQuery(request: TableQueryRequest, sensor: PreparedSen
   };
 }
 
-/** One pg_catalog query for all schema sensors of a table (tables, partitioned tables, views, materialized views, foreign tables). */
+/** One catalog query for all schema sensors of a table (the dialect's describeColumns). */
 export function buildMetadataQuery(request: TableQueryRequest, sensors: readonly PreparedSensor[]): SensorQuery {
   const state = newQueryState(request);
-  const text = [
-    'select attribute.attname as column_name, format_type(attribute.atttypid, attribute.atttypmod) as column_type,',
-    '  not attribute.attnotnull as nullable, attribute.attnum as ordinal',
-    'from pg_catalog.pg_class as relation',
-    '  join pg_catalog.pg_namespace as namespace on namespace.oid = relation.relnamespace',
-    '  left join pg_catalog.pg_attribute as attribute',
-    '    on attribute.attrelid = relation.oid and attribute.attnum > 0 and not attribute.attisdropped',
-    `where namespace.nspname = ${state.params.bind(request.schema, 'text')}`,
-    `  and relation.relname = ${state.params.bind(request.table, 'text')}`,
-    `  and relation.relkind::text = any(${state.params.bind(['r', 'p', 'v', 'm', 'f'], 'text[]')})`,
-    'order by attribute.attnum',
-  ].join('\n');
+  const text = state.dialect.describeColumns({ schema: request.schema, table: request.table, relation: relationOf(request) }, (value, type) => state.params.bind(value, type));
   return {
     kind: 'metadata',
     text,
@@ -148,7 +138,7 @@ export function buildMetadataQuery(request: TableQueryRequest, sensors: readonly
 export function buildAvailabilityQuery(request: TableQueryRequest, sensors: readonly PreparedSensor[]): SensorQuery {
   const ids = sensors.map((s) => s.request.id);
   const readoutsOf = (failures: number): SensorReadouts => new Map(ids.map((id) => [id, [{ dataGroup: ALL_DATA_GROUP, actualValue: failures }]]));
-  const table = quoteQualified(request.schema, request.table);
+  const table = relationOf(request);
   const filter = request.filter === undefined || request.filter.trim() === '' ? '' : ` where (${replaceTokens(withoutTrailingSemicolons(request.filter), table, undefined)})`;
   return {
     kind: 'availability',

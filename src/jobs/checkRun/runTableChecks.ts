@@ -1,4 +1,4 @@
-import type { DataSource } from '../../datasource/index.js';
+import type { DataSource, SqlTarget } from '../../datasource/index.js';
 import { planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
 import type { DqError } from '../../model/index.js';
 import type { Readout } from '../../rules/index.js';
@@ -66,11 +66,24 @@ export async function runTableChecks(
     failure ??= compared.failure;
   }
   const executedAt = context.now.toISOString();
+  if (checks.length === 0) return { rows, ...(failure ? { failure } : {}) };
+
+  // what the table's queries read and in which SQL dialect (a DuckDB table's files); a table that cannot be read
+  // (no folder for its schema) fails each of its checks with the reason
+  let target: SqlTarget;
+  try {
+    target = await context.dataSource.sqlTarget(table.schema, table.table, table.spec);
+  } catch (error) {
+    if (context.signal.aborted) throw error;
+    const base = (check: PlannedCheck) => resultBase(check, periodOf(check.checkType, check.timeScale, context.now).timeGradient, 0, executedAt);
+    for (const check of checks) rows.push({ ...base(check), timePeriod: periodOf(check.checkType, check.timeScale, context.now).timePeriod, severity: null, errorMessage: (error as Error).message });
+    return { rows, failure: failure ?? asTableFailure(error) };
+  }
 
   for (const group of groupsOf(checks)) {
     context.signal.throwIfAborted();
     const byId = new Map(group.checks.map((c) => [String(c.checkHash), c]));
-    const request = tableQueryRequestOf(group.checks, { now: context.now, grouping: true });
+    const request = { ...tableQueryRequestOf(group.checks, { now: context.now, grouping: true }), ...target };
     const plan = planSensorQueries(request);
     const readouts = new Map<string, SensorReadout[]>();
     const failures = new Map<string, string>();

@@ -1,9 +1,10 @@
 /**
- * sources/<connection>/connection.dqoconnection.yaml (kind: source). The postgresql block is validated in
- * full because dqctl runs checks on PostgreSQL; the blocks of the other DQOps providers are accepted as
+ * sources/<connection>/connection.dqoconnection.yaml (kind: source). The postgresql and duckdb blocks are
+ * validated in full because dqctl runs checks on them; the blocks of the other DQOps providers are accepted as
  * objects so that an existing DQOps home still loads.
  */
 import { documentSchema } from './documentSchema.js';
+import { fileFormatDefs } from './fileFormatSchemas.js';
 import { closedObject, enumOf, freeObject, int, ref, str, stringMap, type Schema } from './schemaShapes.js';
 import { incidentNotificationSchema } from './notificationSchemas.js';
 import { commentDefs, cronScheduleDefs, cronSchedulesOf, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
@@ -22,7 +23,8 @@ export function connectionSchema(file: string): Schema {
     provider_type: enumOf(PROVIDER_TYPES, 'The database engine of the data source.'),
   };
   for (const provider of PROVIDER_TYPES) {
-    spec[provider] = provider === 'postgresql' ? ref('postgresql_parameters') : freeObject(`Connection settings for ${provider} (accepted, not validated).`);
+    spec[provider] =
+      provider === 'postgresql' ? ref('postgresql_parameters') : provider === 'duckdb' ? ref('duckdb_parameters') : freeObject(`Connection settings for ${provider} (accepted, not validated).`);
   }
   const schedules = cronSchedulesOf(ref('cron_schedule'));
   Object.assign(spec, {
@@ -71,6 +73,7 @@ export function connectionSchema(file: string): Schema {
         },
         { description: 'Connection settings for PostgreSQL.' },
       ),
+      ...fileFormatDefs(),
       ...cronScheduleDefs(),
       ...dataGroupingDefs(),
       ...commentDefs(),

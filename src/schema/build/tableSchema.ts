@@ -5,6 +5,7 @@
 import type { CheckCatalog } from '../../catalog/index.js';
 import { checkContainerSchemas, checkOwnerMarker } from './checkContainerSchemas.js';
 import { documentSchema } from './documentSchema.js';
+import { fileFormatDefs } from './fileFormatSchemas.js';
 import { CHECK_TYPES, TIME_SCALES } from '../../model/index.js';
 import { arrayOf, bool, closedObject, enumOf, freeObject, int, mapOf, ref, str, stringMap, type Schema } from './schemaShapes.js';
 import { commentDefs, cronScheduleDefs, cronSchedulesOf, dataGroupingDefs, incidentGroupingFields, labelsSchema } from './sharedSpecs.js';
@@ -68,7 +69,7 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
       columns: mapOf(ref('column'), { description: 'Columns by name.' }),
       labels: labelsSchema(),
       comments: ref('comments'),
-      file_format: freeObject('Kept for DQOps: the format of the files a file-based source (csv, json, parquet, ...) reads; dqctl runs checks on PostgreSQL only.'),
+      file_format: ref('file_format'),
       advanced_properties: stringMap('Free key/value properties (e.g. for data catalogs); kept, not acted on.'),
       source_tables: arrayOf(ref('source_table'), 'Tables this table is loaded from (data lineage).'),
     },
@@ -155,6 +156,7 @@ export function tableSchema(file: string, catalog: CheckCatalog): Schema {
       ...dataGroupingDefs(),
       ...commentDefs(),
       ...cronScheduleDefs(),
+      ...fileFormatDefs(),
       ...tableChecks.defs,
       ...columnChecks.defs,
     },

@@ -20,8 +20,8 @@ function inUse(ctx: ScanContext, distinctCall: string, condition: string): { act
   return { actual: whenRows(ctx, ctx.aggregate(distinctCall, condition), null), expected: whenRows(ctx, expectedCount(ctx), null) };
 }
 
-const inTexts = (ctx: ScanContext): string => `${ctx.text} = any(${ctx.bind(ctx.param('expected_values'), 'text[]')})`;
-const inNumbers = (ctx: ScanContext): string => `${ctx.column} = any(${ctx.bind(ctx.param('expected_values'), 'numeric[]')})`;
+const inTexts = (ctx: ScanContext): string => ctx.dialect.inList(ctx.text, ctx.bind(ctx.param('expected_values'), 'text[]'));
+const inNumbers = (ctx: ScanContext): string => ctx.dialect.inList(ctx.column, ctx.bind(ctx.param('expected_values'), 'numeric[]'));
 
 /**
  * Values in `expected_values`, percent of the non-NULL values (100 for none). An empty list measures nothing:
@@ -71,7 +71,7 @@ function topValues(ctx: SubqueryContext): string {
     ')',
     `select ${[
       ...groupAliases,
-      `count(*) filter (where value_rank <= ${ctx.bind(ctx.param('top'), 'bigint')} and value = any(${ctx.bind(ctx.param('expected_values'), 'text[]')})) as actual_value`,
+      `count(*) filter (where value_rank <= ${ctx.bind(ctx.param('top'), 'bigint')} and ${ctx.dialect.inList('value', ctx.bind(ctx.param('expected_values'), 'text[]'))}) as actual_value`,
       // max(): no row at all (no non-NULL value) gives NULL, as DQOps's MAX(list length) over no rows.
       `max(${expectedCount(ctx)}) as expected_value`,
     ].join(', ')}`,
@@ -113,12 +113,12 @@ export const ACCEPTED_VALUES_SENSORS: Record<string, SensorDefinition> = {
   },
   'column/accepted_values/text_valid_country_code_percent': valuePercent(
     'Values that are a country code (ISO 3166-1 alpha-2 as DQOps lists them, any case, not trimmed), percent of the non-NULL values (100 for none).',
-    (ctx) => `upper(${ctx.text}) = any(${ctx.bind(COUNTRY_CODES, 'text[]')})`,
+    (ctx) => ctx.dialect.inList(`upper(${ctx.text})`, ctx.bind(COUNTRY_CODES, 'text[]')),
     100,
   ),
   'column/accepted_values/text_valid_currency_code_percent': valuePercent(
     'Values that are a currency code or sign (ISO 4217 and local signs as DQOps lists them, any case, not trimmed), percent of the non-NULL values (100 for none).',
-    (ctx) => `upper(${ctx.text}) = any(${ctx.bind(CURRENCY_CODES, 'text[]')})`,
+    (ctx) => ctx.dialect.inList(`upper(${ctx.text})`, ctx.bind(CURRENCY_CODES, 'text[]')),
     100,
   ),
 };

@@ -41,7 +41,7 @@ function detectedDatatype(ctx: ScanContext): string {
   const all = (pattern: string): string => `${ctx.countValues(matching(ctx, pattern))} = ${n}`;
   const known = [p.integer, p.decimal, p.date, p.datetime, p.timestamp, p.boolean].map((pattern) => matching(ctx, pattern)).join(' or ');
   // Texts count as "texts" when they are of no known type and not blank (btrim: spaces only).
-  const plainText = `not (${known}) and btrim(${ctx.text}) <> ${ctx.bind('', 'text')}`;
+  const plainText = `not (${known}) and ${ctx.dialect.trimSpaces(ctx.text)} <> ${ctx.bind('', 'text')}`;
   return [
     'case',
     `    when ${n} = 0 then null`,
@@ -101,7 +101,7 @@ export const FORMAT_SENSORS: Record<string, SensorDefinition> = {
 
   'column/conversions/text_parsable_to_boolean_percent': valuePercent(
     `Values that are ${BOOLEAN_TEXTS.map((t) => `\`${t}\``).join(', ')} (any case, not trimmed), percent of the non-NULL values (100 for none).`,
-    (ctx) => `lower(${ctx.text}) = any(${ctx.bind(BOOLEAN_TEXTS, 'text[]')})`,
+    (ctx) => ctx.dialect.inList(`lower(${ctx.text})`, ctx.bind(BOOLEAN_TEXTS, 'text[]')),
     100,
   ),
   'column/conversions/text_parsable_to_integer_percent': valuePercent('Values that are only digits (no sign, not trimmed), percent of the non-NULL values (100 for none).', (ctx) => matching(ctx, PATTERNS.integer), 100),

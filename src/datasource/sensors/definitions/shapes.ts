@@ -78,13 +78,13 @@ export function columnAggregate(meaning: string, call: (ctx: ScanContext) => str
   return { kind: 'aggregate', needsColumn: true, meaning, build: (ctx) => ctx.aggregate(call(ctx)) };
 }
 
-/** `not (text ~ pattern)`: a non-null value that does not match. */
+/** `not (text ~ pattern)` (in the dialect): a non-null value that does not match. */
 export function notMatching(ctx: ScanContext, pattern: string): string {
-  return `not (${ctx.text} ~ ${ctx.bind(pattern, 'text')})`;
+  return `not (${ctx.dialect.regexContains(ctx.text, ctx.bind(pattern, 'text'))})`;
 }
 
 export function matching(ctx: ScanContext, pattern: string): string {
-  return `${ctx.text} ~ ${ctx.bind(pattern, 'text')}`;
+  return ctx.dialect.regexContains(ctx.text, ctx.bind(pattern, 'text'));
 }
 
 /** The numeric parameter, bound as numeric. */

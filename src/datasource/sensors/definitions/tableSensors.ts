@@ -75,7 +75,7 @@ function duplicateRecordsQuery(ctx: SubqueryContext, value: 'count' | 'percent')
   const groupAliases = groups.map((g) => g.alias);
   const where = [...ctx.source.where, `coalesce(${keys.map((key) => `${key}::text`).join(', ')}) is not null`];
   if (ctx.checkFilter !== undefined) where.push(`(${ctx.checkFilter})`);
-  const actual = value === 'count' ? 'count(*) filter (where record_rows > 1)' : 'coalesce((1 - count(*)::numeric / sum(record_rows)) * 100.0, 0)';
+  const actual = value === 'count' ? 'count(*) filter (where record_rows > 1)' : `coalesce((1 - count(*)::${ctx.dialect.exactNumeric} / sum(record_rows)) * 100.0, 0)`;
   return [
     `select ${[...groupAliases, `${actual} as actual_value`].join(', ')}`,
     'from (',

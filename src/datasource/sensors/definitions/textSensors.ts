@@ -20,16 +20,16 @@ function lengthParam(ctx: ScanContext, name: string): string {
  * 0 for an empty or blank text.
  */
 function wordCount(ctx: ScanContext): string {
-  const trimmed = `btrim(${ctx.text})`;
+  const trimmed = ctx.dialect.trimSpaces(ctx.text);
   const space = ctx.bind(' ', 'text');
   const none = ctx.bind('', 'text');
   return `(length(${trimmed}) - length(replace(${trimmed}, ${space}, ${none})) + case when length(${trimmed}) > 0 then 1 else 0 end)`;
 }
 
 const empty = (ctx: ScanContext): string => `${ctx.text} = ${ctx.bind('', 'text')}`;
-const whitespaceOnly = (ctx: ScanContext): string => `${ctx.text} <> ${ctx.bind('', 'text')} and btrim(${ctx.text}) = ${ctx.bind('', 'text')}`;
-const placeholder = (ctx: ScanContext): string => `lower(${ctx.text}) = any(${ctx.bind(NULL_PLACEHOLDERS, 'text[]')})`;
-const surrounded = (ctx: ScanContext): string => `btrim(${ctx.text}) <> ${ctx.bind('', 'text')} and ${ctx.text} <> btrim(${ctx.text})`;
+const whitespaceOnly = (ctx: ScanContext): string => `${ctx.text} <> ${ctx.bind('', 'text')} and ${ctx.dialect.trimSpaces(ctx.text)} = ${ctx.bind('', 'text')}`;
+const placeholder = (ctx: ScanContext): string => ctx.dialect.inList(`lower(${ctx.text})`, ctx.bind(NULL_PLACEHOLDERS, 'text[]'));
+const surrounded = (ctx: ScanContext): string => `${ctx.dialect.trimSpaces(ctx.text)} <> ${ctx.bind('', 'text')} and ${ctx.text} <> ${ctx.dialect.trimSpaces(ctx.text)}`;
 
 export const TEXT_SENSORS: Record<string, SensorDefinition> = {
   'column/text/text_min_length': columnAggregate('Shortest text, in characters: `min(length(column::text))`.', (ctx) => `min(${length(ctx)})`),

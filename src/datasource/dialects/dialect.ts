@@ -1,0 +1,61 @@
+/**
+ * What differs between the SQL of two data sources, in one place per concern: quoting names and literals, the
+ * types of bound values, texts and doubles, regular expressions, list membership, trimming, date truncation and
+ * formatting, month arithmetic and row limits. Sensor definitions, the merged scan and the other queries ask the
+ * dialect of their request for these and write everything else in the SQL both engines share (aggregates with
+ * FILTER, CASE, casts to standard types). A new kind of source is a new dialect, not a new engine.
+ */
+export type DialectName = 'postgresql' | 'duckdb';
+
+/** The types of bound values, as sensors name them (the dialect names them in its SQL). */
+export type SqlParameterType =
+  | 'text'
+  | 'text[]'
+  | 'numeric'
+  | 'numeric[]'
+  | 'double precision'
+  | 'integer'
+  | 'bigint'
+  | 'boolean'
+  | 'date'
+  | 'timestamptz';
+
+/** Binds a value and returns its placeholder. */
+export type Bind = (value: unknown, type: SqlParameterType) => string;
+
+export interface SqlDialect {
+  readonly name: DialectName;
+  /** A schema, table or column name, always quoted (see quoteIdent.ts). */
+  quoteIdent(name: string): string;
+  /** A string literal, for the few places a value cannot be bound (a table function's file paths and options). */
+  literal(value: string): string;
+  /** The SQL type of a bound parameter type. */
+  sqlType(type: SqlParameterType): string;
+  /** The placeholder of the `index`-th (1-based) bound value, with its type. */
+  placeholder(index: number, type: SqlParameterType): string;
+  /** A value as text, as the source displays it; `columnType` is the type snapshot when known. */
+  toText(expression: string, columnType?: string): string;
+  /** A value as a double (every sensor readout). */
+  toDouble(expression: string): string;
+  /** The exact numeric type used for ratios (`numeric` on PostgreSQL). */
+  readonly exactNumeric: string;
+  /** True when `text` contains a match of the regular expression `pattern` (both SQL). */
+  regexContains(text: string, pattern: string): string;
+  /** True when `value` equals an element of the bound list `list`. */
+  inList(value: string, list: string): string;
+  /** The text without leading and trailing spaces (the space character only). */
+  trimSpaces(text: string): string;
+  /** The start of the day or month of a date or time. */
+  truncate(unit: 'day' | 'month', expression: string): string;
+  /** A date or time as `YYYY-MM-DD` text. */
+  formatDay(expression: string): string;
+  /** An interval of `months` (SQL of an integer) months. */
+  months(months: string): string;
+  /** The clause limiting a query to `count` (SQL of an integer) rows. */
+  limit(count: string): string;
+  /**
+   * The columns of a table from the source's catalog, one row each in their order: `column_name`, `column_type`
+   * (as the source writes it), `nullable` (boolean), `ordinal`. No row when the table does not exist.
+   */
+  describeColumns(target: { schema: string; table: string; relation: string }, bind: Bind): string;
+}

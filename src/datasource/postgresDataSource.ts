@@ -1,0 +1,256 @@
+import pg from 'pg';
+import { DqError, type JsonObject } from '../model/index.js';
+import { parallelJobsLimitOf, resolveConnection, type ResolvedConnection } from './connectionConfig.js';
+import { classifyDataSourceError, dataSourceFailure, failureReason } from './dataSourceErrors.js';
+import {
+  APPLICATION_NAME,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_STATEMENT_TIMEOUT_MS,
+  type DataSource,
+  type DataSourceOptions,
+  type DataSourceSession,
+  type SessionOptions,
+  type SqlTarget,
+} from './dataSource.js';
+import type { SqlDialect } from './dialects/dialect.js';
+import { POSTGRESQL } from './dialects/postgresql.js';
+import type { SecretContext } from './secretReferences.js';
+import { Slots } from './slots.js';
+
+/**
+ * One monitored PostgreSQL database (one connection of the live store): a `pg` pool of at most
+ * `parallel_jobs_limit` connections (default 2) named `application_name = dqctl`. Work waits for a free slot
+ * (FIFO, no time limit, abortable) before it takes a connection, so the pool never queues and the connect
+ * timeout (default 10 s) measures only the data source.
+ *
+ * Every statement runs inside a READ ONLY transaction with a statement timeout (default 5 minutes) and the
+ * time zone UTC, set with `set_config(…, true)` (local to the transaction, bound values; no startup parameters,
+ * so poolers that refuse them work too). Aborting the signal cancels the running statement with
+ * `pg_cancel_backend(pid)` from a separate connection, then the connection is closed rather than reused, so a
+ * late cancel can never hit someone else's statement.
+ *
+ * Secrets are resolved when the pool is created (first use); an authentication failure drops the pool, so a
+ * rotated credential is read again on the next use. Every failure is a coded DqError (dataSourceErrors.ts).
+ */
+/** int8 as a JS number when it fits, else as text; everything else as the driver parses it. */
+const TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 && format !== 'binary') {
+      return (text: string) => {
+        const value = Number(text);
+        return Number.isSafeInteger(value) ? value : text;
+      };
+    }
+    return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+  },
+} as pg.CustomTypesConfig;
+
+interface OpenPool {
+  pool: pg.Pool;
+  resolved: ResolvedConnection;
+}
+
+export class PostgresDataSource implements DataSource {
+  readonly dialect: SqlDialect = POSTGRESQL;
+  readonly maxConnections: number;
+  private readonly slots: Slots;
+  private opening: Promise<OpenPool> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly connectionName: string,
+    private readonly spec: JsonObject,
+    private readonly secretContext: SecretContext,
+    private readonly options: DataSourceOptions = {},
+  ) {
+    this.maxConnections = parallelJobsLimitOf(spec);
+    this.slots = new Slots(this.maxConnections);
+  }
+
+  /** PostgreSQL reads the quoted table itself. */
+  async sqlTarget(): Promise<SqlTarget> {
+    return { dialect: this.dialect };
+  }
+
+  /** Sessions running now (each holds one connection). */
+  get activeSessions(): number {
+    return this.slots.inUse;
+  }
+
+  /** One statement in its own read-only transaction. */
+  async query<R extends object = Record<string, unknown>>(text: string, params: readonly unknown[] = [], options: SessionOptions = {}): Promise<R[]> {
+    return this.session((session) => session.query<R>(text, params), options);
+  }
+
+  /** Several statements in one read-only transaction on one connection (one snapshot with `snapshot: true`). */
+  async session<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions = {}): Promise<T> {
+    const { signal } = options;
+    if (this.closed) throw new DqError('INTERNAL', `the data source of connection ${JSON.stringify(this.connectionName)} is closed`);
+    if (signal?.aborted) throw this.cancelled();
+    try {
+      await this.slots.acquire(signal);
+    } catch {
+      throw this.cancelled();
+    }
+    try {
+      const { pool, resolved } = await this.pool();
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        const failure = classifyDataSourceError(error, this.connectionName, 'connect', resolved.secrets);
+        if (failureReason(failure) === 'auth_failed') this.dropPool();
+        throw failure;
+      }
+      return await this.run(client, resolved, work, options);
+    } finally {
+      this.slots.release();
+    }
+  }
+
+  private async run<T>(client: pg.PoolClient, resolved: ResolvedConnection, work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
+    const { signal } = options;
+    let lost: unknown;
+    const onError = (error: unknown) => {
+      lost ??= error;
+    };
+    client.on('error', onError);
+    const pid = (client as unknown as { processID: number }).processID;
+    let cancelling: Promise<void> | undefined;
+    const onAbort = () => {
+      cancelling ??= this.cancelBackend(pid, resolved);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let reusable = false;
+    try {
+      await client.query(options.snapshot ? 'begin isolation level repeatable read read only' : 'begin read only');
+      const settings: [string, string][] = [
+        ['statement_timeout', String(Math.max(1, Math.round(options.statementTimeoutMs ?? this.options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS)))],
+        ['TimeZone', 'UTC'],
+        ...Object.entries(options.settings ?? {}),
+      ];
+      await client.query(
+        `select ${settings.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`,
+        settings.flat(),
+      );
+      const session: DataSourceSession = {
+        backendPid: pid,
+        query: async <R extends object>(text: string, params: readonly unknown[] = []) => {
+          if (signal?.aborted) throw this.cancelled();
+          try {
+            const result = await client.query<R>(text, params as unknown[]);
+            return result.rows;
+          } catch (error) {
+            if (signal?.aborted) throw this.cancelled();
+            // coded at once (table gone, timeout, connection lost), so a caller that goes on knows what failed
+            throw lost !== undefined || isDriverError(error) ? classifyDataSourceError(lost ?? error, this.connectionName, 'query', resolved.secrets) : error;
+          }
+        },
+      };
+      const value = await work(session);
+      await client.query('commit');
+      reusable = !signal?.aborted;
+      return value;
+    } catch (error) {
+      if (signal?.aborted) throw this.cancelled();
+      let failure: unknown = error;
+      if (lost !== undefined || (!(error instanceof DqError) && isDriverError(error))) {
+        failure = classifyDataSourceError(lost ?? error, this.connectionName, 'query', resolved.secrets);
+      }
+      // an SQL error (a table that is gone, a timeout) leaves a healthy connection: roll back and keep it
+      if (lost === undefined && failureReason(failure) !== 'dropped') {
+        reusable = await client.query('rollback').then(
+          () => lost === undefined && !signal?.aborted,
+          () => false,
+        );
+      }
+      throw failure;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      if (cancelling) {
+        await cancelling;
+        reusable = false;
+      }
+      client.off('error', onError);
+      // A connection that failed, was cancelled or lost is closed, never handed to the next session.
+      client.release(reusable ? undefined : true);
+    }
+  }
+
+  private cancelled(): DqError {
+    return dataSourceFailure(this.connectionName, 'cancelled');
+  }
+
+  /** pg_cancel_backend(pid) from a connection of its own (the pool may be full); failures are ignored. */
+  private async cancelBackend(pid: number, resolved: ResolvedConnection): Promise<void> {
+    const client = new pg.Client({
+      ...resolved.config,
+      application_name: `${APPLICATION_NAME} (cancel)`,
+      connectionTimeoutMillis: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.query('select pg_cancel_backend($1)', [pid]);
+    } catch {
+      // the connection is closed after the cancel anyway, which ends the statement at the latest then
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  private pool(): Promise<OpenPool> {
+    if (!this.opening) {
+      const opening = (async (): Promise<OpenPool> => {
+        const resolved = await resolveConnection(this.connectionName, this.spec, this.secretContext);
+        const pool = new pg.Pool({
+          ...resolved.config,
+          max: this.maxConnections,
+          application_name: APPLICATION_NAME,
+          connectionTimeoutMillis: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+          idleTimeoutMillis: this.options.idleTimeoutMs ?? 30_000,
+          allowExitOnIdle: true,
+          keepAlive: true,
+          types: TYPES,
+        });
+        // an idle connection that dies (server restart) is dropped by the pool; never an unhandled 'error'
+        pool.on('error', () => undefined);
+        return { pool, resolved };
+      })();
+      this.opening = opening;
+      opening.catch(() => {
+        if (this.opening === opening) this.opening = undefined;
+      });
+    }
+    return this.opening;
+  }
+
+  /** Forget the pool (after an authentication failure): the next session resolves the secrets again. */
+  private dropPool(): void {
+    const opening = this.opening;
+    this.opening = undefined;
+    void opening?.then(({ pool }) => pool.end()).catch(() => undefined);
+  }
+
+  /** Closes the pool; sessions still running finish first (their connections close when released). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const opening = this.opening;
+    this.opening = undefined;
+    if (!opening) return;
+    try {
+      const { pool } = await opening;
+      await pool.end();
+    } catch {
+      // a pool that never opened has nothing to close
+    }
+  }
+}
+
+function isDriverError(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') return true;
+  return typeof message === 'string' && /connection|terminated|timeout/i.test(message);
+}
