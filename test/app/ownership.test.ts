@@ -74,7 +74,7 @@ describe.each(STORE_ENGINES)('ownership, drift and deletion safety on $engine', 
     const keep = (await planRepository({ repository: repo, store: fx.store, keepDrift: true })).plan;
     expect(keep.changes).toEqual([]);
     // kept drift reads repository -> live
-    expect(keep.drift[0].fields).toEqual([{ path: ['spec', 'parallel_jobs_limit'], before: live.spec.parallel_jobs_limit, after: 99 }]);
+    expect(keep.drift[0].fields).toEqual([{ path: ['spec', 'parallel_jobs_limit'], before: live.spec.parallel_jobs_limit, after: 99, origin: 'api' }]);
 
     await applyPlan(restore, fx.store, apply);
     const after = (await planRepository({ repository: repo, store: fx.store })).plan;
