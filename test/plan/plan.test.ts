@@ -132,3 +132,34 @@ describe('the environment of a plan', () => {
     expect(parsePlanDocument(JSON.stringify(old), 'old.json').environment).toEqual({ name: null, live: null, switching: false });
   });
 });
+
+describe('who changed each field, as every renderer says it', () => {
+  const applied = { labels: ['core'], monitoring_checks: { daily: { volume: { daily_row_count: { warning: { min_count: 1000 } } } } } };
+  const base = live('table', 'shop/public.customers', applied);
+  const apiChanged = drifted(base, { ...applied, labels: ['core', 'from-api'] });
+  const repository = desired('table', 'shop/public.customers', {
+    ...applied,
+    monitoring_checks: { daily: { volume: { daily_row_count: { warning: { min_count: 25000 } } } } },
+  });
+
+  it('the golden text plan marks the API change and credits the commit to the repository', async () => {
+    const text = renderPlanText(toPlanDocument(plan([repository], [apiChanged])));
+    expect(text).toContain('~ spec.monitoring_checks.daily.volume.daily_row_count.warning.min_count = 1000 -> 25000\n');
+    expect(text).toContain('~ spec.labels = ["core","from-api"] -> ["core"]  # changed outside git; restored');
+    // the drift section lists the API's field only
+    expect(text).toMatch(/changed through the API; apply restores the repository version\n {6}spec\.labels: \["core","from-api"\] \(live\) vs \["core"\] \(repository\)\n\n/);
+    await expect(text).toMatchFileSnapshot('golden/plan-origins.txt');
+  });
+
+  it('the JSON plan gives each field its origin, and the markdown says the same', () => {
+    const doc = toPlanDocument(plan([repository], [apiChanged]));
+    expect(doc.changes[0].fields.map((f) => [f.path, f.origin])).toEqual([
+      ['spec.labels', 'api'],
+      ['spec.monitoring_checks.daily.volume.daily_row_count.warning.min_count', 'repository'],
+    ]);
+    expect(doc.drift[0].fields.map((f) => f.path)).toEqual(['spec.labels']);
+    const markdown = renderPlanMarkdown(doc);
+    expect(markdown).toContain('! spec.labels = ["core","from-api"] -> ["core"]  # changed outside git; restored');
+    expect(markdown).toContain('`spec.labels`');
+  });
+});
