@@ -1,3 +1,4 @@
+import type { CheckType } from '../model/index.js';
 import type { SeverityNumber, TableIdentity } from '../model/index.js';
 import type { Store } from '../store/store.js';
 
@@ -39,7 +40,7 @@ export interface IssueRow {
   executedAt: string;
   columnName: string | null;
   checkName: string;
-  checkType: string;
+  checkType: CheckType;
   timeGradient: string;
 }
 

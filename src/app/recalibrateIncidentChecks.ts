@@ -1,3 +1,4 @@
+import type { CheckType, TimeScale } from '../model/index.js';
 import { getCheckCatalog } from '../catalog/index.js';
 import type { LiveObjects } from '../inspect/liveObjects.js';
 import { plannedChecksOfTable, type PlannedCheck } from '../jobs/checkRun/plannedChecks.js';
@@ -22,8 +23,8 @@ import type { CheckResultRow, IncidentRecord, Store } from '../store/store.js';
  */
 export interface RecalibratedCheck {
   column: string | null;
-  checkType: string;
-  timeScale: string | null;
+  checkType: CheckType;
+  timeScale: TimeScale | null;
   category: string;
   checkName: string;
   /** Severities whose thresholds changed. */

@@ -1,3 +1,4 @@
+import type { CheckType } from '../model/index.js';
 import { createHash } from 'node:crypto';
 import type { EffectiveGrouping } from './effectiveGrouping.js';
 
@@ -15,7 +16,7 @@ export interface FailureFields {
   dataGroup: string | null;
   qualityDimension: string | null;
   checkCategory: string | null;
-  checkType: string | null;
+  checkType: CheckType | null;
   checkName: string | null;
 }
 

@@ -1,3 +1,4 @@
+import type { CheckType } from '../model/index.js';
 import { isJsonObject, type JsonObject, type SeverityNumber } from '../model/index.js';
 import type { IncidentStatus } from '../store/store.js';
 import { splitAddresses } from './notificationAddresses.js';
@@ -46,7 +47,7 @@ export interface FilterSubject {
   dataGroup: string | null;
   qualityDimension: string | null;
   checkCategory: string | null;
-  checkType: string | null;
+  checkType: CheckType | null;
   checkName: string | null;
   highestSeverity: SeverityNumber;
 }

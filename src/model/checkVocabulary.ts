@@ -6,6 +6,16 @@
 export const CHECK_TYPES = ['profiling', 'monitoring', 'partitioned'] as const;
 export type CheckType = (typeof CHECK_TYPES)[number];
 
+export function isCheckType(value: unknown): value is CheckType {
+  return typeof value === 'string' && (CHECK_TYPES as readonly string[]).includes(value);
+}
+
+/** A check type read from outside (a stored row, a message): refused when it is none of DQOps's three. */
+export function toCheckType(value: string): CheckType {
+  if (!isCheckType(value)) throw new Error(`${JSON.stringify(value)} is not a check type (${CHECK_TYPES.join(', ')})`);
+  return value;
+}
+
 export const TIME_SCALES = ['daily', 'monthly'] as const;
 export type TimeScale = (typeof TIME_SCALES)[number];
 

@@ -1,3 +1,4 @@
+import { toCheckType, type CheckType } from '../model/index.js';
 import { toSeverityNumber, type SeverityNumber } from '../model/index.js';
 import { chunksOfJson, insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
@@ -26,7 +27,7 @@ export interface IncidentRecord {
   dataGroup: string | null;
   qualityDimension: string | null;
   checkCategory: string | null;
-  checkType: string | null;
+  checkType: CheckType | null;
   checkName: string | null;
   /** 1 warning, 2 error, 3 fatal. */
   highestSeverity: SeverityNumber;
@@ -135,7 +136,7 @@ export function toIncidentSnapshot(row: IncidentSnapshotRow): IncidentSnapshot {
     dataGroup: row.data_group,
     qualityDimension: row.quality_dimension,
     checkCategory: row.check_category,
-    checkType: row.check_type,
+    checkType: row.check_type === null ? null : toCheckType(row.check_type),
     checkName: row.check_name,
     highestSeverity: row.highest_severity,
     failedChecksCount: row.failed_checks_count,
@@ -414,7 +415,7 @@ export interface IncidentIssueRow {
   checkHash: number;
   checkCategory: string;
   checkName: string;
-  checkType: string;
+  checkType: CheckType;
   timeGradient: string;
   columnName: string | null;
   dataGroup: string;
@@ -476,7 +477,7 @@ export async function incidentIssues(sql: SqlQueryable, incident: IncidentRecord
     checkHash: Number(r.check_hash),
     checkCategory: r.check_category as string,
     checkName: r.check_name as string,
-    checkType: r.check_type as string,
+    checkType: toCheckType(r.check_type as string),
     timeGradient: r.time_gradient as string,
     columnName: r.column_name as string | null,
     dataGroup: r.data_group as string,

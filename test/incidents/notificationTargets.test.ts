@@ -18,7 +18,7 @@ const subject = {
   dataGroup: 'EU',
   qualityDimension: 'Completeness',
   checkCategory: 'nulls',
-  checkType: 'monitoring',
+  checkType: 'monitoring' as const,
   checkName: 'daily_nulls_count',
   highestSeverity: 3 as SeverityNumber,
 };
@@ -83,7 +83,7 @@ describe('addresses, keys and text', () => {
   });
 
   it('keys incidents by the grouping level, with a stable hash', () => {
-    const fields = { connection: 'shop', schema: 'public', table: 't', dataGroup: 'EU', qualityDimension: 'Completeness', checkCategory: 'nulls', checkType: 'monitoring', checkName: 'daily_nulls_count' };
+    const fields = { connection: 'shop', schema: 'public', table: 't', dataGroup: 'EU', qualityDimension: 'Completeness', checkCategory: 'nulls', checkType: 'monitoring' as const, checkName: 'daily_nulls_count' };
     const table = incidentKeyOf(fields, { groupingLevel: 'table', divideByDataGroups: false });
     expect(table).toMatchObject({ qualityDimension: null, checkCategory: null, dataGroup: null });
     expect(incidentKeyOf({ ...fields, checkName: 'other', dataGroup: 'US' }, { groupingLevel: 'table', divideByDataGroups: false }).incidentHash).toBe(table.incidentHash);

@@ -1,6 +1,6 @@
 import { changeIncidentStatus, listIncidents, listNotifications, type NotificationView } from '../../app/incidentCommands.js';
 import type { IncidentRecord } from '../../app/types.js';
-import { DqError, INCIDENT_STATUSES, SEVERITY_NAMES, toSeverityNumber, type IncidentStatus, type JsonObject } from '../../model/index.js';
+import { DqError, INCIDENT_STATUSES, SEVERITY_NAMES, toCheckType, toSeverityNumber, type IncidentStatus, type JsonObject } from '../../model/index.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
 import { renderColumns } from '../render/columns.js';
@@ -64,7 +64,7 @@ function fromModel(m: JsonObject): IncidentView {
     dataGroup: (m.dataGroup as string | null) ?? null,
     qualityDimension: (m.qualityDimension as string | null) ?? null,
     checkCategory: (m.checkCategory as string | null) ?? null,
-    checkType: (m.checkType as string | null) ?? null,
+    checkType: typeof m.checkType === 'string' ? toCheckType(m.checkType) : null,
     checkName: (m.checkName as string | null) ?? null,
     highestSeverity: toSeverityNumber(Number(m.highestSeverity)),
     minimumSeverity: toSeverityNumber(Number(m.minimumSeverity)),
