@@ -5,7 +5,7 @@
  * dialect of their request for these and write everything else in the SQL both engines share (aggregates with
  * FILTER, CASE, casts to standard types). A new kind of source is a new dialect, not a new engine.
  */
-export type DialectName = 'postgresql' | 'duckdb';
+export type DialectName = 'postgresql' | 'duckdb' | 'mysql';
 
 /** The types of bound values, as sensors name them (the dialect names them in its SQL). */
 export type SqlParameterType =
@@ -51,6 +51,8 @@ export interface SqlDialect {
   formatDay(expression: string): string;
   /** An interval of `months` (SQL of an integer) months. */
   months(months: string): string;
+  /** An aggregate call (`count(*)`, `sum(x)`, `count(distinct x)`) over only the rows meeting `condition`. */
+  filtered(call: string, condition: string): string;
   /** The clause limiting a query to `count` (SQL of an integer) rows. */
   limit(count: string): string;
   /**
