@@ -51,6 +51,12 @@ export interface SqlDialect {
   formatDay(expression: string): string;
   /** An interval of `months` (SQL of an integer) months. */
   months(months: string): string;
+  /** Seconds from `earlier` to `later` (two times of the same kind), as a number. */
+  secondsBetween(later: string, earlier: string): string;
+  /** A value read as a timestamp without time zone. */
+  asTimestamp(expression: string): string;
+  /** The length of a text in characters. */
+  charLength(text: string): string;
   /** An aggregate call (`count(*)`, `sum(x)`, `count(distinct x)`) over only the rows meeting `condition`. */
   filtered(call: string, condition: string): string;
   /** The clause limiting a query to `count` (SQL of an integer) rows. */

@@ -44,6 +44,10 @@ export const MYSQL: SqlDialect = {
     unit === 'day' ? `cast(date_format(${expression}, '%Y-%m-%d') as date)` : `cast(date_format(${expression}, '%Y-%m-01') as date)`,
   formatDay: (expression) => `date_format(${expression}, '%Y-%m-%d')`,
   months: (months) => `interval ${months} month`,
+  secondsBetween: (later, earlier) => `(timestampdiff(microsecond, ${earlier}, ${later}) / 1000000.0)`,
+  asTimestamp: (expression) => `cast(${expression} as datetime(6))`,
+  // length() counts bytes in MySQL
+  charLength: (text) => `char_length(${text})`,
   filtered: (call, condition) => {
     const match = AGGREGATE_CALL.exec(call);
     if (match === null) throw new Error(`MySQL has no FILTER clause and ${call} is not an aggregate call`);

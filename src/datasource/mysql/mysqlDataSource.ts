@@ -1,7 +1,7 @@
 /**
  * A MySQL or MariaDB database (`provider_type: mysql | mariadb`) over the `mysql2` driver: a pool of at most
  * `parallel_jobs_limit` connections (Slots bound the sessions, so the pool never queues). Each session sets
- * `sql_mode` to ANSI_QUOTES,PIPES_AS_CONCAT (the dialect's double-quoted names, dialects/mysql.ts), the time
+ * the connection collation to a binary NO PAD one (texts compare exactly), `sql_mode` to ANSI_QUOTES,PIPES_AS_CONCAT (the dialect's double-quoted names, dialects/mysql.ts), the time
  * zone UTC, a read-only transaction mode and the statement timeout (`max_statement_time` on MariaDB,
  * `max_execution_time` on MySQL, which limits SELECTs only). With `snapshot: true` the session's statements run
  * in one `start transaction with consistent snapshot, read only`.
@@ -115,6 +115,9 @@ export class MysqlDataSource implements DataSource {
           signal?.removeEventListener('abort', onAbort);
         }
       };
+      // texts as sensors read them (`cast(x as char)`) compare exactly, case and trailing spaces included, as on PostgreSQL
+      const collation = open.mariadb ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
+      await run(`set names utf8mb4 collate ${collation}`, []);
       await run(`set session sql_mode = 'ANSI_QUOTES,PIPES_AS_CONCAT', time_zone = '+00:00', ${timeout}`, []);
       await run(options.snapshot ? 'start transaction with consistent snapshot, read only' : 'set session transaction read only', []);
       const session: DataSourceSession = {
