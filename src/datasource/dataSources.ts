@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../model/index.js';
 import type { DataSource, DataSourceOptions } from './dataSource.js';
 import { DuckdbDataSource } from './duckdb/duckdbDataSource.js';
+import { MysqlDataSource } from './mysql/mysqlDataSource.js';
 import { PostgresDataSource } from './postgresDataSource.js';
 import type { SecretContext } from './secretReferences.js';
 
 /**
- * The data sources of a process: one DataSource (one pool; a DuckDB database for `provider_type: duckdb`, else
+ * The data sources of a process: one DataSource (one pool; a DuckDB database for `provider_type: duckdb`, a MySQL pool for `mysql` and `mariadb`, else
  * PostgreSQL) per connection name, created on first use and
  * replaced when the connection's spec changes (the old pool closes once its running sessions end). `close()`
  * on shutdown closes every pool. The parallel_jobs_limit bounds the connections of THIS process; servers
@@ -37,7 +38,9 @@ export class DataSources {
     const source: DataSource =
       spec.provider_type === 'duckdb'
         ? new DuckdbDataSource(connectionName, spec, this.secretContext, this.options)
-        : new PostgresDataSource(connectionName, spec, this.secretContext, this.options);
+        : spec.provider_type === 'mysql' || spec.provider_type === 'mariadb'
+          ? new MysqlDataSource(connectionName, spec, this.secretContext, this.options)
+          : new PostgresDataSource(connectionName, spec, this.secretContext, this.options);
     this.sources.set(connectionName, { fingerprint, source });
     return source;
   }
@@ -60,6 +63,8 @@ function fingerprintOf(spec: JsonObject): string {
     provider_type: spec.provider_type ?? null,
     postgresql: spec.postgresql ?? null,
     duckdb: spec.duckdb ?? null,
+    mysql: spec.mysql ?? null,
+    mariadb: spec.mariadb ?? null,
     parallel_jobs_limit: spec.parallel_jobs_limit ?? null,
   };
   return createHash('sha256').update(canonical(relevant)).digest('hex');

@@ -5,7 +5,7 @@
  * dialect of their request for these and write everything else in the SQL both engines share (aggregates with
  * FILTER, CASE, casts to standard types). A new kind of source is a new dialect, not a new engine.
  */
-export type DialectName = 'postgresql' | 'duckdb';
+export type DialectName = 'postgresql' | 'duckdb' | 'mysql';
 
 /** The types of bound values, as sensors name them (the dialect names them in its SQL). */
 export type SqlParameterType =
@@ -51,6 +51,14 @@ export interface SqlDialect {
   formatDay(expression: string): string;
   /** An interval of `months` (SQL of an integer) months. */
   months(months: string): string;
+  /** Seconds from `earlier` to `later` (two times of the same kind), as a number. */
+  secondsBetween(later: string, earlier: string): string;
+  /** A value read as a timestamp without time zone. */
+  asTimestamp(expression: string): string;
+  /** The length of a text in characters. */
+  charLength(text: string): string;
+  /** An aggregate call (`count(*)`, `sum(x)`, `count(distinct x)`) over only the rows meeting `condition`. */
+  filtered(call: string, condition: string): string;
   /** The clause limiting a query to `count` (SQL of an integer) rows. */
   limit(count: string): string;
   /**

@@ -37,6 +37,10 @@ export const DUCKDB: SqlDialect = {
   truncate: (unit, expression) => `date_trunc('${unit}', ${expression})`,
   formatDay: (expression) => `strftime(${expression}, '%Y-%m-%d')`,
   months: (months) => `to_months(${months})`,
+  secondsBetween: (later, earlier) => `extract(epoch from (${later} - ${earlier}))`,
+  asTimestamp: (expression) => `(${expression})::timestamp`,
+  charLength: (text) => `length(${text})`,
+  filtered: (call, condition) => `${call} filter (where ${condition})`,
   limit: (count) => `limit ${count}`,
   // the columns of whatever the relation reads (a file set's columns as DuckDB detects them; every one nullable)
   describeColumns: ({ relation }) =>

@@ -2,3 +2,4 @@
 export type { DialectName, SqlDialect } from './dialect.js';
 export { POSTGRESQL } from './postgresql.js';
 export { DUCKDB } from './duckdb.js';
+export { MYSQL } from './mysql.js';

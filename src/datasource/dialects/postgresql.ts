@@ -18,6 +18,10 @@ export const POSTGRESQL: SqlDialect = {
   truncate: (unit, expression) => `date_trunc('${unit}', ${expression})`,
   formatDay: (expression) => `to_char(${expression}, 'YYYY-MM-DD')`,
   months: (months) => `make_interval(months => ${months})`,
+  secondsBetween: (later, earlier) => `extract(epoch from (${later} - ${earlier}))`,
+  asTimestamp: (expression) => `(${expression})::timestamp`,
+  charLength: (text) => `length(${text})`,
+  filtered: (call, condition) => `${call} filter (where ${condition})`,
   limit: (count) => `limit ${count}`,
   // tables, partitioned tables, views, materialized views, foreign tables
   describeColumns: ({ schema, table }, bind) =>

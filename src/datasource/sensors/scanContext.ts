@@ -65,7 +65,7 @@ export function createScanContext(
 
   const aggregate = (call: string, condition?: string): string => {
     const conditions = [condition, checkFilter === undefined ? undefined : `(${checkFilter})`].filter((c): c is string => c !== undefined);
-    return conditions.length === 0 ? call : `${call} filter (where ${conditions.join(' and ')})`;
+    return conditions.length === 0 ? call : state.dialect.filtered(call, conditions.join(' and '));
   };
 
   return {

@@ -1,5 +1,5 @@
 /**
- * sources/<connection>/connection.dqoconnection.yaml (kind: source). The postgresql and duckdb blocks are
+ * sources/<connection>/connection.dqoconnection.yaml (kind: source). The postgresql, duckdb, mysql and mariadb blocks are
  * validated in full because dqctl runs checks on them; the blocks of the other DQOps providers are accepted as
  * objects so that an existing DQOps home still loads.
  */
@@ -17,6 +17,20 @@ export const PROVIDER_TYPES = [
 export { SCHEDULING_GROUPS } from './sharedSpecs.js';
 
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
+/** MySQL's ssl-mode, as DQOps's MySqlSslMode spells it. */
+export const MYSQL_SSL_MODES = ['DISABLED', 'PREFERRED', 'REQUIRED', 'VERIFY_CA', 'VERIFY_IDENTITY'] as const;
+
+/** host, port, database, user and password of a MySQL-protocol server (DQOps's MysqlParametersSpec, MariaDbParametersSpec). */
+function mysqlProtocolFields(engine: string): Record<string, Schema> {
+  return {
+    host: str(`${engine} host name; may be a \${ENV_VAR} reference.`),
+    port: { type: ['string', 'integer'], description: 'Port number (default 3306), or a ${ENV_VAR} reference.' },
+    database: str(`${engine} database name (the schema of its tables).`),
+    user: str(`${engine} user name.`),
+    password: str('Password; use a ${ENV_VAR} or ${credential://...} reference, not a literal.'),
+    properties: stringMap('JDBC properties in DQOps; dqctl reads `sslMode` (MariaDB Connector/J: disable, trust, verify-ca, verify-full) and ignores the others.'),
+  };
+}
 
 export function connectionSchema(file: string): Schema {
   const spec: Record<string, Schema> = {
@@ -24,7 +38,9 @@ export function connectionSchema(file: string): Schema {
   };
   for (const provider of PROVIDER_TYPES) {
     spec[provider] =
-      provider === 'postgresql' ? ref('postgresql_parameters') : provider === 'duckdb' ? ref('duckdb_parameters') : freeObject(`Connection settings for ${provider} (accepted, not validated).`);
+      provider === 'postgresql' || provider === 'duckdb' || provider === 'mysql' || provider === 'mariadb'
+        ? ref(`${provider}_parameters`)
+        : freeObject(`Connection settings for ${provider} (accepted, not validated).`);
   }
   const schedules = cronSchedulesOf(ref('cron_schedule'));
   Object.assign(spec, {
@@ -73,6 +89,16 @@ export function connectionSchema(file: string): Schema {
         },
         { description: 'Connection settings for PostgreSQL.' },
       ),
+      mysql_parameters: closedObject(
+        {
+          ...mysqlProtocolFields('MySQL'),
+          sslmode: enumOf(MYSQL_SSL_MODES, 'TLS mode, as MySQL names it: DISABLED, PREFERRED (no TLS in dqctl: the driver cannot fall back), REQUIRED (TLS, certificate not verified), VERIFY_CA and VERIFY_IDENTITY (verified).'),
+          mysql_engine_type: enumOf(['mysql', 'singlestoredb'], 'The MySQL flavour (dqctl runs MySQL and MariaDB).'),
+          single_store_db_parameters_spec: freeObject('SingleStoreDB settings (accepted, not used).'),
+        },
+        { description: 'Connection settings for MySQL.' },
+      ),
+      mariadb_parameters: closedObject(mysqlProtocolFields('MariaDB'), { description: 'Connection settings for MariaDB.' }),
       ...fileFormatDefs(),
       ...cronScheduleDefs(),
       ...dataGroupingDefs(),

@@ -11,8 +11,9 @@ import { duplicatedRows } from './shapes.js';
 
 const DAY_SECONDS = 86_400;
 
-function days(ctx: ScanContext, interval: string): string {
-  return `extract(epoch from (${interval})) / ${ctx.bind(DAY_SECONDS, 'integer')}`;
+/** Days from `earlier` to `later`, fractional. */
+function days(ctx: ScanContext, later: string, earlier: string): string {
+  return `${ctx.dialect.secondsBetween(later, earlier)} / ${ctx.bind(DAY_SECONDS, 'integer')}`;
 }
 
 type TimeKind = 'instant' | 'date' | 'local' | 'other';
@@ -31,15 +32,15 @@ function timeKind(type: string | undefined): TimeKind {
 }
 
 /** The column as compared: itself for a known time type, else cast to `timestamp`. */
-function asTime(column: string, kind: TimeKind): string {
-  return kind === 'other' ? `(${column})::timestamp` : column;
+function asTime(ctx: ScanContext, column: string, kind: TimeKind): string {
+  return kind === 'other' ? ctx.dialect.asTimestamp(column) : column;
 }
 
 /** Days from the newest value of a timestamp column to now. */
 function sinceNewest(ctx: ScanContext, which: 'event' | 'ingestion'): string {
   const kind = timeKind(ctx.timestampColumnType(which));
-  const newest = ctx.aggregate(`max(${asTime(ctx.timestampColumn(which), kind)})`);
-  return kind === 'date' ? `((${ctx.now})::date - ${newest})` : days(ctx, `${ctx.now} - ${newest}`);
+  const newest = ctx.aggregate(`max(${asTime(ctx, ctx.timestampColumn(which), kind)})`);
+  return kind === 'date' ? `((${ctx.now})::date - ${newest})` : days(ctx, ctx.now, newest);
 }
 
 /** Both columns of one kind are compared as they are; mixed kinds are both cast to `timestamp` (as DQOps). */
@@ -136,10 +137,9 @@ export const TABLE_SENSORS: Record<string, SensorDefinition> = {
     meaning: 'Days between the newest event and the newest ingestion: `max(ingestion) - max(event)` (whole days when both are `date`).',
     build: (ctx) => {
       const kind = pairKind(ctx);
-      const difference =
-        `${ctx.aggregate(`max(${asTime(ctx.timestampColumn('ingestion'), kind)})`)} - ` +
-        `${ctx.aggregate(`max(${asTime(ctx.timestampColumn('event'), kind)})`)}`;
-      return kind === 'date' ? `(${difference})` : days(ctx, difference);
+      const ingestion = ctx.aggregate(`max(${asTime(ctx, ctx.timestampColumn('ingestion'), kind)})`);
+      const event = ctx.aggregate(`max(${asTime(ctx, ctx.timestampColumn('event'), kind)})`);
+      return kind === 'date' ? `(${ingestion} - ${event})` : days(ctx, ingestion, event);
     },
   },
   'table/timeliness/partition_reload_lag': {
@@ -149,9 +149,10 @@ export const TABLE_SENSORS: Record<string, SensorDefinition> = {
       'Longest delay of a row, in days: `max(ingestion - event)` over the rows (per partition when partitioned); whole days when both are `date` (where DQOps\'s query fails).',
     build: (ctx) => {
       const kind = pairKind(ctx);
-      const delay = `${asTime(ctx.timestampColumn('ingestion'), kind)} - ${asTime(ctx.timestampColumn('event'), kind)}`;
+      const ingestion = asTime(ctx, ctx.timestampColumn('ingestion'), kind);
+      const event = asTime(ctx, ctx.timestampColumn('event'), kind);
       // the longest delay, then in days: the epoch of each interval (an interval's max compares 1 month = 30 days)
-      return kind === 'date' ? ctx.aggregate(`max(${delay})`) : `${ctx.aggregate(`max(extract(epoch from (${delay})))`)} / ${ctx.bind(DAY_SECONDS, 'integer')}`;
+      return kind === 'date' ? ctx.aggregate(`max(${ingestion} - ${event})`) : `${ctx.aggregate(`max(${ctx.dialect.secondsBetween(ingestion, event)})`)} / ${ctx.bind(DAY_SECONDS, 'integer')}`;
     },
   },
 };

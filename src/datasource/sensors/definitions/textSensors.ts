@@ -8,7 +8,7 @@ import { NULL_PLACEHOLDERS } from '../textPatterns.js';
 import { columnAggregate, valueCount, valuePercent } from './shapes.js';
 
 function length(ctx: ScanContext): string {
-  return `length(${ctx.text})`;
+  return ctx.dialect.charLength(ctx.text);
 }
 
 function lengthParam(ctx: ScanContext, name: string): string {
@@ -23,7 +23,8 @@ function wordCount(ctx: ScanContext): string {
   const trimmed = ctx.dialect.trimSpaces(ctx.text);
   const space = ctx.bind(' ', 'text');
   const none = ctx.bind('', 'text');
-  return `(length(${trimmed}) - length(replace(${trimmed}, ${space}, ${none})) + case when length(${trimmed}) > 0 then 1 else 0 end)`;
+  const chars = (text: string) => ctx.dialect.charLength(text);
+  return `(${chars(trimmed)} - ${chars(`replace(${trimmed}, ${space}, ${none})`)} + case when ${chars(trimmed)} > 0 then 1 else 0 end)`;
 }
 
 const empty = (ctx: ScanContext): string => `${ctx.text} = ${ctx.bind('', 'text')}`;

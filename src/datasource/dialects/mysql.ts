@@ -1,0 +1,66 @@
+/**
+ * MySQL's and MariaDB's SQL (DQOps's `mysql` and `mariadb` providers). The data source opens every session with
+ * `sql_mode` ANSI_QUOTES and PIPES_AS_CONCAT, so names are quoted with double quotes as on the other sources
+ * (quoteIdent.ts) and `||` concatenates. What differs is here: there is no FILTER clause (an aggregate reads a
+ * CASE instead), no `::` cast, no arrays (a bound list is expanded into `(?, ?, …)` by the driver), REGEXP
+ * follows the column's collation (case-insensitive by default, so patterns open with `(?-i)`), and dates are
+ * truncated and formatted with date_format. Placeholders are written `$n` like the others and turned into the
+ * driver's `?` by the data source (mysqlDataSource.ts), outside string literals.
+ */
+import { quoteIdent } from '../sensors/quoteIdent.js';
+import type { SqlDialect, SqlParameterType } from './dialect.js';
+
+const TYPES: Record<SqlParameterType, string> = {
+  text: 'char',
+  'text[]': 'char',
+  numeric: 'decimal(65,30)',
+  'numeric[]': 'decimal(65,30)',
+  'double precision': 'double',
+  integer: 'signed',
+  bigint: 'signed',
+  boolean: 'signed',
+  date: 'date',
+  timestamptz: 'datetime(6)',
+};
+
+/** `fn(args)` or `fn(distinct args)`, the shape of every aggregate a sensor filters. */
+const AGGREGATE_CALL = /^\s*([a-z_][a-z0-9_]*)\s*\(\s*(distinct\s+)?([\s\S]*)\)\s*$/i;
+
+export const MYSQL: SqlDialect = {
+  name: 'mysql',
+  quoteIdent,
+  // without NO_BACKSLASH_ESCAPES a backslash escapes in a literal: it is doubled, as a quote is
+  literal: (value) => `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`,
+  sqlType: (type) => TYPES[type],
+  // a list is expanded by the driver into `a, b, c`; the parentheses make it an IN list
+  placeholder: (index, type) => (type.endsWith('[]') ? `($${index})` : type === 'boolean' ? `$${index}` : `cast($${index} as ${TYPES[type]})`),
+  toText: (expression) => `cast(${expression} as char)`,
+  toDouble: (expression) => `cast(${expression} as double)`,
+  exactNumeric: 'decimal(65,30)',
+  regexContains: (text, pattern) => `(${text} regexp concat('(?-i)', ${pattern}))`,
+  inList: (value, list) => `${value} in ${list}`,
+  trimSpaces: (text) => `trim(both ' ' from ${text})`,
+  truncate: (unit, expression) =>
+    unit === 'day' ? `cast(date_format(${expression}, '%Y-%m-%d') as date)` : `cast(date_format(${expression}, '%Y-%m-01') as date)`,
+  formatDay: (expression) => `date_format(${expression}, '%Y-%m-%d')`,
+  months: (months) => `interval ${months} month`,
+  secondsBetween: (later, earlier) => `(timestampdiff(microsecond, ${earlier}, ${later}) / 1000000.0)`,
+  asTimestamp: (expression) => `cast(${expression} as datetime(6))`,
+  // length() counts bytes in MySQL
+  charLength: (text) => `char_length(${text})`,
+  filtered: (call, condition) => {
+    const match = AGGREGATE_CALL.exec(call);
+    if (match === null) throw new Error(`MySQL has no FILTER clause and ${call} is not an aggregate call`);
+    const [, fn, distinct = '', argument] = match;
+    const value = argument!.trim() === '*' ? '1' : argument!;
+    return `${fn}(${distinct}case when ${condition} then ${value} end)`;
+  },
+  limit: (count) => `limit ${count}`,
+  describeColumns: ({ schema, table }, bind) =>
+    [
+      'select column_name as column_name, column_type as column_type, is_nullable = \'YES\' as nullable, ordinal_position as ordinal',
+      'from information_schema.columns',
+      `where table_schema = ${bind(schema, 'text')} and table_name = ${bind(table, 'text')}`,
+      'order by ordinal_position',
+    ].join('\n'),
+};

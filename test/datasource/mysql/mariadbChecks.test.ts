@@ -1,0 +1,143 @@
+/**
+ * Checks on MariaDB (`provider_type: mariadb`, and `mysql` pointed at the same server): a private server
+ * (test/helpers/mariadbServer.ts) holding the tricky rows of the DuckDB test, measured by the sensor SQL in the
+ * mysql dialect with every aggregate sensor of the table in ONE scan.
+ *
+ * The rows of shop.orders (id, name, amount, created_at):
+ *   1 'Żółw 🐢'  10.5    2024-01-01 10:00:00
+ *   2 ''         -3      2024-01-02 00:00:00
+ *   3 NULL       1e300   NULL
+ *   4 '  '       0       2024-01-03 12:00:00
+ *   5 'Żółw 🐢'  NULL    2024-01-03 12:00:00
+ * Expected readouts, counted by hand from these rows: 5 rows; name: 1 NULL (20 %), 4 values, 3 distinct
+ * ('Żółw 🐢', '', '  ': the table's collation is utf8mb4_nopad_bin, so '' and '  ' differ; under a PAD SPACE
+ * collation such as utf8mb4_bin they would be one value, in dqctl as in DQOps, whose template counts the column), so 1 duplicate (25 % of 4); lengths in characters 0 ('') to 6 (Ż ó ł w, a space, 🐢); 1 empty text, 1
+ * text of spaces only. amount: min -3, max 1e300, 1 negative, 3 of 4 non-negative (75 %), 1 above 100; sum
+ * 1e300 and mean 2.5e299 (10.5 - 3 + 0 vanish in a double). Freshness at 2024-01-05 12:00 UTC: the newest event
+ * is 2024-01-03 12:00, 2.0 days before.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataSources, type DataSource } from '../../../src/datasource/index.js';
+import { planSensorQueries, type SensorReadout, type SensorRequest } from '../../../src/datasource/sensors/index.js';
+import type { JsonObject } from '../../../src/model/index.js';
+import { freePort, MARIADB_PASSWORD, MARIADB_USER, startMariadb, type MariadbServer } from '../../helpers/mariadbServer.js';
+
+let server: MariadbServer;
+const sources = new DataSources({ env: { MARIADB_PASSWORD_FOR_TEST: MARIADB_PASSWORD } });
+
+beforeAll(async () => {
+  server = await startMariadb();
+  await server.admin([
+    'create database shop character set utf8mb4 collate utf8mb4_nopad_bin',
+    'create table shop.orders (id int primary key, name varchar(50), amount double, created_at datetime)',
+    "insert into shop.orders values (1, 'Żółw 🐢', 10.5, '2024-01-01 10:00:00'), (2, '', -3, '2024-01-02 00:00:00'), (3, null, 1e300, null), (4, '  ', 0, '2024-01-03 12:00:00'), (5, 'Żółw 🐢', null, '2024-01-03 12:00:00')",
+    "create database `ho\"st'ile` character set utf8mb4 collate utf8mb4_bin",
+    "create table `ho\"st'ile`.`o'rders; select 1` (id int, `we\"ird col` varchar(10))",
+    "insert into `ho\"st'ile`.`o'rders; select 1` values (1, 'a'), (2, null)",
+  ]);
+}, 120_000);
+afterAll(async () => {
+  await sources.close();
+  await server?.stop();
+});
+
+function connection(provider: 'mariadb' | 'mysql', settings: JsonObject = {}): JsonObject {
+  return { provider_type: provider, [provider]: { host: '127.0.0.1', port: String(server.port), database: 'shop', user: MARIADB_USER, password: '${MARIADB_PASSWORD_FOR_TEST}', ...settings } };
+}
+
+const NOW = new Date('2024-01-05T12:00:00Z');
+
+async function measure(source: DataSource, schema: string, table: string, sensors: SensorRequest[]) {
+  const target = await source.sqlTarget(schema, table);
+  const request = { schema, table, sensors, now: NOW, timestampColumns: { eventTimestampColumn: 'created_at' }, ...target };
+  const plan = planSensorQueries(request);
+  const readouts = new Map<string, SensorReadout[]>();
+  const errors = new Map<string, string>();
+  for (const rejected of plan.rejected) errors.set(rejected.id, rejected.reason);
+  for (const query of plan.queries) {
+    try {
+      for (const [id, values] of query.parse(await source.query(query.text, query.values))) readouts.set(id, values);
+    } catch (error) {
+      if (query.parseError) for (const [id, values] of query.parseError(error)) readouts.set(id, values);
+      else for (const id of query.sensorIds) errors.set(id, (error as Error).message);
+    }
+  }
+  const value = (id: string) => readouts.get(id)?.[0]?.actualValue;
+  return { plan, readouts, errors, value };
+}
+
+const SENSORS: Array<[id: string, sensorName: string, column: string | undefined, parameters: Record<string, unknown>, expected: number]> = [
+  ['rows', 'table/volume/row_count', undefined, {}, 5],
+  ['freshness', 'table/timeliness/data_freshness', undefined, {}, 2],
+  ['nulls', 'column/nulls/null_count', 'name', {}, 1],
+  ['null_pct', 'column/nulls/null_percent', 'name', {}, 20],
+  ['not_nulls', 'column/nulls/not_null_count', 'name', {}, 4],
+  ['distinct', 'column/uniqueness/distinct_count', 'name', {}, 3],
+  ['dups', 'column/uniqueness/duplicate_count', 'name', {}, 1],
+  ['dup_pct', 'column/uniqueness/duplicate_percent', 'name', {}, 25],
+  ['min_len', 'column/text/text_min_length', 'name', {}, 0],
+  ['max_len', 'column/text/text_max_length', 'name', {}, 6],
+  ['empty', 'column/whitespace/empty_text_count', 'name', {}, 1],
+  ['blank', 'column/whitespace/whitespace_text_count', 'name', {}, 1],
+  ['min', 'column/range/min_value', 'amount', {}, -3],
+  ['max', 'column/range/max_value', 'amount', {}, 1e300],
+  ['sum', 'column/numeric/sum', 'amount', {}, 1e300],
+  ['mean', 'column/numeric/mean', 'amount', {}, 2.5e299],
+  ['negative', 'column/numeric/negative_count', 'amount', {}, 1],
+  ['non_negative_pct', 'column/numeric/non_negative_percent', 'amount', {}, 75],
+  ['above', 'column/numeric/number_above_max_value_count', 'amount', { max_value: 100 }, 1],
+];
+
+describe.each(['mariadb', 'mysql'] as const)('checks on MariaDB as provider %s', (provider) => {
+  it('give the readouts counted by hand, every aggregate sensor in one scan', async () => {
+    const source = sources.get(`shop_${provider}`, connection(provider));
+    const sensors = SENSORS.map(([id, sensorName, column, parameters]) => ({ id, sensorName, ...(column ? { column } : {}), parameters: parameters as SensorRequest['parameters'] }));
+    const { plan, errors, value } = await measure(source, 'shop', 'orders', sensors);
+    expect(errors).toEqual(new Map());
+    expect(plan.queries.map((q) => q.kind)).toEqual(['scan']);
+    for (const [id, , , , expected] of SENSORS) expect({ id, value: value(id) }).toEqual({ id, value: expected });
+  });
+});
+
+describe('bad input on MariaDB', () => {
+  it('hostile database, table and column names are quoted', async () => {
+    const source = sources.get('hostile', connection('mariadb'));
+    const { errors, value } = await measure(source, `ho"st'ile`, "o'rders; select 1", [
+      { id: 'rows', sensorName: 'table/volume/row_count' },
+      { id: 'nulls', sensorName: 'column/nulls/null_count', column: 'we"ird col' },
+    ]);
+    expect(errors).toEqual(new Map());
+    expect([value('rows'), value('nulls')]).toEqual([2, 1]);
+  });
+
+  it('a missing table is a clear error of that table', async () => {
+    const source = sources.get('shop_mariadb', connection('mariadb'));
+    const { errors } = await measure(source, 'shop', 'no_such_table', [{ id: 'rows', sensorName: 'table/volume/row_count' }]);
+    expect(errors.get('rows')).toMatch(/connection "shop_mariadb": the table does not exist on the data source/);
+  });
+
+  it('a wrong password is an authentication error that names no secret', async () => {
+    const wrong = 'wrong-pass-77c1';
+    const source = sources.get('wrong_password', connection('mariadb', { password: wrong }));
+    const failure = await source.query('select 1').catch((error: Error & { code?: string }) => error);
+    expect(failure).toMatchObject({ code: 'DATASOURCE_AUTH_FAILED' });
+    expect((failure as Error).message).toMatch(/connection "wrong_password": authentication to the data source failed/);
+    expect((failure as Error).message).not.toContain(wrong);
+    expect((failure as Error).message).not.toContain(MARIADB_PASSWORD);
+  });
+
+  it('a closed port is a refused connection that names no secret', async () => {
+    const port = await freePort();
+    const source = sources.get('closed_port', { provider_type: 'mysql', mysql: { host: '127.0.0.1', port: String(port), database: 'shop', user: MARIADB_USER, password: '${MARIADB_PASSWORD_FOR_TEST}' } });
+    const failure = await source.query('select 1').catch((error: Error & { code?: string }) => error);
+    expect(failure).toMatchObject({ code: 'DATASOURCE_UNREACHABLE' });
+    expect((failure as Error).message).toMatch(/connection "closed_port": the data source refused the connection/);
+    expect((failure as Error).message).not.toContain(MARIADB_PASSWORD);
+  });
+
+  it('statements are read-only', async () => {
+    const source = sources.get('shop_mariadb', connection('mariadb'));
+    await expect(source.query('delete from shop.orders')).rejects.toThrow(/read-only|READ ONLY/i);
+    expect(await source.query('select count(*) as n from shop.orders')).toEqual([{ n: 5 }]);
+  });
+});
