@@ -177,8 +177,9 @@ function upsertStatement(kind: DqopsKind): string {
   const checkColumns = ['check_hash', 'sensor_name', 'quality_dimension', 'expected_value', 'duration_ms', 'executed_at', 'dqops_id'];
   switch (kind) {
     case 'sensor_readouts':
-      return `insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict)
-        select ${values.join(', ').replace(valueSql('timestamp', 18), `coalesce(${valueSql('timestamp', 18)}, ${valueSql('timestamp', 13)})`)}, ${extra}, false ${from}
+      // a readout alone is stored as dqctl stores one without verdict: severity 0, verdict false
+      return `insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict, severity)
+        select ${values.join(', ').replace(valueSql('timestamp', 18), `coalesce(${valueSql('timestamp', 18)}, ${valueSql('timestamp', 13)})`)}, ${extra}, false, 0 ${from}
         on conflict (${RESULT_KEY_SQL}) where ${RESULT_KEY_PREDICATE}
         do update set ${set([...checkColumns, 'actual_value'])},
           dqops_columns = coalesce(check_results.dqops_columns, '{}'::jsonb) || excluded.dqops_columns`;
