@@ -1,4 +1,4 @@
-import type { JsonObject, SeverityNumber } from '../model/index.js';
+import { int64InJson, type JsonObject, type SeverityNumber } from '../model/index.js';
 import type { IncidentIssueRow, IncidentRecord, IncidentStatus, Store } from '../store/store.js';
 
 /**
@@ -14,7 +14,7 @@ export function incidentModel(r: IncidentRecord): JsonObject {
     schema: r.schema,
     table: r.table,
     tablePriority: r.tablePriority,
-    incidentHash: r.incidentHash,
+    incidentHash: int64InJson(r.incidentHash),
     firstSeen: Date.parse(r.firstSeen),
     lastSeen: Date.parse(r.lastSeen),
     incidentUntil: Date.parse(r.incidentUntil),

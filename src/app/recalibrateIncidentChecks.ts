@@ -1,4 +1,4 @@
-import type { CheckType, TimeScale } from '../model/index.js';
+import type { CheckType, Int64, TimeScale } from '../model/index.js';
 import { getCheckCatalog } from '../catalog/index.js';
 import type { LiveObjects } from '../inspect/liveObjects.js';
 import { plannedChecksOfTable, type PlannedCheck } from '../jobs/checkRun/plannedChecks.js';
@@ -123,8 +123,8 @@ async function recentResults(store: Store, incident: IncidentRecord): Promise<Ch
   return store.checkResults({ ...table, timePeriodFrom: from });
 }
 
-function groupByCheck(rows: readonly CheckResultRow[]): Map<number, CheckResultRow[]> {
-  const byHash = new Map<number, CheckResultRow[]>();
+function groupByCheck(rows: readonly CheckResultRow[]): Map<Int64, CheckResultRow[]> {
+  const byHash = new Map<Int64, CheckResultRow[]>();
   for (const row of rows) {
     const list = byHash.get(row.checkHash);
     if (list) list.push(row);

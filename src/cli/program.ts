@@ -97,9 +97,9 @@ ${exitCodesTable()}`,
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/stateList.js').then((m) => m.stateListCommand(options, io))));
 
+  const exportCommand = program.command('export');
   storeOptions(
-    program
-      .command('export')
+    exportCommand
       .description('write the live state as DQOps-format files (never deletes; refuses to overwrite differing files without --force)')
       .option('--out <dir>', 'folder to write into', '.')
       .option('--only-drift', 'only git-managed objects changed through the API since the last apply, at their origin files')
@@ -111,6 +111,13 @@ ${exitCodesTable()}`,
       .option('--dry-run', 'write nothing; print a unified diff of every file the export would write')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/export.js').then((m) => m.exportCommand(options, io))));
+  storeOptions(
+    exportCommand
+      .command('dqops-data')
+      .description("write the stored history as DQOps's DIR/.data/ (Parquet files in DQOps's layout, names and column types)")
+      .requiredOption('--out <dir>', 'the folder to write .data/ into')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((options) => setResult(import('./commands/dqopsData.js').then((m) => m.exportDqopsDataCommand(options, io))));
 
   storeOptions(
     program
@@ -222,6 +229,14 @@ Where the demo's data comes from:
       .option('--table-contains <text>', 'only tables whose name contains this text')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/importTables.js').then((m) => m.importTablesCommand(options, io))));
+  storeOptions(
+    importGroup
+      .command('dqops-data')
+      .argument('<dqops-user-home>', "DQOps's user home: its .data/ folder holds the history")
+      .description("import DQOps's history (.data/: sensor readouts, check results, errors, statistics, error samples, incidents), keyed by DQOps's ids, in one transaction")
+      .option('--dry-run', 'read and check every file, count what would be new, store nothing')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  ).action((home: string, options) => setResult(import('./commands/dqopsData.js').then((m) => m.importDqopsDataCommand(home, options, io))));
 
   const collect = program.command('collect').description('collect statistics and error samples from the data sources');
   dataSourceOptions(

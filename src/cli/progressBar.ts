@@ -18,6 +18,8 @@ const LABELS: Record<ProgressEvent['phase'], string> = {
   load: 'Loading and validating files',
   plan: 'Planning',
   apply: 'Applying',
+  import: 'Importing files',
+  export: 'Exporting kinds',
 };
 
 export function terminalProgress(io: CliIo, options: { quiet?: boolean } = {}): TerminalProgress {

@@ -1,3 +1,4 @@
+import type { Int64 } from '../model/index.js';
 import { createHash } from 'node:crypto';
 import { higherSeverity, type SeverityNumber } from '../model/index.js';
 import type { CheckResultInput, IncidentRecord, IncidentStatus } from '../store/store.js';
@@ -78,7 +79,7 @@ interface CheckKeys {
  * the row's own names, so a reused hash cannot merge keys), then one by data group.
  */
 class KeyCache {
-  readonly #checks = new Map<object, Map<number, CheckKeys>>();
+  readonly #checks = new Map<object, Map<Int64, CheckKeys>>();
   /** Per grouping settings: the data-group maps of checks whose key fields (JSON) are the same. */
   readonly #shared = new Map<object, Map<string, Map<string, IncidentKey>>>();
 

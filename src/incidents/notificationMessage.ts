@@ -1,4 +1,4 @@
-import { SEVERITY_NAMES, type JsonObject } from '../model/index.js';
+import { int64InJson, SEVERITY_NAMES, type JsonObject } from '../model/index.js';
 import type { IncidentSnapshot, IncidentStatus, OutboxMessage } from '../store/store.js';
 
 /**
@@ -18,7 +18,7 @@ export function messagePayload(incident: IncidentSnapshot, status: IncidentStatu
     schema: incident.schema,
     table: incident.table,
     table_priority: incident.tablePriority,
-    incident_hash: incident.incidentHash,
+    incident_hash: int64InJson(incident.incidentHash),
     first_seen: incident.firstSeen,
     last_seen: incident.lastSeen,
     incident_until: incident.incidentUntil,

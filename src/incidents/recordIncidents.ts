@@ -1,3 +1,4 @@
+import type { Int64 } from '../model/index.js';
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../model/index.js';
 import { oneRowPerResultKey } from '../store/resultKey.js';
@@ -46,7 +47,7 @@ export async function recordResultsWithIncidents(store: Store, rows: readonly Ch
  */
 export function incidentGrouping(rows: readonly CheckResultInput[], configuration: IncidentConfiguration): ResultsTransactionWork & { readonly outcome: IncidentsOutcome } {
   const outcome: IncidentsOutcome = { opened: [], absorbed: 0, messages: 0 };
-  const read: Array<{ connection: string; observations: Observation[]; newest: Map<number, IncidentRecord> }> = [];
+  const read: Array<{ connection: string; observations: Observation[]; newest: Map<Int64, IncidentRecord> }> = [];
   return {
     outcome,
     async read(tx) {

@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   SERVER_UNREACHABLE: { http: 502, exit: 1, description: 'The dqctl server given with --server cannot be reached, or did not answer as a dqctl server.' },
   LOCK_HELD: { http: 409, exit: 1, description: 'lock release refused: the holder is alive and the lock is younger than its TTL.' },
   EXPORT_WOULD_OVERWRITE: { http: 409, exit: 1, description: 'export would overwrite files that differ from the live state; nothing was written (pass --force).' },
+  DQOPS_DATA_INVALID: { http: 400, exit: 1, description: 'A file of a DQOps `.data/` folder cannot be imported (not Parquet, a required column missing, a column of the wrong type, an unknown kind folder, a month folder that disagrees with its rows); the message names the file and column, and nothing of that import was stored.' },
   RULE_UNKNOWN: { http: 400, exit: 1, description: 'A check names a rule that dqctl cannot evaluate (not in the built-in catalog).' },
   RULE_INPUT_INVALID: { http: 400, exit: 1, description: 'A rule got a wrong threshold (unknown name, wrong type, a required one without default) or a malformed time period; stored as the check\'s execution error.' },
   SECRET_UNRESOLVED: { http: 400, exit: 1, description: 'A ${ENV_VAR} or ${credential://name} reference of a connection cannot be resolved (the variable is not set, the credential file is missing); the message names it, never a value.' },

@@ -14,3 +14,4 @@ export * from './clock.js';
 export * from './duration.js';
 export * from './durationText.js';
 export * from './incidentStatus.js';
+export * from './int64.js';

@@ -1,5 +1,4 @@
-import { toCheckType, type CheckType } from '../model/index.js';
-import { toSeverityNumber, type SeverityNumber } from '../model/index.js';
+import { int64Json, toCheckType, toSeverityNumber, type CheckType, type Int64, type SeverityNumber } from '../model/index.js';
 import { chunksOfJson, insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 import { INCIDENT_STATUSES, type IncidentStatus } from '../model/index.js';
@@ -17,7 +16,7 @@ export interface IncidentRecord {
   schema: string;
   table: string;
   tablePriority: number | null;
-  incidentHash: number;
+  incidentHash: Int64;
   year: number;
   month: number;
   /** ISO-8601 timestamps. */
@@ -76,7 +75,7 @@ export interface IncidentSnapshotRow {
   schema_name: string;
   table_name: string;
   table_priority: number | null;
-  incident_hash: number | string;
+  incident_hash: Int64;
   year: number;
   month: number;
   first_seen: string;
@@ -127,7 +126,7 @@ export function toIncidentSnapshot(row: IncidentSnapshotRow): IncidentSnapshot {
     schema: row.schema_name,
     table: row.table_name,
     tablePriority: row.table_priority,
-    incidentHash: Number(row.incident_hash),
+    incidentHash: row.incident_hash,
     year: row.year,
     month: row.month,
     firstSeen: row.first_seen,
@@ -154,7 +153,7 @@ function toRecord(row: IncidentRow): IncidentRecord {
   };
 }
 
-function toRow(r: IncidentRecord): Omit<IncidentRow, 'incident_hash'> & { incident_hash: number } {
+function toRow(r: IncidentRecord): Omit<IncidentRow, 'incident_hash'> & { incident_hash: Int64 } {
   return {
     id: r.id,
     connection_name: r.connection,
@@ -219,13 +218,13 @@ export async function lockIncidentKeys(sql: SqlQueryable, connection: string, ta
 }
 
 /** The newest incident of each of these hashes on a connection (one row per hash that has any). */
-export async function newestIncidents(sql: SqlQueryable, connection: string, hashes: readonly number[]): Promise<IncidentRecord[]> {
+export async function newestIncidents(sql: SqlQueryable, connection: string, hashes: readonly Int64[]): Promise<IncidentRecord[]> {
   if (hashes.length === 0) return [];
   const rows = await sql.query<IncidentRow>(
     `select distinct on (incident_hash) ${COLUMNS} from dqctl.incidents
      where connection_name = $1 and incident_hash in (select (jsonb_array_elements_text($2::text::jsonb))::bigint)
      order by incident_hash, first_seen desc, id desc`,
-    [connection, JSON.stringify(hashes)],
+    [connection, int64Json(hashes)],
   );
   return rows.map(toRecord);
 }

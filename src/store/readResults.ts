@@ -1,4 +1,4 @@
-import { DqError, toSeverityNumber, type CheckType, type SeverityNumber } from '../model/index.js';
+import { DqError, toInt64, toSeverityNumber, type Int64, type CheckType, type SeverityNumber } from '../model/index.js';
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 import { oneRowPerResultKey, RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resultKey.js';
@@ -13,8 +13,8 @@ import { oneRowPerResultKey, RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resu
  * One result (or readout) per check, time period and data group (resultKey.ts): a later run replaces it, so every
  * read sees that one row; execution errors are added, one per failed run.
  *
- * Contract for writers (tests, the check runner): check hashes are integers within ±2^53 (they are returned as
- * JS numbers); all rows of one run of one check share its `executedAt`; timestamps are ISO-8601 strings.
+ * Contract for writers (tests, the check runner): check hashes are 64-bit integers (numbers within ±2^53, bigints
+ * beyond, model/int64.ts); all rows of one run of one check share its `executedAt`; timestamps are ISO-8601 strings.
  */
 export { CHECK_TYPES, type CheckType } from '../model/index.js';
 
@@ -29,7 +29,7 @@ export interface CheckResultInput {
   timeGradient: string;
   checkCategory: string;
   checkName: string;
-  checkHash: number;
+  checkHash: Int64;
   sensorName?: string | null;
   qualityDimension?: string | null;
   /** Start of the time period the result is for (ISO-8601). */
@@ -71,7 +71,7 @@ export interface ErrorSampleInput {
   timeGradient: string;
   checkCategory: string;
   checkName: string;
-  checkHash: number;
+  checkHash: Int64;
   sensorName?: string | null;
   qualityDimension?: string | null;
   dataGroup?: string;
@@ -201,7 +201,7 @@ interface CheckResultSqlRow {
   time_gradient: string;
   check_category: string;
   check_name: string;
-  check_hash: number;
+  check_hash: Int64;
   sensor_name: string | null;
   quality_dimension: string | null;
   time_period: string;
@@ -282,7 +282,7 @@ interface ErrorSampleSqlRow {
   time_gradient: string;
   check_category: string;
   check_name: string;
-  check_hash: number;
+  check_hash: Int64;
   sensor_name: string | null;
   quality_dimension: string | null;
   data_group: string;
@@ -483,9 +483,9 @@ export async function insertErrorSamples(sql: SqlQueryable, rows: readonly Error
   return insertJsonRecords(sql, 'dqctl.error_samples', ERROR_SAMPLE_COLUMNS, records);
 }
 
-function checkHashOf(hash: number, index: number): void {
-  if (!Number.isSafeInteger(hash)) {
-    throw new DqError('INVALID_ARGUMENT', `row ${index}: checkHash must be an integer within ±2^53, not ${hash}`);
+function checkHashOf(hash: Int64, index: number): void {
+  if (typeof hash === 'bigint' ? toInt64(hash) !== hash : !Number.isSafeInteger(hash)) {
+    throw new DqError('INVALID_ARGUMENT', `row ${index}: checkHash must be a 64-bit integer (a number within ±2^53, a bigint beyond), not ${hash}`);
   }
 }
 

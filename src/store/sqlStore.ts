@@ -44,6 +44,12 @@ import { deleteObjects, upsertObjects } from './writeObjects.js';
 import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
 import { claimMessages, countPendingMessages, enqueueMessages, listMessages, settleMessage } from './outboxRows.js';
 import { SummaryCache } from './summaryCache.js';
+import { dqopsDataImport, readDqopsRows, type DqopsDataImport, type DqopsKind, type DqopsRow } from './dqopsDataRows.js';
+
+/** Thrown inside a dry run's transaction to roll it back; carries the work's answer out. */
+class DryRunRollback<T> {
+  constructor(readonly value: T) {}
+}
 
 /**
  * The Store over any SqlClient: the same code and SQL for PostgreSQL and PGlite. Writes happen only inside
@@ -201,6 +207,25 @@ class SqlStore implements Store {
     return this.inTransaction((tx) => insertStatistics(tx, rows));
   }
 
+  async importDqopsData<T>(work: (tx: DqopsDataImport) => Promise<T>, options: { dryRun: boolean }): Promise<T> {
+    this.refuseInsideWork('importDqopsData');
+    try {
+      return await this.inTransaction(async (tx) => {
+        const value = await work(dqopsDataImport(tx));
+        if (options.dryRun) throw new DryRunRollback(value);
+        return value;
+      });
+    } catch (error) {
+      if (error instanceof DryRunRollback) return error.value as T;
+      throw error;
+    }
+  }
+
+  dqopsRows(kind: DqopsKind, batchSize: number): AsyncGenerator<DqopsRow[]> {
+    this.refuseInsideWork('dqopsRows');
+    return readDqopsRows(this.client, kind, batchSize);
+  }
+
   /** One transaction without the store lock (result rows are not objects): all chunks of an insert or none. */
   private async inTransaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T> {
     const session = await this.client.session();
@@ -208,7 +233,7 @@ class SqlStore implements Store {
     try {
       return await session.transaction(work);
     } catch (error) {
-      broken = !(error instanceof DqError);
+      broken = !(error instanceof DqError) && !(error instanceof DryRunRollback);
       throw error;
     } finally {
       await session.release(broken);

@@ -15,6 +15,7 @@ import type {
   ObjectWrite,
 } from '../model/index.js';
 import type { BacktestReadoutKey, BacktestReadoutRow, CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
+import type { DqopsDataImport, DqopsKind, DqopsRow } from './dqopsDataRows.js';
 import type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 import type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord } from './incidentRows.js';
 import type { OutboxFilter, OutboxInput, OutboxMessage } from './outboxRows.js';
@@ -197,6 +198,13 @@ export interface Store extends StoreReader {
    */
   latestStatistics(filter: StatisticsFilter): Promise<StatisticsRow[]>;
   insertStatistics(rows: readonly StatisticsInput[]): Promise<number>;
+  /**
+   * An import of DQOps's `.data/` history (dqopsDataRows.ts) in ONE transaction: all of `work` or nothing; with
+   * `dryRun` the transaction is rolled back after `work` (its counts are what a real run would report).
+   */
+  importDqopsData<T>(work: (tx: DqopsDataImport) => Promise<T>, options: { dryRun: boolean }): Promise<T>;
+  /** The stored rows of one DQOps kind as DQOps rows, a page at a time (dqopsDataRows.ts). */
+  dqopsRows(kind: DqopsKind, batchSize: number): AsyncGenerator<DqopsRow[]>;
   close(): Promise<void>;
 }
 

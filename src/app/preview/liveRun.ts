@@ -1,3 +1,4 @@
+import type { Int64 } from '../../model/index.js';
 import type { DataSource } from '../../datasource/index.js';
 import type { PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
 import { runTableChecks } from '../../jobs/checkRun/runTableChecks.js';
@@ -24,7 +25,7 @@ export async function runLive(
     for (const check of checks) outcomes.set(check.checkHash, notRun((error as Error).message));
     return outcomes;
   }
-  const rowsByCheck = new Map<number, CheckResultInput[]>();
+  const rowsByCheck = new Map<Int64, CheckResultInput[]>();
   for (const row of rows) {
     const list = rowsByCheck.get(row.checkHash) ?? [];
     list.push(row);

@@ -1,3 +1,4 @@
+import { int64Json } from '../../model/int64.js';
 import type { SqlQueryable } from './sqlClient.js';
 
 /**
@@ -51,7 +52,7 @@ export async function insertJsonRecords(
     `select ${values.join(', ')} from jsonb_array_elements($1::text::jsonb) as r` +
     (options.onConflict ? ` ${options.onConflict}` : '');
   const names = columns.map(([name]) => name);
-  const serialized = rows.map((row) => JSON.stringify(names.map((name) => (row as Record<string, unknown>)[name] ?? null)));
+  const serialized = rows.map((row) => int64Json(names.map((name) => (row as Record<string, unknown>)[name] ?? null)));
   for (const chunk of chunksOfJson(serialized)) await sql.query(statement, [chunk]);
   return rows.length;
 }

@@ -1,7 +1,9 @@
+import { toInt64, type Int64 } from '../../model/int64.js';
+
 /**
  * The one seam between the store and its two engines (PostgreSQL through `pg`, embedded PGlite).
  * Everything above it sends the same SQL and receives the same JS values from both:
- * int8 as number, jsonb parsed, text as string. Timestamps are formatted in SQL (see `isoTimestamp`),
+ * int8 as number (a bigint beyond 2^53, model/int64.ts), jsonb parsed, text as string. Timestamps are formatted in SQL (see `isoTimestamp`),
  * so no engine-specific Date handling leaks out.
  */
 
@@ -69,11 +71,12 @@ export const MIGRATION_LOCK_KEY: AdvisoryKey = { namespace: DQCTL_LOCK_NAMESPACE
 /** Leadership of the reconcile loop among `serve` replicas (src/store/leadership.ts); apart from the store lock. */
 export const RECONCILE_LEADER_KEY: AdvisoryKey = { namespace: DQCTL_LOCK_NAMESPACE, id: 3 };
 
-/** int8 → number, for both engines' type parsers (pg gives strings, PGlite bigints above 2^53). */
-export function parseInt8(text: string): number {
-  const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value ${text} does not fit a JavaScript number`);
-  return value;
+/**
+ * int8 → a number while it is a safe integer, a bigint beyond (DQOps's 64-bit hashes), for both engines' type
+ * parsers (pg gives strings, PGlite too with this parser). Ids and counts stay numbers; see model/int64.ts.
+ */
+export function parseInt8(text: string): Int64 {
+  return toInt64(text);
 }
 
 export const INT8_OID = 20;

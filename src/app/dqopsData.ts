@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { decodePartitionName, LAYOUTS, partitionPath } from '../dqopsdata/layout.js';
+import { openParquetEngine } from '../dqopsdata/parquetFiles.js';
+import { DqError, type ProgressReporter } from '../model/index.js';
+import { DQOPS_KINDS, type DqopsKind, type DqopsRow } from '../store/index.js';
+import type { Store } from './services.js';
+
+/**
+ * Moving DQOps's measured history in and out: `dqctl import dqops-data HOME` reads `HOME/.data/` (six kinds of
+ * Parquet files, src/dqopsdata/layout.ts) into the store in ONE transaction (a bad file stores nothing of the run),
+ * each row keyed by DQOps's own id so that importing again stores nothing twice; `dqctl export dqops-data --out DIR`
+ * writes the store's history as DQOps's `DIR/.data/`.
+ */
+export interface KindCount {
+  /** Rows read from the files. */
+  rows: number;
+  /** Rows whose id was not stored before (a dry run counts what it would add). */
+  new: number;
+}
+
+export interface DqopsDataImportResult {
+  kinds: Record<DqopsKind, KindCount>;
+  files: number;
+  dryRun: boolean;
+}
+
+export interface DqopsDataImportOptions {
+  home: string;
+  dryRun: boolean;
+  progress?: ProgressReporter;
+  /** Rows per insert (default 5,000): what the import holds in memory at once. */
+  batchRows?: number;
+}
+
+interface DataFile {
+  kind: DqopsKind;
+  path: string;
+  /** `YYYY-MM` of the `m=` folder. */
+  month: string;
+  /** The decoded `c=` folder (incidents have no connection column). */
+  connection: string;
+}
+
+export async function importDqopsData(store: Store, options: DqopsDataImportOptions): Promise<DqopsDataImportResult> {
+  const files = await listDataFiles(join(options.home, '.data'));
+  const kinds = Object.fromEntries(DQOPS_KINDS.map((kind) => [kind, { rows: 0, new: 0 }])) as Record<DqopsKind, KindCount>;
+  const engine = await openParquetEngine();
+  try {
+    options.progress?.({ phase: 'import', done: 0, total: files.length });
+    await store.importDqopsData(async (tx) => {
+      let done = 0;
+      for (const file of files) {
+        const layout = LAYOUTS[file.kind];
+        for await (const rows of engine.readRows(file.path, layout, options.batchRows ?? 5000)) {
+          for (const row of rows) {
+            const when = row[layout.monthColumn];
+            if (when === null || when === undefined) throw new DqError('DQOPS_DATA_INVALID', `${file.path}: column ${layout.monthColumn} is empty in row ${row.id ?? '?'}`);
+            if (when.slice(0, 7) !== file.month) {
+              throw new DqError('DQOPS_DATA_INVALID', `${file.path}: column ${layout.monthColumn} of row ${row.id ?? '?'} is ${when}, outside its month folder m=${file.month}-01`);
+            }
+            if (file.kind === 'incidents') row.connection_name = file.connection;
+          }
+          kinds[file.kind].rows += rows.length;
+          kinds[file.kind].new += await tx.importRows(file.kind, rows);
+        }
+        options.progress?.({ phase: 'import', done: ++done, total: files.length });
+      }
+    }, { dryRun: options.dryRun });
+  } finally {
+    engine.close();
+  }
+  return { kinds, files: files.length, dryRun: options.dryRun };
+}
+
+/**
+ * Every Parquet file under `.data/`, kind by kind in DQOPS_KINDS order (readouts before the results that join them),
+ * each checked for DQOps's folder names. Hidden entries (`.DS_Store`, DQOps's own `.` files) are skipped.
+ */
+async function listDataFiles(dataDir: string): Promise<DataFile[]> {
+  const kindFolders = await visible(dataDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') throw new DqError('DQOPS_DATA_INVALID', `${dataDir}: no such folder (a DQOps user home has its history in .data/)`);
+    throw error;
+  });
+  for (const folder of kindFolders) {
+    if (!(DQOPS_KINDS as readonly string[]).includes(folder)) {
+      throw new DqError('DQOPS_DATA_INVALID', `${join(dataDir, folder)}: unknown kind folder ${folder} (DQOps's are ${DQOPS_KINDS.join(', ')})`);
+    }
+  }
+  const files: DataFile[] = [];
+  for (const kind of DQOPS_KINDS) {
+    if (!kindFolders.includes(kind)) continue;
+    const layout = LAYOUTS[kind];
+    for (const c of await partitionFolders(join(dataDir, kind), 'c')) {
+      const connectionDir = join(dataDir, kind, c);
+      const tableDirs = layout.tableLevel ? (await partitionFolders(connectionDir, 't')).map((t) => join(connectionDir, t)) : [connectionDir];
+      for (const tableDir of tableDirs) {
+        for (const m of await partitionFolders(tableDir, 'm')) {
+          const month = /^m=(\d{4}-(0\d|1[0-2]))-\d{2}$/.exec(m);
+          if (!month) throw new DqError('DQOPS_DATA_INVALID', `${join(tableDir, m)}: not a month folder (m=YYYY-MM-01)`);
+          const monthDir = join(tableDir, m);
+          for (const name of (await visible(monthDir)).sort()) {
+            if (!name.endsWith('.parquet')) continue;
+            files.push({ kind, path: join(monthDir, name), month: month[1], connection: decodePartitionName(c.slice(2)) });
+          }
+        }
+      }
+    }
+  }
+  return files;
+}
+
+async function visible(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((name) => !name.startsWith('.')).sort();
+}
+
+/** The `<key>=…` folders of a partition level; anything else there is refused. */
+async function partitionFolders(dir: string, key: 'c' | 't' | 'm'): Promise<string[]> {
+  const names = await visible(dir);
+  for (const name of names) {
+    if (!name.startsWith(`${key}=`) || !(await stat(join(dir, name))).isDirectory()) {
+      throw new DqError('DQOPS_DATA_INVALID', `${join(dir, name)}: expected a ${key}=… partition folder`);
+    }
+  }
+  return names;
+}
+
+export interface DqopsDataExportResult {
+  kinds: Record<DqopsKind, { rows: number; files: number }>;
+  out: string;
+}
+
+/**
+ * Writes every stored row as DQOps's `.data/` under `out`: one file per kind and partition, DQOps's folder and file
+ * names and column types. An imported row goes out as it came in; a row of dqctl's own gets an id in DQOps's form
+ * (a UUID of its key) and the hashes dqctl has (see README: not DQOps's farmhash values).
+ */
+export async function exportDqopsData(store: Store, options: { out: string; progress?: ProgressReporter; batchRows?: number }): Promise<DqopsDataExportResult> {
+  const engine = await openParquetEngine();
+  const kinds = Object.fromEntries(DQOPS_KINDS.map((kind) => [kind, { rows: 0, files: 0 }])) as DqopsDataExportResult['kinds'];
+  try {
+    let kindsDone = 0;
+    for (const kind of DQOPS_KINDS) {
+      const layout = LAYOUTS[kind];
+      // partitions gathered per file; the rows of one partition are written together
+      const partitions = new Map<string, DqopsRow[]>();
+      for await (const page of store.dqopsRows(kind, options.batchRows ?? 10_000)) {
+        for (const row of page) {
+          if (row.id === null || row.id === undefined) row.id = ownRowId(kind, row);
+          const when = row[layout.monthColumn] ?? row.executed_at ?? '';
+          const path = partitionPath(kind, row.connection_name ?? '', row.schema_name ?? '', row.table_name ?? '', `${when.slice(0, 7)}-01`).join('/');
+          const list = partitions.get(path);
+          if (list) list.push(row);
+          else partitions.set(path, [row]);
+          kinds[kind].rows++;
+        }
+      }
+      for (const [path, rows] of [...partitions].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        const dir = join(options.out, '.data', kind, ...path.split('/'));
+        await mkdir(dir, { recursive: true });
+        await engine.writeFile(join(dir, layout.fileName), layout, rows);
+        kinds[kind].files++;
+      }
+      options.progress?.({ phase: 'export', done: ++kindsDone, total: DQOPS_KINDS.length });
+    }
+  } finally {
+    engine.close();
+  }
+  return { kinds, out: options.out };
+}
+
+/** An id for a row dqctl measured itself: the UUID form DQOps uses, from a digest of the row's key (stable between exports). */
+function ownRowId(kind: DqopsKind, row: DqopsRow): string {
+  const key = [kind, row.connection_name, row.schema_name, row.table_name, row.column_name, row.check_type, row.time_gradient, row.check_category,
+    row.check_name, row.table_comparison, row.collector_name, row.time_period, row.collected_at, row.data_group_name, row.sample_index, row.executed_at, row.error_message];
+  const hex = createHash('sha256').update(JSON.stringify(key)).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
