@@ -15,6 +15,8 @@ export function buildProgram(io: CliIo, setResult: (promise: Promise<number>) =>
   const program = new Command('dqctl')
     .description('Data quality monitoring as code: validate, plan and apply DQOps-format YAML against a live store.')
     .version(VERSION)
+    // an option after a subcommand is that subcommand's (`export --out` and `export dqops-data --out` differ)
+    .enablePositionalOptions()
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .addHelpText(
@@ -97,7 +99,8 @@ ${exitCodesTable()}`,
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
   ).action((options) => setResult(import('./commands/stateList.js').then((m) => m.stateListCommand(options, io))));
 
-  const exportCommand = program.command('export');
+  // positional options: `export --out X` is the configuration export's, `export dqops-data --out X` the history's
+  const exportCommand = program.command('export').enablePositionalOptions();
   storeOptions(
     exportCommand
       .description('write the live state as DQOps-format files (never deletes; refuses to overwrite differing files without --force)')
