@@ -26,11 +26,16 @@ export async function openStoreFromFlags(flags: StoreFlags, io: CliIo, purpose: 
 /** The store the flags select, without opening it (lock list reads the locks without taking one). */
 export function openOptionsFromFlags(flags: StoreFlags, io: CliIo, purpose: OpenPurpose): OpenStoreOptions {
   const databaseUrl = flags.database || io.env.DQCTL_DATABASE_URL || undefined;
-  const stateDir = resolve(io.cwd, flags.stateDir || io.env.DQCTL_STATE_DIR || '.dqctl');
+  const stateDir = stateDirOf(flags, io);
   const lockTtlMs = lockTtlOf(flags, io);
   return databaseUrl
     ? { databaseUrl, operation: purpose.operation, lockTtlMs }
     : { stateDir, operation: purpose.operation, openTimeoutMs: purpose.waitMs, lockTtlMs };
+}
+
+/** The state folder: `--state-dir`, else DQCTL_STATE_DIR, else `.dqctl` of the current folder. */
+export function stateDirOf(flags: StoreFlags, io: CliIo): string {
+  return resolve(io.cwd, flags.stateDir || io.env.DQCTL_STATE_DIR || '.dqctl');
 }
 
 /** `--lock-ttl`, else DQCTL_LOCK_TTL, else 15 minutes. */

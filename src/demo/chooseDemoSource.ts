@@ -9,15 +9,16 @@ import { onDemoServer } from './demoDatabases.js';
  *    databases; the demo touches nothing.
  * 2. `postgres`: the PostgreSQL server of --demo-database / DQCTL_DEMO_DATABASE_URL (default the local one on
  *    127.0.0.1:5432) answers; the demo databases are made there.
- * 3. `none`: nothing answers. PGlite served over the PostgreSQL protocol (@electric-sql/pglite-socket) was
- *    considered and left out: its current release requires @electric-sql/pglite 0.5.14 exactly (npm refuses to
- *    install it beside our ^0.5.16 without --legacy-peer-deps), sees one database whatever a client asks for,
- *    and ignores cancel requests. The caller says how to point the demo at a PostgreSQL and serves anyway.
+ * 3. `files`: nothing answers. The demo data is written as Parquet and CSV files read through DuckDB, in this
+ *    process (demoFiles.ts, demoFilesHome.ts), so a machine without PostgreSQL sees the checks run and fail.
+ *    (PGlite served over the PostgreSQL protocol, @electric-sql/pglite-socket, was considered and left out: its
+ *    current release requires @electric-sql/pglite 0.5.14 exactly, sees one database whatever a client asks
+ *    for, and ignores cancel requests.)
  */
 export type DemoSource =
   | { kind: 'configured'; variables: string[] }
   | { kind: 'postgres'; server: DemoServer }
-  | { kind: 'none'; server: DemoServer; reason: string };
+  | { kind: 'files'; server: DemoServer; reason: string };
 
 export interface ChooseDemoSourceOptions {
   /** --demo-database; else DQCTL_DEMO_DATABASE_URL; else the local server. */
@@ -35,7 +36,7 @@ export async function chooseDemoSource(options: ChooseDemoSourceOptions): Promis
     });
     return { kind: 'postgres', server };
   } catch (error) {
-    return { kind: 'none', server, reason: describe(error, server) };
+    return { kind: 'files', server, reason: describe(error, server) };
   }
 }
 

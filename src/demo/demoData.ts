@@ -1,4 +1,5 @@
 import type { DemoConnection } from './demoConnections.js';
+import { POSTGRES_GENERATOR, type GeneratorSql } from './generatorSql.js';
 
 /**
  * The generated shop data, as SQL run on the demo databases (server-side generate_series; nothing is sent
@@ -81,7 +82,7 @@ const LAST_NAMES = ['Müller', 'Schmidt', 'de Vries', 'Janssen', 'Dubois', 'Mart
 const DOMAINS = ['mail.test', 'post.test', 'web.test', 'inbox.test', 'shop-mail.test'];
 
 /** Every customer (public.customers; the warehouse derives its dimensions from the same rows). */
-const CUSTOMERS = `
+const customers = (sql: GeneratorSql): string => `
 select g as customer_id,
   case
     when mod(g, 1657) = 0 then 'customer' || g || '(at)mail.test'
@@ -97,13 +98,13 @@ select g as customer_id,
   case when ${u(3, 'g')} < 0.3 then null else ${pick(['bronze', 'silver', 'gold', 'platinum'], u(4, 'g'))} end as loyalty_tier,
   ${u(5, 'g')} < 0.85 as is_active,
   case when ${u(6, 'g')} < 0.1 then null else date '1950-01-01' + floor(${u(7, 'g')} * 20000)::int end as date_of_birth,
-  :anchor::timestamptz - make_interval(days => 100 + ((:customers::int - g) * 600 / :customers::int)) as created_at,
-  :anchor::timestamptz - make_interval(secs => 60 + ${u(9, 'g')} * 30 * 86400) as updated_at
-from generate_series(1, :customers::int) as g
+  :anchor::timestamptz - ${sql.days(`100 + ((:customers::int - g) * 600 / :customers::int)`)} as created_at,
+  :anchor::timestamptz - ${sql.seconds(`60 + ${u(9, 'g')} * 30 * 86400`)} as updated_at
+from ${sql.series('1, :customers::int', 'g')}
 cross join lateral (select mod(g * 37, 100) as c) as bucket`;
 
 /** Every product. */
-const PRODUCTS = `
+const products = (sql: GeneratorSql): string => `
 select g as product_id,
   chr(65 + mod(g, 26)::int) || chr(65 + mod(g * 7, 26)::int) || chr(65 + mod(g * 11, 26)::int) || '-' || lpad(g::text, 6, '0') as sku,
   case g when 97 then 'N/A' when 223 then 'null' when 401 then '-'
@@ -114,18 +115,18 @@ select g as product_id,
   round((4.99 + ${u(2, 'g')} * 150)::numeric, 2) as list_price,
   case when ${u(3, 'g')} < 0.05 then null else round((0.05 + ${u(4, 'g')} * 25)::numeric, 3)::float8 end as weight_kg,
   mod(g * 31, 100) < 8 as is_discontinued,
-  :anchor::timestamptz - make_interval(days => 400 + g::int) as created_at
-from generate_series(1, :products::int) as g`;
+  :anchor::timestamptz - ${sql.days(`400 + g::int`)} as created_at
+from ${sql.series('1, :products::int', 'g')}`;
 
 /**
  * Every order, spread evenly over the last 90 days up to a minute before the anchor (about 1,170 a day). Orders
  * of the last day are pending or paid; older ones mostly delivered. Three delivered orders have no paid_at.
  */
-const ORDERS = `
+const orders = (sql: GeneratorSql): string => `
 select order_id, customer_id, order_status, order_total, currency, ordered_at,
   case when order_status in ('pending', 'cancelled') or mod(order_id, 30011) = 0 then null
-       else ordered_at + make_interval(secs => 60 + ${u(2, 'order_id')} * 1800) end as paid_at,
-  least(:anchor::timestamptz, ordered_at + make_interval(secs => 7200 + ${u(3, 'order_id')} * 3600)) as updated_at
+       else ordered_at + ${sql.seconds(`60 + ${u(2, 'order_id')} * 1800`)} end as paid_at,
+  least(:anchor::timestamptz, ordered_at + ${sql.seconds(`7200 + ${u(3, 'order_id')} * 3600`)}) as updated_at
 from (
   select g as order_id,
     1 + mod(g * 7919, :customers::int) as customer_id,
@@ -137,25 +138,25 @@ from (
     round((5 + power(${u(1, 'g')}, 2) * 400)::numeric, 2) as order_total,
     ${currencyOf('g')} as currency,
     ordered_at
-  from generate_series(1, :orders::int) as g
+  from ${sql.series('1, :orders::int', 'g')}
   cross join lateral (
-    select :anchor::timestamptz - make_interval(secs => (:orders::int - g + 1) * 7776000.0 / :orders::int) as ordered_at, ${u(0, 'g')} as b
+    select :anchor::timestamptz - ${sql.seconds(`(:orders::int - g + 1) * 7776000.0 / :orders::int`)} as ordered_at, ${u(0, 'g')} as b
   ) as o
 ) as orders`;
 
 /** The shop's database: public.customers, products, orders, order_items, payments, shipments. */
-function shopStatements(): NamedStatement[] {
+function shopStatements(sql: GeneratorSql): NamedStatement[] {
   return [
-    { what: 'public.customers', sql: `insert into "public"."customers" select * from (${CUSTOMERS}) as c` },
-    { what: 'public.products', sql: `insert into "public"."products" select * from (${PRODUCTS}) as p` },
-    { what: 'public.orders', sql: `insert into "public"."orders" select * from (${ORDERS}) as o` },
+    { what: 'public.customers', sql: `insert into "public"."customers" select * from (${customers(sql)}) as c` },
+    { what: 'public.products', sql: `insert into "public"."products" select * from (${products(sql)}) as p` },
+    { what: 'public.orders', sql: `insert into "public"."orders" select * from (${orders(sql)}) as o` },
     {
       what: 'public.order_items',
       sql: `insert into "public"."order_items" ("order_item_id", "order_id", "product_id", "quantity", "unit_price", "discount_amount")
 select o."order_id" * 4 + i, o."order_id", p."product_id", 1 + mod(o."order_id" * 7 + i * 3, 4)::int, p."list_price",
   case when ${u(4, 'o."order_id" * 4 + i')} < 0.6 then null else round(p."list_price" * 0.1, 2) end
 from "public"."orders" as o
-cross join lateral generate_series(1, 1 + mod(o."order_id" * 7, 3)::int) as i
+cross join lateral ${sql.series(`1, 1 + mod(o."order_id" * 7, 3)::int`, 'i')}
 join "public"."products" as p on p."product_id" = 1 + mod(o."order_id" * 13 + i * 101, :products::int)`,
     },
     {
@@ -167,11 +168,11 @@ from "public"."order_items" where "order_item_id" = "order_id" * 4 + 1 and mod("
     {
       what: 'public.payments',
       sql: `insert into "public"."payments" ("payment_id", "order_id", "payment_method", "amount", "currency", "status", "installments", "paid_at", "recorded_at")
-select md5('payment:' || :seed::bigint || ':' || o."order_id")::uuid, o."order_id", o.method, o."order_total", o."currency",
+select ${sql.uuid(`md5('payment:' || :seed::bigint || ':' || o."order_id")`)}, o."order_id", o.method, o."order_total", o."currency",
   case when o."order_status" = 'refunded' then 'refunded' when ${u(6, 'o."order_id"')} < 0.02 then 'failed'
        when o."order_status" = 'paid' then 'authorized' else 'captured' end,
   case when o.method = 'klarna' then (array[1, 3, 6, 12])[1 + mod(o."order_id", 4)::int] end,
-  o."paid_at", o."paid_at" + make_interval(secs => 5 + mod(o."order_id" * 7, 120))
+  o."paid_at", o."paid_at" + ${sql.seconds(`5 + mod(o."order_id" * 7, 120)`)}
 from (
   select orders.*, case when b < 0.5 then 'card' when b < 0.75 then 'paypal' when b < 0.85 then 'klarna' when b < 0.95 then 'bank_transfer' else 'gift_card' end as method
   from "public"."orders" as orders cross join lateral (select ${u(5, 'orders."order_id"')} as b) as m
@@ -192,10 +193,10 @@ select s."order_id", s."order_id",
   lpad(mod(s."order_id" * 7919, 99999)::text, 5, '0'),
   s.shipped_at,
   case when s."order_status" = 'delivered'
-       then least(:anchor::timestamptz - interval '1 minute', s.shipped_at + make_interval(secs => 86400 + ${u(2, 's."order_id"')} * 172800)) end,
-  least(:anchor::timestamptz, s.shipped_at + make_interval(secs => 1800 + ${u(3, 's."order_id"')} * 34200))
+       then least(:anchor::timestamptz - interval '1 minute', s.shipped_at + ${sql.seconds(`86400 + ${u(2, 's."order_id"')} * 172800`)}) end,
+  least(:anchor::timestamptz, s.shipped_at + ${sql.seconds(`1800 + ${u(3, 's."order_id"')} * 34200`)})
 from (
-  select o.*, coalesce(o."paid_at", o."ordered_at") + make_interval(secs => 7200 + ${u(1, 'o."order_id"')} * 72000) as shipped_at, ${u(0, 'o."order_id"')} as c
+  select o.*, coalesce(o."paid_at", o."ordered_at") + ${sql.seconds(`7200 + ${u(1, 'o."order_id"')} * 72000`)} as shipped_at, ${u(0, 'o."order_id"')} as c
   from "public"."orders" as o where o."order_status" in ('shipped', 'delivered')
 ) as s`,
     },
@@ -208,12 +209,12 @@ where "shipment_id" in (select "shipment_id" from "public"."shipments" where "de
 }
 
 /** The warehouse: mart.fact_orders, dim_customer, dim_product, daily_revenue, "kundenübersicht", staging."web events". */
-function warehouseStatements(): NamedStatement[] {
+function warehouseStatements(sql: GeneratorSql): NamedStatement[] {
   return [
     {
       what: 'mart.dim_product',
       sql: `insert into "mart"."dim_product" ("product_key", "product_id", "sku", "product_name", "category", "list_price", "is_discontinued")
-select "product_id" + 10000, "product_id", "sku", "product_name", "category", "list_price", "is_discontinued" from (${PRODUCTS}) as p`,
+select "product_id" + 10000, "product_id", "sku", "product_name", "category", "list_price", "is_discontinued" from (${products(sql)}) as p`,
     },
     {
       what: 'mart.fact_orders (about 1% of the orders missing)',
@@ -222,7 +223,7 @@ select o."order_id" + 5000000, o."order_id", o."customer_id" + 1000000, o."order
   d.discount, o."order_total" - d.discount, 1 + mod(o."order_id" * 7, 3)::int,
   case when o."paid_at" is not null then o."order_total" end,
   least(:anchor::timestamptz, o."ordered_at" + interval '2 hours')
-from (${ORDERS}) as o
+from (${orders(sql)}) as o
 cross join lateral (select round(o."order_total" * (${u(7, 'o."order_id"')} * 0.15)::numeric, 2) as discount) as d
 where not (${missingFromWarehouse('o."order_id"')})`,
     },
@@ -239,10 +240,10 @@ group by 1, 2`,
     {
       what: 'mart.dim_customer (last loaded 3 days ago)',
       sql: `insert into "mart"."dim_customer" ("customer_key", "customer_id", "email_hash", "country_code", "loyalty_tier", "first_order_date", "lifetime_value", "valid_from", "valid_to", "is_current")
-select c."customer_id" + 1000000, c."customer_id", encode(sha256(convert_to(c."email", 'UTF8')), 'hex'), c."country_code",
+select c."customer_id" + 1000000, c."customer_id", ${sql.sha256Hex('c."email"')}, c."country_code",
   coalesce(c."loyalty_tier", 'none'), f.first_order_date, coalesce(f.lifetime_value, 0),
-  :anchor::timestamptz - interval '3 days' - make_interval(secs => ${u(8, 'c."customer_id"')} * 200 * 86400), null, true
-from (${CUSTOMERS}) as c
+  :anchor::timestamptz - interval '3 days' - ${sql.seconds(`${u(8, 'c."customer_id"')} * 200 * 86400`)}, null, true
+from (${customers(sql)}) as c
 left join (
   select "customer_key" - 1000000 as customer_id, min("order_date") as first_order_date, sum("gross_amount") as lifetime_value
   from "mart"."fact_orders" group by 1
@@ -253,7 +254,7 @@ left join (
       sql: `insert into "mart"."kundenübersicht" ("kunden_id", "land", "umsatz_gesamt", "anzahl_bestellungen", "letzte_bestellung_am", "größe_segment")
 select c."customer_id", c."country_code", coalesce(f.revenue, 0), coalesce(f.orders, 0)::int, f.last_order_date,
   case when ${u(9, 'c."customer_id"')} < 0.03 then null when coalesce(f.revenue, 0) < 500 then 'klein' when f.revenue < 1500 then 'mittel' else 'groß' end
-from (${CUSTOMERS}) as c
+from (${customers(sql)}) as c
 left join (
   select "customer_key" - 1000000 as customer_id, sum("gross_amount") as revenue, count(*) as orders, max("order_date") as last_order_date
   from "mart"."fact_orders" group by 1
@@ -268,15 +269,15 @@ where "kunden_id" in (select "kunden_id" from "mart"."kundenübersicht" order by
     {
       what: 'staging."web events"',
       sql: `insert into "staging"."web events" ("event_id", "session_id", "event type", "page url", "customer_id", "ip_address", "event_ts", "received_at")
-select md5('event:' || :seed::bigint || ':' || e.g)::uuid, md5('session:' || :seed::bigint || ':' || (e.g / 12)),
+select ${sql.uuid(`md5('event:' || :seed::bigint || ':' || e.g)`)}, md5('session:' || :seed::bigint || ':' || (e.g / 12)),
   case when t < 0.70 then 'page_view' when t < 0.82 then 'add_to_cart' when t < 0.86 then 'remove_from_cart' when t < 0.94 then 'checkout_started' else 'purchase' end,
   case when ${u(1, 'e.g')} < 0.5 then 'https://shop.example/' else 'https://www.shop.example/' end || ${pick(['', 'products/', 'cart', 'checkout', 'search?q=lamp', 'category/home'], u(2, 'e.g'))},
   1 + mod(e.g * 7919, :customers::int),
   -- visitors' IPv4 addresses; one event in 5,000 comes from an IPv6 address, which the IPv4 format check reports
-  case when mod(e.g, 5000) = 17 then ('2001:db8::' || to_hex(mod(e.g, 65536)::int))::inet
-       else ('10.' || mod(e.g, 256) || '.' || mod(e.g * 7, 256) || '.' || (1 + mod(e.g * 13, 254)))::inet end,
-  e.ts, e.ts + make_interval(secs => 1 + ${u(3, 'e.g')} * 30)
-from generate_series(date_trunc('day', :anchor::timestamptz) - interval '2 days', :anchor::timestamptz - interval '1 second', make_interval(secs => 86400.0 / :events_per_day::int))
+  case when mod(e.g, 5000) = 17 then ${sql.inet(`('2001:db8::' || ${sql.hex('mod(e.g, 65536)::int')})`)}
+       else ${sql.inet(`('10.' || mod(e.g, 256) || '.' || mod(e.g * 7, 256) || '.' || (1 + mod(e.g * 13, 254)))`)} end,
+  e.ts, e.ts + ${sql.seconds(`1 + ${u(3, 'e.g')} * 30`)}
+from generate_series(date_trunc('day', :anchor::timestamptz) - interval '2 days', :anchor::timestamptz - interval '1 second', ${sql.seconds(`86400.0 / :events_per_day::int`)})
   with ordinality as e(ts, g)
 cross join lateral (select ${u(0, 'e.g')} as t) as kind`,
     },
@@ -284,8 +285,8 @@ cross join lateral (select ${u(0, 'e.g')} as t) as kind`,
 }
 
 /** The statements that fill one demo database (its tables exist and are empty). */
-export function demoDataStatements(connection: DemoConnection['connection']): NamedStatement[] {
-  return connection === 'shop_oltp' ? shopStatements() : warehouseStatements();
+export function demoDataStatements(connection: DemoConnection['connection'], sql: GeneratorSql = POSTGRES_GENERATOR): NamedStatement[] {
+  return connection === 'shop_oltp' ? shopStatements(sql) : warehouseStatements(sql);
 }
 
 /** The values of the named parameters. */

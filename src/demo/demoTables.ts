@@ -226,9 +226,12 @@ export function demoTablesOf(connection: DemoConnection['connection']): DemoTabl
   return DEMO_TABLES.filter((table) => table.connection === connection);
 }
 
-/** `create table "schema"."table" ("col" type [not null], …)`, every identifier quoted. */
-export function createTableSql(table: DemoTable): string {
-  const columns = table.columns.map((column) => `${quoteIdent(column.name)} ${column.type}${column.notNull ? ' not null' : ''}`);
+/**
+ * `create table "schema"."table" ("col" type [not null], …)`, every identifier quoted; `typeOf` maps a
+ * PostgreSQL type to another engine's (DuckDB has no inet).
+ */
+export function createTableSql(table: DemoTable, typeOf: (type: string) => string = (type) => type): string {
+  const columns = table.columns.map((column) => `${quoteIdent(column.name)} ${typeOf(column.type)}${column.notNull ? ' not null' : ''}`);
   return `create table ${quoteQualified(table.schema, table.table)} (${columns.join(', ')})`;
 }
 

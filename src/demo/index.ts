@@ -8,6 +8,7 @@ export { chooseDemoSource, type DemoSource } from './chooseDemoSource.js';
 export { DEMO_CONNECTIONS, configuredConnectionVariables, connectionVariables } from './demoConnections.js';
 export { DEFAULT_DEMO_DATA_SIZE, GENERATOR_VERSION, type DemoDataSize } from './demoData.js';
 export { DEFAULT_DEMO_PREFIX, checkDemoPrefix, demoDatabaseName, dropDemoDatabases, ensureDemoDatabases, type DemoDatabase } from './demoDatabases.js';
+export { describeDemoFiles, prepareDemoFiles, type PreparedDemoFiles } from './prepareDemoFiles.js';
 export { demoEnvironment, describeDemoEnvironment } from './demoEnvironment.js';
 export { DEFAULT_DEMO_DATABASE_URL, DEMO_DATABASE_URL_VARIABLE, databaseUrl, parseDemoServer, type DemoServer } from './demoServer.js';
 export { DEMO_TABLES } from './demoTables.js';

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSources } from '../../src/datasource/index.js';
 import { demoEnvironment, dropDemoDatabases, ensureDemoDatabases, parseDemoServer, type DemoDatabase } from '../../src/demo/index.js';
+import { BUNDLED_EXAMPLE } from '../../src/cli/commands/demo.js';
 import { runCli } from '../helpers/cli.js';
 import { TEST_SERVER_URL } from '../helpers/testDatabase.js';
 
@@ -174,18 +175,49 @@ describe('dqctl demo --no-serve (the real bin)', () => {
     expect(failed('web events', 'page url', 'daily_texts_not_matching_regex_percent')).toBe(0);
   }, 240_000);
 
-  it('without a reachable PostgreSQL: says how to point the demo at one, applies, runs nothing', async () => {
-    const run = await runCli(['demo', '--no-serve', '--state-dir', join(dir, 'other'), '--demo-database', 'postgres://someone:pa55word@127.0.0.1:1/postgres'], {
+  it('without a reachable PostgreSQL: writes the demo data as Parquet and CSV files, runs the checks on them through DuckDB and opens incidents', async () => {
+    const state = join(dir, 'files');
+    const run = await runCli(['demo', '--no-serve', '--state-dir', state, '--demo-database', 'postgres://someone:pa55word@127.0.0.1:1/postgres'], {
       cwd: dir,
       env: env(),
+      timeoutMs: 240_000,
     });
+    expect(run.stderr).not.toMatch(/^Error/m);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Data source: none\. No PostgreSQL answered at postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/postgres/);
-    expect(run.stdout).toContain('DQCTL_DEMO_DATABASE_URL=');
+    expect(run.stdout).toMatch(/Data source: demo files read through DuckDB \(embedded; no PostgreSQL answered at postgres:\/\/someone:\*\*\*@127\.0\.0\.1:1\/postgres/);
+    expect(run.stdout).toMatch(/shop_oltp -> parquet files in .*: created, 6 tables, \d+ rows/);
+    expect(run.stdout).toMatch(/analytics_dwh -> csv files in .*: created, 6 tables, \d+ rows/);
+    expect(run.stdout).toContain('table comparison matches_shop_orders: table comparisons with a DuckDB side are not supported yet');
     expect(run.stdout + run.stderr).not.toContain('pa55word');
     expect(run.stdout).toContain('Apply complete!');
-    expect(run.stderr).toContain('Checks not run');
-  }, 120_000);
+    const ran = /Ran (\d+) checks .*: (\d+) valid, (\d+) warnings?, (\d+) errors?, 0 fatal, 0 execution errors\./.exec(run.stdout);
+    expect(ran).not.toBeNull();
+    expect(Number(ran![1])).toBeGreaterThan(100);
+    expect(Number(ran![3]) + Number(ran![4])).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(/The failures opened [1-9]\d* incidents?/);
+    // the example itself is untouched: the copy under the state folder reads the files
+    expect(await readFile(join(BUNDLED_EXAMPLE, 'sources/shop_oltp/connection.dqoconnection.yaml'), 'utf8')).toContain('provider_type: postgresql');
+    expect(await readFile(join(state, 'demo-files/home/sources/shop_oltp/connection.dqoconnection.yaml'), 'utf8')).toContain('provider_type: duckdb');
+
+    const results = await runCli(['results', '--state-dir', state, '--format', 'json'], { cwd: dir, env: env() });
+    const rows = (JSON.parse(results.stdout) as { results: Array<{ tableName: string; columnName: string | null; checkName: string; severity: number | null }> }).results;
+    const failed = (table: string, column: string | null, check: string) =>
+      rows.find((row) => row.tableName === table && row.columnName === column && row.checkName === check)?.severity;
+    // the same deliberate problems as on PostgreSQL, read from Parquet (shop) and CSV (warehouse), hostile names included
+    expect(failed('customers', 'email', 'daily_duplicate_count')).toBe(2);
+    expect(failed('payments', 'amount', 'daily_negative_values')).toBe(2);
+    expect(failed('dim_customer', null, 'daily_data_staleness')).toBe(2);
+    expect(failed('kundenübersicht', 'größe_segment', 'daily_nulls_percent')).toBe(1);
+    expect(failed('web events', 'event type', 'daily_text_found_in_set_percent')).toBe(0);
+    const incidents = await runCli(['incidents', 'list', '--state-dir', state, '--format', 'json'], { cwd: dir, env: env() });
+    expect(incidents.code).toBe(0);
+    expect(incidents.stdout).toContain('shop_oltp');
+
+    // the second time the files are reused
+    const again = await runCli(['demo', '--no-serve', '--state-dir', state, '--demo-database', 'postgres://someone@127.0.0.1:1/postgres'], { cwd: dir, env: env(), timeoutMs: 240_000 });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/shop_oltp -> parquet files in .*: reused/);
+  }, 300_000);
 
   it('leaves everything alone when the example’s connection variables are set', async () => {
     const run = await runCli(['demo', '--no-serve', '--state-dir', join(dir, 'own')], { cwd: dir, env: { ...env(), SHOP_OLTP_HOST: '127.0.0.1', DQCTL_DEMO_DATABASE_URL: 'postgres://x@127.0.0.1:1/postgres' } });

@@ -6,8 +6,9 @@ import {
   checkDemoPrefix,
   demoEnvironment,
   describeDemoEnvironment,
+  describeDemoFiles,
   ensureDemoDatabases,
-  type DemoDatabase,
+  prepareDemoFiles,
   type DemoSource,
 } from '../../demo/index.js';
 import { runChecksInProcess, type RunChecksOutcome } from '../../app/inProcessJobs/runChecksInProcess.js';
@@ -16,7 +17,7 @@ import type { IncidentRecord } from '../../app/types.js';
 import { DqError } from '../../model/index.js';
 import { withDataSources } from '../dataSourceOptions.js';
 import type { CliIo } from '../io.js';
-import type { StoreFlags } from '../storeOptions.js';
+import { stateDirOf, type StoreFlags } from '../storeOptions.js';
 import { applyCommand } from './apply.js';
 import { serveCommand, type ServeOptions } from './serve.js';
 import { validateCommand } from './validate.js';
@@ -45,16 +46,17 @@ export interface DemoOptions extends StoreFlags {
  * `run checks`).
  */
 export async function demoCommand(dir: string | undefined, options: DemoOptions, io: CliIo): Promise<number> {
-  const repository = dir ? resolve(io.cwd, dir) : BUNDLED_EXAMPLE;
+  const given = dir ? resolve(io.cwd, dir) : BUNDLED_EXAMPLE;
   try {
-    await access(repository);
+    await access(given);
   } catch {
-    throw new DqError('REPOSITORY_UNREADABLE', `the demo repository ${repository} does not exist${dir ? '' : ' (examples/shop of a dqctl checkout)'}`);
+    throw new DqError('REPOSITORY_UNREADABLE', `the demo repository ${given} does not exist${dir ? '' : ' (examples/shop of a dqctl checkout)'}`);
   }
   const prefix = checkDemoPrefix(options.prefix || io.env.DQCTL_DEMO_DATABASE_PREFIX || DEFAULT_DEMO_PREFIX);
 
   const source = await chooseDemoSource({ databaseUrl: options.demoDatabase, env: io.env });
-  const databases = await prepare(source, prefix, io);
+  // without a PostgreSQL server the demo runs on files, in a DuckDB copy of the repository
+  const { databases, repository } = await prepare(source, prefix, given, stateDirOf(options, io), io);
 
   io.stderr(`\nValidating ${repository}\n`);
   const valid = await validateCommand(repository, { format: 'text' }, io);
@@ -67,9 +69,7 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
 
   let exitCode = 0;
   let incidentConnections: string[] = [];
-  if (source.kind === 'none') {
-    io.stderr('\nChecks not run: there is no data source (see above).\n');
-  } else {
+  {
     io.stderr(`\nRunning the checks of every table once\n`);
     const run = await runAllChecks(repository, storeFlags, io);
     const { result } = run;
@@ -109,21 +109,23 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
   return serveCommand(serveOptions, io);
 }
 
-/** Makes the demo databases when the source calls for them, sets the environment, and says what it did. */
-async function prepare(source: DemoSource, prefix: string, io: CliIo): Promise<DemoDatabase[] | undefined> {
+/**
+ * Makes the demo data the source calls for (databases, or files and a DuckDB copy of the repository), sets the
+ * environment, and says what it did. `databases` is set when the data is the demo's own (its deliberate problems).
+ */
+async function prepare(source: DemoSource, prefix: string, repository: string, stateDir: string, io: CliIo): Promise<{ databases?: readonly unknown[]; repository: string }> {
   switch (source.kind) {
     case 'configured':
       io.stdout(`Data source: your own databases (${source.variables.join(', ')} set); no demo data is made.\n`);
-      return undefined;
-    case 'none':
-      io.stdout(
-        `Data source: none. No PostgreSQL answered at ${source.server.display} (${source.reason}).\n` +
-          `  The API is served all the same, and the checks have nothing to run on. For the demo data, start a local PostgreSQL,\n` +
-          `  or point the demo at one where you may create databases:\n` +
-          `    DQCTL_DEMO_DATABASE_URL=postgres://user:password@host:5432/postgres npm start\n` +
-          `  or set SHOP_OLTP_HOST, _PORT, _DATABASE, _USER, _PASSWORD (and the same with ANALYTICS_DWH_) for your own databases.\n`,
-      );
-      return undefined;
+      return { repository };
+    case 'files': {
+      io.stderr(`Preparing the demo files (no PostgreSQL answered at ${source.server.display})\n`);
+      const step = io.interactive ? (text: string) => io.stderr(`\r\x1b[K  ${text}`) : undefined;
+      const prepared = await prepareDemoFiles(repository, stateDir, { onStep: step });
+      if (step) io.stderr('\r\x1b[K');
+      io.stdout(describeDemoFiles(prepared, `no PostgreSQL answered at ${source.server.display}: ${source.reason}`));
+      return { databases: prepared.connections, repository: prepared.home };
+    }
     case 'postgres': {
       io.stderr(`Preparing the demo databases on ${source.server.display}\n`);
       const step = io.interactive ? (text: string) => io.stderr(`\r\x1b[K  ${text}`) : undefined;
@@ -140,7 +142,7 @@ async function prepare(source: DemoSource, prefix: string, io: CliIo): Promise<D
         );
       }
       io.stdout(`  environment set for this process: ${describeDemoEnvironment(vars)}\n`);
-      return databases;
+      return { databases, repository };
     }
     default: {
       const unreachable: never = source;
