@@ -1,21 +1,11 @@
 import pg from 'pg';
-import { DqError, type JsonObject } from '../model/index.js';
-import { parallelJobsLimitOf, resolveConnection, type ResolvedConnection } from './connectionConfig.js';
-import { classifyDataSourceError, dataSourceFailure, failureReason } from './dataSourceErrors.js';
-import {
-  APPLICATION_NAME,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_STATEMENT_TIMEOUT_MS,
-  type DataSource,
-  type DataSourceOptions,
-  type DataSourceSession,
-  type SessionOptions,
-  type SqlTarget,
-} from './dataSource.js';
+import { DqError } from '../model/index.js';
+import { resolveConnection, type ResolvedConnection } from './connectionConfig.js';
+import { classifyDataSourceError, failureReason } from './dataSourceErrors.js';
+import { APPLICATION_NAME, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, type DataSourceSession, type SessionOptions, type SqlTarget } from './dataSource.js';
 import type { SqlDialect } from './dialects/dialect.js';
 import { POSTGRESQL } from './dialects/postgresql.js';
-import type { SecretContext } from './secretReferences.js';
-import { Slots } from './slots.js';
+import { SlottedDataSource } from './slottedDataSource.js';
 
 /**
  * One monitored PostgreSQL database (one connection of the live store): a `pg` pool of at most
@@ -50,62 +40,27 @@ interface OpenPool {
   resolved: ResolvedConnection;
 }
 
-export class PostgresDataSource implements DataSource {
+export class PostgresDataSource extends SlottedDataSource {
   readonly dialect: SqlDialect = POSTGRESQL;
-  readonly maxConnections: number;
-  private readonly slots: Slots;
   private opening: Promise<OpenPool> | undefined;
-  private closed = false;
-
-  constructor(
-    readonly connectionName: string,
-    private readonly spec: JsonObject,
-    private readonly secretContext: SecretContext,
-    private readonly options: DataSourceOptions = {},
-  ) {
-    this.maxConnections = parallelJobsLimitOf(spec);
-    this.slots = new Slots(this.maxConnections);
-  }
 
   /** PostgreSQL reads the quoted table itself. */
   async sqlTarget(): Promise<SqlTarget> {
     return { dialect: this.dialect };
   }
 
-  /** Sessions running now (each holds one connection). */
-  get activeSessions(): number {
-    return this.slots.inUse;
-  }
-
-  /** One statement in its own read-only transaction. */
-  async query<R extends object = Record<string, unknown>>(text: string, params: readonly unknown[] = [], options: SessionOptions = {}): Promise<R[]> {
-    return this.session((session) => session.query<R>(text, params), options);
-  }
-
-  /** Several statements in one read-only transaction on one connection (one snapshot with `snapshot: true`). */
-  async session<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions = {}): Promise<T> {
-    const { signal } = options;
-    if (this.closed) throw new DqError('INTERNAL', `the data source of connection ${JSON.stringify(this.connectionName)} is closed`);
-    if (signal?.aborted) throw this.cancelled();
+  /** A read-only transaction on one connection of the pool (one snapshot with `snapshot: true`). */
+  protected async runSession<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
+    const { pool, resolved } = await this.pool();
+    let client: pg.PoolClient;
     try {
-      await this.slots.acquire(signal);
-    } catch {
-      throw this.cancelled();
+      client = await pool.connect();
+    } catch (error) {
+      const failure = classifyDataSourceError(error, this.connectionName, 'connect', resolved.secrets);
+      if (failureReason(failure) === 'auth_failed') this.dropPool();
+      throw failure;
     }
-    try {
-      const { pool, resolved } = await this.pool();
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        const failure = classifyDataSourceError(error, this.connectionName, 'connect', resolved.secrets);
-        if (failureReason(failure) === 'auth_failed') this.dropPool();
-        throw failure;
-      }
-      return await this.run(client, resolved, work, options);
-    } finally {
-      this.slots.release();
-    }
+    return await this.run(client, resolved, work, options);
   }
 
   private async run<T>(client: pg.PoolClient, resolved: ResolvedConnection, work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
@@ -178,7 +133,7 @@ export class PostgresDataSource implements DataSource {
   }
 
   private cancelled(): DqError {
-    return dataSourceFailure(this.connectionName, 'cancelled');
+    return this.failure('cancelled');
   }
 
   /** pg_cancel_backend(pid) from a connection of its own (the pool may be full); failures are ignored. */

@@ -12,13 +12,11 @@
  */
 import { DuckDBInstance, BOOLEAN, DOUBLE, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { DqError, type JsonObject } from '../../model/index.js';
-import { DEFAULT_STATEMENT_TIMEOUT_MS, type DataSource, type DataSourceOptions, type DataSourceSession, type SessionOptions, type SqlTarget } from '../dataSource.js';
-import { dataSourceFailure, type DataSourceFailure } from '../dataSourceErrors.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, type DataSourceSession, type SessionOptions, type SqlTarget } from '../dataSource.js';
 import type { SqlDialect } from '../dialects/dialect.js';
 import { DUCKDB } from '../dialects/duckdb.js';
-import { parallelJobsLimitOf } from '../connectionConfig.js';
-import { redactSecrets, type SecretContext } from '../secretReferences.js';
-import { Slots } from '../slots.js';
+import { redactSecrets } from '../secretReferences.js';
+import { SlottedDataSource } from '../slottedDataSource.js';
 import { resolveDuckdbSettings, type DuckdbSettings } from './duckdbSettings.js';
 import { fileRelation } from './fileRelation.js';
 
@@ -27,26 +25,9 @@ interface OpenDatabase {
   settings: DuckdbSettings;
 }
 
-export class DuckdbDataSource implements DataSource {
+export class DuckdbDataSource extends SlottedDataSource {
   readonly dialect: SqlDialect = DUCKDB;
-  readonly maxConnections: number;
-  private readonly slots: Slots;
   private opening: Promise<OpenDatabase> | undefined;
-  private closed = false;
-
-  constructor(
-    readonly connectionName: string,
-    private readonly spec: JsonObject,
-    private readonly secretContext: SecretContext,
-    private readonly options: DataSourceOptions = {},
-  ) {
-    this.maxConnections = parallelJobsLimitOf(spec);
-    this.slots = new Slots(this.maxConnections);
-  }
-
-  get activeSessions(): number {
-    return this.slots.inUse;
-  }
 
   /** The table's files as a table function in files mode; in in_memory mode the quoted table of the database. */
   async sqlTarget(schema: string, table: string, tableSpec?: JsonObject): Promise<SqlTarget> {
@@ -55,19 +36,8 @@ export class DuckdbDataSource implements DataSource {
     return { dialect: DUCKDB, relation: fileRelation(this.connectionName, settings, schema, table, tableSpec).relation };
   }
 
-  async query<R extends object = Record<string, unknown>>(text: string, params: readonly unknown[] = [], options: SessionOptions = {}): Promise<R[]> {
-    return this.session((session) => session.query<R>(text, params), options);
-  }
-
-  async session<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions = {}): Promise<T> {
+  protected async runSession<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
     const { signal } = options;
-    if (this.closed) throw new DqError('INTERNAL', `the data source of connection ${JSON.stringify(this.connectionName)} is closed`);
-    if (signal?.aborted) throw this.failure('cancelled');
-    try {
-      await this.slots.acquire(signal);
-    } catch {
-      throw this.failure('cancelled');
-    }
     let connection: DuckDBConnection | undefined;
     try {
       const { instance, settings } = await this.database();
@@ -101,7 +71,6 @@ export class DuckdbDataSource implements DataSource {
       return await work(session);
     } finally {
       connection?.closeSync();
-      this.slots.release();
     }
   }
 
@@ -137,10 +106,6 @@ export class DuckdbDataSource implements DataSource {
       });
     }
     return this.opening;
-  }
-
-  private failure(reason: DataSourceFailure, detail?: string): DqError {
-    return dataSourceFailure(this.connectionName, reason, detail);
   }
 
   /** DuckDB's message → a coded failure: a missing file or folder, a remote path without httpfs, anything else. */

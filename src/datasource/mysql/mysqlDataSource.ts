@@ -12,14 +12,13 @@
  * dropped rather than reused. Every failure is a coded DqError naming the connection, secrets redacted.
  */
 import mysql from 'mysql2/promise';
-import { DqError, type JsonObject } from '../../model/index.js';
-import { parallelJobsLimitOf } from '../connectionConfig.js';
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, type DataSource, type DataSourceOptions, type DataSourceSession, type SessionOptions, type SqlTarget } from '../dataSource.js';
-import { classifyDataSourceError, dataSourceFailure, type DataSourceFailure } from '../dataSourceErrors.js';
+import { DqError } from '../../model/index.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, type DataSourceSession, type SessionOptions, type SqlTarget } from '../dataSource.js';
+import { classifyDataSourceError, type DataSourceFailure } from '../dataSourceErrors.js';
 import type { SqlDialect } from '../dialects/dialect.js';
 import { MYSQL } from '../dialects/mysql.js';
-import { redactSecrets, type SecretContext } from '../secretReferences.js';
-import { Slots } from '../slots.js';
+import { redactSecrets } from '../secretReferences.js';
+import { SlottedDataSource } from '../slottedDataSource.js';
 import { resolveMysqlSettings, type MysqlSettings } from './mysqlSettings.js';
 
 interface OpenPool {
@@ -45,45 +44,17 @@ const ERRNO_REASONS: Record<number, DataSourceFailure> = {
   2013: 'dropped',
 };
 
-export class MysqlDataSource implements DataSource {
+export class MysqlDataSource extends SlottedDataSource {
   readonly dialect: SqlDialect = MYSQL;
-  readonly maxConnections: number;
-  private readonly slots: Slots;
   private opening: Promise<OpenPool> | undefined;
-  private closed = false;
-
-  constructor(
-    readonly connectionName: string,
-    private readonly spec: JsonObject,
-    private readonly secretContext: SecretContext,
-    private readonly options: DataSourceOptions = {},
-  ) {
-    this.maxConnections = parallelJobsLimitOf(spec);
-    this.slots = new Slots(this.maxConnections);
-  }
-
-  get activeSessions(): number {
-    return this.slots.inUse;
-  }
 
   /** MySQL reads the quoted `"database"."table"` itself (ANSI_QUOTES). */
   async sqlTarget(): Promise<SqlTarget> {
     return { dialect: MYSQL };
   }
 
-  async query<R extends object = Record<string, unknown>>(text: string, params: readonly unknown[] = [], options: SessionOptions = {}): Promise<R[]> {
-    return this.session((session) => session.query<R>(text, params), options);
-  }
-
-  async session<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions = {}): Promise<T> {
+  protected async runSession<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
     const { signal } = options;
-    if (this.closed) throw new DqError('INTERNAL', `the data source of connection ${JSON.stringify(this.connectionName)} is closed`);
-    if (signal?.aborted) throw this.failure('cancelled');
-    try {
-      await this.slots.acquire(signal);
-    } catch {
-      throw this.failure('cancelled');
-    }
     let connection: mysql.PoolConnection | undefined;
     let reusable = true;
     try {
@@ -137,7 +108,6 @@ export class MysqlDataSource implements DataSource {
         if (reusable) connection.release();
         else connection.destroy();
       }
-      this.slots.release();
     }
   }
 
@@ -189,10 +159,6 @@ export class MysqlDataSource implements DataSource {
     } catch {
       // the statement may have ended already; the connection is dropped either way
     }
-  }
-
-  private failure(reason: DataSourceFailure, detail?: string): DqError {
-    return dataSourceFailure(this.connectionName, reason, detail);
   }
 
   private classify(error: unknown, phase: 'connect' | 'query', secrets: readonly string[]): DqError {
