@@ -37,7 +37,7 @@ export const ERROR_CODES = {
   FORBIDDEN: { http: 403, exit: 1, description: "The caller's role does not allow this operation." },
   INSECURE_BIND: { http: 500, exit: 1, description: 'serve refuses to listen on a non-loopback address without tokens; pass --tokens or --insecure.' },
   NOT_IMPLEMENTED: { http: 501, exit: 1, description: 'The operation needs a job executor this server was built without, or is one dqctl does not serve (DQOps Cloud features, the scheduler through the API, …).' },
-  STORE_IN_USE: { http: 423, exit: 1, description: 'The embedded store is open in a running `dqctl serve`; run plan, apply and run checks through it with --server URL, or stop it.' },
+  STORE_IN_USE: { http: 423, exit: 1, description: 'The embedded store is open in a running `dqctl serve`; run plan, apply, run checks, preview and the reads through it with --server URL, or stop it.' },
   SERVER_UNREACHABLE: { http: 502, exit: 1, description: 'The dqctl server given with --server cannot be reached, or did not answer as a dqctl server.' },
   LOCK_HELD: { http: 409, exit: 1, description: 'lock release refused: the holder is alive and the lock is younger than its TTL.' },
   EXPORT_WOULD_OVERWRITE: { http: 409, exit: 1, description: 'export would overwrite files that differ from the live state; nothing was written (pass --force).' },
