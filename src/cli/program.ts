@@ -334,7 +334,7 @@ Where the demo's data comes from:
         incidents
           .command(verb)
           .description(`${what}; notifies the addresses of that status`)
-          .argument('<id>', 'the incident id (see dqctl incidents list)')
+          .argument('<id>', 'the incident id, or a unique start of it as git takes a commit (see dqctl incidents list)')
           .option('--connection <name>', 'the connection of the incident (with --server, saves a search)')
           .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
       ),
