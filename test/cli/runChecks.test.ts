@@ -72,6 +72,17 @@ describe('run checks and results (real bin)', () => {
     expect([none.code, none.stdout]).toEqual([0, expect.stringContaining('No check matched the filters.')]);
   });
 
+  it("a daily period is the run's UTC date, whatever the process's time zone (as DQOps with DQO_DEFAULT_TIME_ZONE=UTC)", async () => {
+    const env = { DQ_USER: decodeURIComponent(new URL(source.url).username) || 'postgres', TZ: 'Pacific/Kiritimati' }; // UTC+14
+    const before = new Date().toISOString().slice(0, 10);
+    const run = await runCli(['run', 'checks', '--check', 'daily_row_count', ...store], { cwd: dir, env });
+    const after = new Date().toISOString().slice(0, 10);
+    expect(run.code, run.stderr).toBe(0);
+    const rows = JSON.parse((await runCli(['results', '--check', 'daily_row_count', '--format', 'json', ...store], { cwd: dir })).stdout).results as Array<{ timePeriod: string }>;
+    expect(rows).toHaveLength(1);
+    expect([`${before}T00:00:00.000Z`, `${after}T00:00:00.000Z`]).toContain(new Date(rows[0].timePeriod).toISOString());
+  });
+
   it('run checks on a store where nothing was applied says so and exits 1', async () => {
     const empty = ['--state-dir', join(dir, 'empty-state')];
     const run = await runCli(['run', 'checks', ...empty], { cwd: dir });
