@@ -1,3 +1,4 @@
+import { resolveIncidentId } from './incidentIdPrefix.js';
 import { setIncidentStatus } from '../incidents/index.js';
 import { DEFAULT_NOTIFICATIONS_NAME } from '../manifest/objectPaths.js';
 import { DqError } from '../model/index.js';
@@ -19,15 +20,14 @@ export async function listIncidents(store: Store, filter: { connection?: string;
 }
 
 export async function changeIncidentStatus(store: Store, id: string, status: IncidentStatus, by: string): Promise<{ incident: IncidentRecord; changed: boolean; messages: number }> {
-  const incident = await store.incidents.getById(id);
-  if (!incident) throw new DqError('NOT_FOUND', `incident ${JSON.stringify(id)} not found`);
+  const incident = (await store.incidents.getById(id)) ?? resolveIncidentId(id, await store.incidents.list({ idPrefix: id.trim().toLowerCase(), limit: 1000 }));
   const [source, defaults] = await Promise.all([
     store.getObjects([{ kind: 'source', name: incident.connection }]),
     store.getObjects([{ kind: 'default_notifications', name: DEFAULT_NOTIFICATIONS_NAME }]),
   ]);
   return setIncidentStatus(
     store,
-    { connection: incident.connection, year: incident.year, month: incident.month, id },
+    { connection: incident.connection, year: incident.year, month: incident.month, id: incident.id },
     { status, by, at: new Date().toISOString(), connectionSpec: source[0]?.spec, defaultNotifications: defaults[0]?.spec },
   );
 }

@@ -1,5 +1,6 @@
 import { compileNamePattern } from '../policy/index.js';
 import type { StatisticsRow, Store } from '../store/store.js';
+import { refuseUnknownFilterNames } from './filterNames.js';
 import { selectedTables, type TableSelection } from './selectedTables.js';
 
 /**
@@ -7,6 +8,8 @@ import { selectedTables, type TableSelection } from './selectedTables.js';
  * `column`, of the columns it matches: wildcards, comma lists). `dqctl statistics` renders them.
  */
 export async function latestStatistics(store: Store, options: TableSelection & { column?: string }): Promise<StatisticsRow[]> {
+  // Columns are not checked: statistics describe the data source's columns, listed in the table file or not.
+  await refuseUnknownFilterNames(store, { connection: options.connection, table: options.table });
   const column = compileNamePattern(options.column);
   const rows: StatisticsRow[] = [];
   for (const t of await selectedTables(store, options)) {

@@ -2,14 +2,32 @@ import type { Command } from 'commander';
 
 /**
  * Every exit code a command uses, in one table (printed by `dqctl --help`, kept equal to the README's by a
- * test), and which of them each command uses (printed by its own --help). main.ts is the only place that exits.
+ * test), and which of them each command uses (printed by its own --help). Each code has one meaning across
+ * every command, so a script can tell "dqctl failed" (1) from "the data has a warning" (5). main.ts is the only
+ * place that exits; the handlers return these names.
  */
-export const EXIT_CODES: ReadonlyArray<{ code: number; meaning: string }> = [
-  { code: 0, meaning: 'success: valid, no changes, no check result at --fail-at or above' },
-  { code: 1, meaning: 'error (bad option, store or server unreachable, lock timeout, stale or refused plan, …); run checks: a warning at --fail-at warning' },
-  { code: 2, meaning: 'plan --detailed-exitcode: there are changes; preview --detailed-exitcode: a check would fail now; run checks: an error at or above --fail-at' },
-  { code: 3, meaning: 'the repository does not validate (nothing was planned or applied); run checks: a fatal at or above --fail-at' },
-  { code: 4, meaning: 'run checks, demo --no-serve: a check could not run (execution error)' },
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  detailed: 2,
+  invalid: 3,
+  couldNotRun: 4,
+  warning: 5,
+  errorResult: 6,
+  fatal: 7,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export const EXIT_CODES: ReadonlyArray<{ code: ExitCode; meaning: string }> = [
+  { code: EXIT.ok, meaning: 'success: valid, no changes, no check result at --fail-at or above' },
+  { code: EXIT.error, meaning: 'dqctl could not do what was asked: a bad option, an unknown name in a filter, nothing applied, store or server unreachable, lock timeout, stale or refused plan, …' },
+  { code: EXIT.detailed, meaning: '--detailed-exitcode found something to act on: plan: there are changes; preview: a check would fail now' },
+  { code: EXIT.invalid, meaning: 'the repository does not validate (nothing was planned or applied)' },
+  { code: EXIT.couldNotRun, meaning: 'part of the work failed on a data source: a check could not run (execution error), a table\'s statistics or a check\'s error samples could not be collected' },
+  { code: EXIT.warning, meaning: 'run checks: the highest result is a warning, at --fail-at warning' },
+  { code: EXIT.errorResult, meaning: 'run checks: the highest result is an error, at or above --fail-at' },
+  { code: EXIT.fatal, meaning: 'run checks: the highest result is a fatal, at or above --fail-at' },
 ];
 
 /** The codes of each command, by its full name (`lock release`); every other command uses 0 and 1. */
@@ -27,13 +45,14 @@ const COMMAND_CODES: Record<string, Record<number, string>> = {
   demo: { 0: 'done (--no-serve), or the server was stopped', 1: 'error', 3: 'the repository does not validate', 4: '--no-serve: a check could not run' },
   'run checks': {
     0: 'no result at --fail-at or above',
-    1: 'a warning at --fail-at warning, or an error of dqctl (store, server, options)',
-    2: 'an error result at or above --fail-at',
-    3: 'a fatal result',
+    1: 'error of dqctl (an unknown name in a filter, nothing applied, store or server unreachable, options)',
     4: 'a check could not run (execution error)',
+    5: 'the highest result is a warning, at --fail-at warning',
+    6: 'the highest result is an error, at or above --fail-at',
+    7: 'the highest result is a fatal, at or above --fail-at',
   },
-  'collect statistics': { 0: 'collected', 1: 'error, or a table whose statistics could not be collected' },
-  'collect error-samples': { 0: 'collected', 1: 'error, or a check whose samples could not be collected' },
+  'collect statistics': { 0: 'collected', 1: 'error (an unknown name in a filter, nothing applied, …)', 4: 'a table whose statistics could not be collected' },
+  'collect error-samples': { 0: 'collected', 1: 'error (an unknown name in a filter, nothing applied, …)', 4: 'a check whose samples could not be collected' },
 };
 
 const DEFAULT_CODES: Record<number, string> = { 0: 'success', 1: 'error' };

@@ -6,8 +6,8 @@ import { buildProgram } from './program.js';
 import { diagnosticsReport, renderDiagnosticsText } from './render/diagnostics.js';
 
 /**
- * The one place that turns outcomes into exit codes: 0 ok, 1 error, 2 changes (plan --detailed-exitcode),
- * 3 validation failed. Errors are printed as one clear line; stack traces only with DQCTL_DEBUG=1.
+ * The one place that turns outcomes into exit codes (their table, one meaning each: EXIT_CODES in exitCodes.ts;
+ * a DqError's code gives its own, 1 or 3). Errors are printed as one clear line; stack traces only with DQCTL_DEBUG=1.
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   let result: Promise<number> | undefined;

@@ -90,13 +90,20 @@ ${exitCodesTable()}`,
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
     .action((file: string, options) => setResult(import('./commands/show.js').then((m) => m.showCommand(file, options, io))));
 
+  const remoteOptions = (command: Command) =>
+    command
+      .option('--server <url>', 'through a running `dqctl serve` at this URL (default: $DQCTL_SERVER_URL)')
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)');
+
   const state = program.command('state').description('inspect the live store');
-  storeOptions(
-    state
-      .command('list')
-      .description('list the objects of the live store with managed_by, owner and origin')
-      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_schedules, default_notifications')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  remoteOptions(
+    storeOptions(
+      state
+        .command('list')
+        .description('list the objects of the live store with managed_by, owner and origin')
+        .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_schedules, default_notifications')
+        .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
   ).action((options) => setResult(import('./commands/stateList.js').then((m) => m.stateListCommand(options, io))));
 
   // positional options: `export --out X` is the configuration export's, `export dqops-data --out X` the history's
@@ -296,6 +303,7 @@ Where the demo's data comes from:
       .option('--timeout <duration>', 'with --server: longest wait for one answer of the server, e.g. 30s, 5m (default: $DQCTL_TIMEOUT or 2m)'),
   ).action((dir: string, options) => setResult(import('./commands/preview.js').then((m) => m.previewCommand(dir, options, io))));
 
+  remoteOptions(
   storeOptions(
     program
       .command('statistics')
@@ -304,8 +312,10 @@ Where the demo's data comes from:
       .option('--table <schema.table>', 'only these tables (* wildcards)')
       .option('--column <name>', 'only these columns (* wildcards)')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
   ).action((options) => setResult(import('./commands/statistics.js').then((m) => m.statisticsCommand(options, io))));
 
+  remoteOptions(
   storeOptions(
     program
       .command('results')
@@ -317,12 +327,8 @@ Where the demo's data comes from:
       .option('--check <name>', 'only this check')
       .option('--comparison <name>', 'only the comparison checks of this table comparison')
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
   ).action((options) => setResult(import('./commands/results.js').then((m) => m.resultsCommand(options, io))));
-
-  const remoteOptions = (command: Command) =>
-    command
-      .option('--server <url>', 'through a running `dqctl serve` at this URL (default: $DQCTL_SERVER_URL)')
-      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)');
 
   const incidents = program.command('incidents').description('incidents: failed checks grouped by the incident_grouping of their connection');
   remoteOptions(
@@ -346,7 +352,7 @@ Where the demo's data comes from:
         incidents
           .command(verb)
           .description(`${what}; notifies the addresses of that status`)
-          .argument('<id>', 'the incident id (see dqctl incidents list)')
+          .argument('<id>', 'the incident id, or a unique start of it as git takes a commit (see dqctl incidents list)')
           .option('--connection <name>', 'the connection of the incident (with --server, saves a search)')
           .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
       ),

@@ -9,6 +9,7 @@ export const LOADER_DIAGNOSTICS = {
   yaml_alias_expansion: { severity: 'error', description: 'YAML anchors and aliases expand to more than a million values ("billion laughs").' },
   too_deeply_nested: { severity: 'error', description: 'A document nested deeper than 100 levels of mappings and lists; it is not read.' },
   duplicate_key: { severity: 'error', description: 'A key appears twice in one mapping.' },
+  quoted_scalar: { severity: 'warning', description: 'A quoted number or boolean (`min_count: "1000"`) where the schema wants one: read as that number or boolean, as DQOps (Jackson) does; write it without quotes.' },
   not_a_document: { severity: 'error', description: 'The file is empty or does not hold a mapping.' },
   wrong_api_version: { severity: 'error', description: 'apiVersion is missing or is not dqo/v1.' },
   wrong_kind: { severity: 'error', description: 'kind is missing or unknown.' },

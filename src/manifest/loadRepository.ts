@@ -13,7 +13,7 @@ import {
   type ObjectKind,
   type ProgressReporter,
 } from '../model/index.js';
-import { validateDocument } from '../schema/index.js';
+import { coerceQuotedScalars, validateDocument } from '../schema/index.js';
 import type { DesiredState } from './desiredState.js';
 import { DirectorySource } from './directorySource.js';
 import { environmentDiagnostics, substituteVariables, variableInFileName, VariableScope } from './environmentVariables.js';
@@ -342,6 +342,22 @@ function envelopeDiagnostics(expectedKind: ObjectKind, parsed: ParsedYaml): Diag
 
 /** `origins`: the values that came from a variable, so a wrong one says which variable gave it. */
 function schemaDiagnostics(kind: ObjectKind | 'settings', parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
+  const violations = schemaViolationDiagnostics(kind, parsed, origins);
+  if (!violations.some((d) => d.code === 'wrong_type')) return violations;
+  // the value is this parse's own (a cache keeps the result with these diagnostics), so it may be converted in place
+  const quoted = coerceQuotedScalars(kind, parsed.value).map(
+    (q): Diagnostic => ({
+      severity: 'warning',
+      code: 'quoted_scalar',
+      summary: `${JSON.stringify(q.written)} is a quoted ${typeof q.value}; read as ${String(q.value)}, as DQOps does`,
+      detail: 'DQOps converts a quoted number or boolean to the type its field wants; write it without quotes.',
+      range: parsed.locate(q.path, false),
+    }),
+  );
+  return quoted.length === 0 ? violations : [...quoted, ...schemaViolationDiagnostics(kind, parsed, origins)];
+}
+
+function schemaViolationDiagnostics(kind: ObjectKind | 'settings', parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
   return validateDocument(kind, parsed.value).map((v) => {
     const origin = v.onKey ? undefined : origins?.get(JSON.stringify(v.path));
     return {

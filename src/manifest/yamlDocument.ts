@@ -1,5 +1,5 @@
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type YAMLError } from 'yaml';
 import { unstorableValues, type Diagnostic, type JsonValue, type SourceRange } from '../model/index.js';
 
 /**
@@ -150,7 +150,7 @@ function expandedSize(value: JsonValue | undefined, limit: number): number {
 
 const YAML_MESSAGES: Array<[RegExp, string]> = [
   [/multiple documents/i, 'a file must hold one YAML document; remove the second "---" document'],
-  [/tab characters? (must not|are not allowed)/i, 'tabs are not allowed for indentation in YAML; indent with spaces'],
+  [/tab characters? (must not|are not allowed)|tabs are not allowed/i, 'tabs are not allowed for indentation in YAML; indent with spaces'],
 ];
 
 function friendlyYamlMessage(message: string): string {
@@ -181,7 +181,7 @@ function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; 
       range,
     });
   };
-  for (const error of doc.errors) report(toRange(error.pos[0], error.pos[1]), false, error.message);
+  for (const error of syntaxErrorsToReport(doc.errors, text)) report(toRange(error.start, error.end), false, error.message);
   for (const key of duplicateKeys(doc)) report(toRange(key.range![0], key.range![1]), true, '');
   diagnostics.sort((a, b) => a.range!.start.line - b.range!.start.line || a.range!.start.column - b.range!.start.column);
   if (diagnostics.length > 0) return { diagnostics };
@@ -200,6 +200,24 @@ function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; 
   if (deep) return { diagnostics: [tooDeep(file, locateOrNull(positions.locate, deep))] };
   const unstorable = storabilityDiagnostics(parsed);
   return unstorable.length > 0 ? { diagnostics: unstorable } : { parsed, diagnostics };
+}
+
+/**
+ * The `yaml` library's errors as a person wants them: at the offending text, not at the indentation before it
+ * (the library gives "All mapping items must start at the same column" at column 1), and without the
+ * consequences of a tab: a line indented with a tab throws off the indentation of the lines after it, each of
+ * which the library reports again although it is correct, so the tab's error is the last one reported.
+ */
+function syntaxErrorsToReport(errors: readonly YAMLError[], text: string): Array<{ start: number; end: number; message: string }> {
+  const out: Array<{ start: number; end: number; message: string }> = [];
+  const ordered = [...errors].sort((a, b) => a.pos[0] - b.pos[0]);
+  for (const error of ordered) {
+    let start = error.pos[0];
+    while (text[start] === ' ') start++;
+    out.push({ start, end: Math.max(start, error.pos[1]), message: error.message });
+    if (error.code === 'TAB_AS_INDENT') break;
+  }
+  return out;
 }
 
 /**

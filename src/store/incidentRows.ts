@@ -295,6 +295,8 @@ export interface IncidentFilter {
   statuses?: readonly IncidentStatus[];
   /** Only this highest severity. */
   severity?: SeverityNumber;
+  /** Only incidents whose id starts with this (a prefix given on the command line, as git takes a commit's). */
+  idPrefix?: string;
   /** Case-insensitive substring of schema.table, data group, quality dimension, check category or check name. */
   text?: string;
   qualityDimension?: string;
@@ -314,6 +316,7 @@ export async function listIncidents(sql: SqlQueryable, filter: IncidentFilter): 
     return `$${params.length}`;
   };
   if (filter.connection !== undefined) where.push(`connection_name = ${bind(filter.connection)}`);
+  if (filter.idPrefix !== undefined) where.push(`id::text like ${bind(`${filter.idPrefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)} escape '\\'`);
   if (filter.firstSeenFrom) where.push(`first_seen >= ${bind(filter.firstSeenFrom)}::timestamptz`);
   if (filter.statuses) where.push(`status in (select jsonb_array_elements_text(${bind(JSON.stringify(filter.statuses))}::text::jsonb))`);
   if (filter.severity !== undefined) where.push(`highest_severity = ${bind(filter.severity)}`);

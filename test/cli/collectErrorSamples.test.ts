@@ -101,15 +101,16 @@ describe('collect error-samples (real bin)', () => {
     expect(report.tables[0].samplers).toEqual([{ check: 'daily_negative_values', column: 'Amount €', samples: 1 }]);
   }, 120_000);
 
-  it('a sampler that cannot run: its reason, exit 1; nothing matched: exit 0', async () => {
+  it('a sampler that cannot run: its reason, exit 4; an unknown check: exit 1', async () => {
     const failed = await runCli(['collect', 'error-samples', '--column', 'email', ...store], { cwd: dir });
-    expect(failed.code).toBe(1);
+    expect(failed.code).toBe(4); // part of the work failed on the data source (was 1, which also meant "dqctl failed")
     expect(failed.stdout).toContain('FAILED  db/Shop.Order Lines');
     expect(failed.stderr).toContain('Error: error sampling failed: all 1 error sampler failed: db/Shop.Order Lines:');
     expect(failed.stderr).toContain('DQ_USER');
+    // a check name that exists nowhere is a typo, refused (it was exit 0, "nothing collected": the defect of issue 26)
     const none = await runCli(['collect', 'error-samples', '--check', 'no_such_check', ...store], { cwd: dir, env: env() });
-    expect(none.code).toBe(0);
-    expect(none.stdout).toContain('nothing collected');
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('Error: --check: no check named "no_such_check"');
     const bad = await runCli(['collect', 'error-samples', '--limit', '0', ...store], { cwd: dir, env: env() });
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--limit must be an integer');

@@ -108,5 +108,6 @@ describe('exit codes', () => {
     }
     expect((await runCli(['plan', '--help'], { cwd: import.meta.dirname })).stdout).toContain('2  --detailed-exitcode: there are changes');
     expect((await runCli(['run', 'checks', '--help'], { cwd: import.meta.dirname })).stdout).toContain('4  a check could not run');
+    expect((await runCli(['run', 'checks', '--help'], { cwd: import.meta.dirname })).stdout).toContain('5  the highest result is a warning');
   });
 });

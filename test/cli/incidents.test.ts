@@ -75,6 +75,34 @@ describe('dqctl incidents and notifications (real bin)', () => {
     expect(failed.stdout).toBe('No notification messages.\n');
   }, 400_000);
 
+  it('takes a unique prefix of an incident id, as git does, and refuses an ambiguous one listing the matches', async () => {
+    const dir = join(ws.dir, 'prefixes');
+    const state = ['--state-dir', dir];
+    // 17 incidents: two of them surely share their first hex digit
+    const store = await openStore({ stateDir: dir, operation: 'test' });
+    try {
+      const config: IncidentConfiguration = { connectionSpec: () => ({}), tableSpec: () => undefined, defaultNotifications: undefined };
+      await recordResultsWithIncidents(store, Array.from({ length: 17 }, (_, i) => failure(`t${i}`)), config);
+    } finally {
+      await store.close();
+    }
+    const incidents = (JSON.parse((await runCli(['incidents', 'list', ...state, '--format', 'json'], { cwd: ws.dir })).stdout) as { incidents: Array<{ id: string; table: string }> }).incidents;
+    expect(incidents).toHaveLength(17);
+    const shared = incidents.filter((i) => incidents.some((other) => other !== i && other.id[0] === i.id[0]));
+    shared.splice(0, shared.length, ...shared.filter((i) => i.id[0] === shared[0].id[0]));
+    const ambiguous = await runCli(['incidents', 'acknowledge', shared[0].id[0], ...state], { cwd: ws.dir });
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain(`Error: incident id "${shared[0].id[0]}" is ambiguous: ${shared.length} incidents start with it; give more characters:\n`);
+    for (const match of shared) expect(ambiguous.stderr).toContain(`  ${match.id}  shop/public.${match.table}  open\n`);
+    // the shortest prefix that names one incident alone
+    const target = shared[0];
+    const prefix = target.id.slice(0, [...Array(target.id.length).keys()].find((n) => n > 0 && incidents.filter((i) => i.id.startsWith(target.id.slice(0, n))).length === 1)!);
+    const ack = await runCli(['incidents', 'acknowledge', prefix, ...state], { cwd: ws.dir });
+    expect([ack.code, ack.stdout]).toEqual([0, `Incident ${target.id} is now acknowledged.\n`]);
+    const none = await runCli(['incidents', 'acknowledge', 'zz', ...state], { cwd: ws.dir });
+    expect([none.code, none.stderr]).toEqual([1, 'Error: incident "zz" not found\n']);
+  }, 200_000);
+
   it('works through a server with --server (PostgreSQL store), and shows failed messages', async () => {
     database = await createTestDatabase();
     await seed({ databaseUrl: database.url });
@@ -93,7 +121,7 @@ describe('dqctl incidents and notifications (real bin)', () => {
     const list = JSON.parse((await runCli(['incidents', 'list', ...remote, '--format', 'json'], { cwd: ws.dir })).stdout) as { incidents: JsonObject[] };
     expect(list.incidents.map((i) => i.table).sort()).toEqual([HOSTILE, 'orders'].sort());
     const id = String(list.incidents.find((i) => i.table === 'orders')!.id);
-    const mute = await runCli(['incidents', 'mute', id, ...remote], { cwd: ws.dir });
+    const mute = await runCli(['incidents', 'mute', id.slice(0, 13), ...remote], { cwd: ws.dir }); // a prefix, as git takes
     expect(mute.code).toBe(0);
     expect(mute.stdout).toBe(`Incident ${id} is now muted.\n`);
     const muted = JSON.parse((await runCli(['incidents', 'list', ...remote, '--status', 'muted', '--format', 'json'], { cwd: ws.dir })).stdout) as { incidents: JsonObject[] };

@@ -63,7 +63,7 @@ describe('run checks --server through a running dqctl serve (real bin)', { timeo
     expect(run.stdout).toContain(`See them through the results overview endpoints of ${server.url}/api/docs\n`);
     expect(run.code).toBe(0);
     const strict = await cli(['--table', 'public.Orders', '--fail-at', 'warning', '--format', 'json', ...asOperator()]);
-    expect(strict.code).toBe(1);
+    expect(strict.code).toBe(5); // a warning: 5 (was 1, which also meant "dqctl failed")
     expect(JSON.parse(strict.stdout)).toEqual({ highest_severity: 'warning', executed_checks: 2, valid_results: 1, warnings: 1, errors: 0, fatals: 0, execution_errors: 0 });
     // the results are the server's: its overview of the table shows them
     const table = '/api/connections/db/schemas/public/tables/Orders';
@@ -106,9 +106,35 @@ describe('run checks --server through a running dqctl serve (real bin)', { timeo
     const local = await cli(['--state-dir', join(dir, 'state')], { DQ_USER: user() });
     expect(local.code).toBe(1);
     expect(local.stderr).toContain(`use \`dqctl run checks --server ${server.url}\`, or stop the server`);
+    // every read takes --server now, so the lock names it (it said "read it through the server's API": issue 26)
     const results = await runCli(['results', '--state-dir', join(dir, 'state')], { cwd: dir });
     expect(results.code).toBe(1);
-    expect(results.stderr).toContain(`read it through the server's API (${server.url}/api/docs); plan, apply and run checks take --server ${server.url}`);
+    expect(results.stderr).toContain(`use \`dqctl results --server ${server.url}\`, or stop the server`);
+    const preview = await runCli(['preview', '--base', 'HEAD', '--state-dir', join(dir, 'state')], { cwd: dir });
+    expect(preview.code).toBe(1);
+    expect(preview.stderr).toContain(`use \`dqctl preview --server ${server.url}\`, or stop the server`);
+  });
+
+  it('the reads work through the server while it holds the store: state list, results, statistics', async () => {
+    const viewer = ['--server', server.url, '--token', 'viewer-token'];
+    const state = await runCli(['state', 'list', '--format', 'json', ...viewer], { cwd: dir });
+    expect(state.code, state.stderr).toBe(0);
+    const listing = JSON.parse(state.stdout);
+    expect(listing.objects.map((o: { kind: string; name: string }) => `${o.kind}:${o.name}`)).toContain('table:db/public.Orders');
+    const tables = await runCli(['state', 'list', '--kind', 'table', ...viewer], { cwd: dir });
+    expect(tables.stdout).toMatch(/objects?\n\n/);
+    expect(tables.stdout).not.toContain('source ');
+    const results = await runCli(['results', '--table', 'public.Orders', '--format', 'json', ...viewer], { cwd: dir });
+    expect(results.code, results.stderr).toBe(0);
+    const rows = JSON.parse(results.stdout).results as Array<{ tableName: string; checkName: string }>;
+    expect(rows.length).toBeGreaterThan(0);
+    expect(new Set(rows.map((r) => r.tableName))).toEqual(new Set(['Orders']));
+    const text = await runCli(['results', '--table', 'public.Orders', ...viewer], { cwd: dir });
+    expect(text.stdout).toContain('db/public.Orders');
+    const typo = await runCli(['results', '--table', 'public.Order', ...viewer], { cwd: dir });
+    expect([typo.code, typo.stderr]).toEqual([1, 'Error: --table: no table named "public.Order"; did you mean "public.Orders"?\n']);
+    const statistics = await runCli(['statistics', ...viewer], { cwd: dir });
+    expect([statistics.code, statistics.stdout]).toEqual([0, 'No statistics. Collect them first: dqctl collect statistics\n']);
   });
 
   it('DQCTL_SERVER_URL and DQCTL_TOKEN stand for the flags', async () => {

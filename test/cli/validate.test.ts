@@ -36,6 +36,34 @@ describe('dqctl validate (real bin)', () => {
     expect(run.stdout).toContain('invalid: 2 errors');
   });
 
+  it('a YAML syntax error points at its line and column; one tab gives one error, not one per line after it', async () => {
+    const orders = join(ws.repo, 'sources/shop_oltp/public.orders.dqotable.yaml');
+    const text = await readFile(orders, 'utf8');
+    // a tab indents `warning:` (line 22); the lines after it are correct
+    await writeFile(orders, text.replace('        daily_row_count:\n          warning:', '        daily_row_count:\n\t  warning:'));
+    const tab = await cli('validate', ws.repo);
+    expect(tab.code).toBe(3);
+    expect(tab.stdout).toContain('sources/shop_oltp/public.orders.dqotable.yaml:22:1: error[yaml_syntax]: malformed YAML: tabs are not allowed for indentation in YAML; indent with spaces');
+    expect(tab.stdout).toContain('invalid: 1 error');
+    // a key one space to the left of its siblings: the error is at the key (column 8), not at column 1
+    await writeFile(orders, text.replace('        daily_row_count_anomaly:', '       daily_row_count_anomaly:'));
+    const misaligned = await cli('validate', ws.repo);
+    expect(misaligned.stdout).toMatch(/public\.orders\.dqotable\.yaml:28:8: error\[yaml_syntax\]/);
+  });
+
+  it('a quoted number is read as the number with a warning, as DQOps coerces scalars; apply stores the number', async () => {
+    const orders = join(ws.repo, 'sources/shop_oltp/public.orders.dqotable.yaml');
+    await writeFile(orders, (await readFile(orders, 'utf8')).replace('min_count: 50000', 'min_count: "50000"'));
+    const run = await cli('validate', ws.repo);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('public.orders.dqotable.yaml:23:24: warning[quoted_scalar]: "50000" is a quoted number; read as 50000, as DQOps does');
+    expect(run.stdout).toContain('valid: 1 warning');
+    const plan = await cli('plan', ws.repo, '--format', 'json', '--state-dir', join(ws.dir, 'state'));
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('"min_count": 50000');
+    expect(plan.stdout).not.toContain('"50000"');
+  });
+
   it('prints the JSON report in the documented shape', async () => {
     await breakRepository();
     const run = await cli('validate', ws.repo, '--format', 'json');

@@ -7,7 +7,7 @@
  *
  * Faults git cannot store well (symbolic links, an 11 MB file) are made at test time in a temporary copy.
  */
-import { cp, mkdir, mkdtemp, open, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, open, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -727,6 +727,24 @@ describe('hostile repositories end quickly', () => {
       ['error', 'yaml_alias_expansion', 'rules/x/bomb.dqorule.yaml'],
     ]);
     triggered.add('yaml_alias_expansion');
+  });
+
+  it('quoted_scalar: a quoted number or boolean is read as one (DQOps coerces scalars), with a warning at the value', async () => {
+    const dir = await tempCopy('valid_minimal');
+    const file = join(dir, 'sources/shop/public.orders.dqotable.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('min_count: 50000', 'min_count: "50000"').replace('priority: 1', 'priority: " 2"'));
+    const state = await loadRepository(dir);
+    expect(state.diagnostics.map((d) => [d.severity, d.code, d.range?.start.line, d.range?.start.column, d.summary])).toEqual([
+      ['warning', 'quoted_scalar', 5, 13, '" 2" is a quoted number; read as 2, as DQOps does'],
+      ['warning', 'quoted_scalar', 14, 24, '"50000" is a quoted number; read as 50000, as DQOps does'],
+    ]);
+    const orders = state.objects.find((o) => o.kind === 'table')!;
+    expect(orders.spec.priority).toBe(2);
+    expect(JSON.stringify(orders.spec)).toContain('"min_count":50000');
+    // a string that is no number stays an error
+    await writeFile(file, (await readFile(file, 'utf8')).replace('min_count: "50000"', 'min_count: "lots"'));
+    expect((await loadRepository(dir)).diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual(['wrong_type']);
+    triggered.add('quoted_scalar');
   });
 
   it('a file with many aliases that is otherwise fine still gets exact positions', async () => {

@@ -6,6 +6,7 @@ import {
   type TableSamplesOutcome,
 } from '../../jobs/executors/collectErrorSamples.js';
 import type { Store } from '../../store/store.js';
+import { refuseUnknownFilterNames } from '../filterNames.js';
 import { withDataSources, type DataSourceSettings } from '../dataSourceSettings.js';
 
 /**
@@ -31,8 +32,15 @@ export async function collectErrorSamplesInProcess(
   parameters: CollectErrorSamplesParameters,
   options: CollectErrorSamplesInProcessOptions,
 ): Promise<CollectErrorSamplesOutcome> {
+  const filters = parameters.check_search_filters ?? {};
+  await refuseUnknownFilterNames(
+    store,
+    { connection: filters.connection, table: filters.fullTableName, column: filters.column, check: filters.checkName },
+    { requireApplied: true },
+  );
   const run = await withDataSources(store, settings, (deps) => collectErrorSamples(deps, parameters, options));
   const r = run.result;
   if (r.total_error_samplers_failed === 0) return { run, failure: null };
   return { run, failure: allFailed(run)?.message ?? `${r.total_error_samplers_failed} of ${r.executed_error_samplers} error samplers failed` };
 }
+

@@ -1,5 +1,6 @@
 import type { CheckType } from '../../model/index.js';
 import type { CheckResultRow, Store } from '../../store/store.js';
+import { refuseUnknownFilterNames } from '../filterNames.js';
 import { selectedTables, type TableSelection } from '../selectedTables.js';
 
 /** Which results `dqctl results` shows: the selected tables, narrowed to a column, a check type, a check or a comparison. */
@@ -12,6 +13,7 @@ export interface LatestResultsFilter extends TableSelection {
 
 /** The latest result of every check of the selected tables (the rows of the newest run of each). */
 export async function latestCheckResults(store: Store, filter: LatestResultsFilter): Promise<CheckResultRow[]> {
+  await refuseUnknownFilterNames(store, { connection: filter.connection, table: filter.table, column: filter.column, check: filter.check });
   const rows: CheckResultRow[] = [];
   for (const t of await selectedTables(store, filter)) {
     rows.push(

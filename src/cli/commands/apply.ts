@@ -49,7 +49,9 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
     applyProgress: applyBar.report,
     show: (doc: Parameters<typeof renderPlan>[0]) => {
       planBar.stop();
-      if (options.format === 'text') io.stdout(renderPlan(doc, 'text', io));
+      if (options.format !== 'text') return;
+      if (options.planSummaryOnly) io.stdout(`Plan: ${doc.summary.add} to add, ${doc.summary.change} to change, ${doc.summary.destroy} to destroy.\n`);
+      else io.stdout(renderPlan(doc, 'text', io));
     },
     confirm: (changeCount: number) => confirmApply({ changeCount, blocked: false, savedPlan: false, autoApprove: options.autoApprove ?? false }, io),
   };

@@ -1,3 +1,4 @@
+import { EXIT } from '../exitCodes.js';
 import { collectErrorSamplesInProcess } from '../../app/inProcessJobs/collectErrorSamplesInProcess.js';
 import type { CollectErrorSamplesParameters, CollectErrorSamplesRun, TableSamplesOutcome } from '../../app/types.js';
 import { DqError, type CheckType, type TimeScale } from '../../model/index.js';
@@ -47,9 +48,9 @@ export async function collectErrorSamplesCommand(options: CollectErrorSamplesOpt
   else io.stdout(renderRun(run, Date.now() - started));
   if (failure !== null) {
     io.stderr(`Error: ${failure}\n`);
-    return 1;
+    return EXIT.couldNotRun;
   }
-  return 0;
+  return EXIT.ok;
 }
 
 function failedOf(outcome: TableSamplesOutcome): number {

@@ -1,3 +1,4 @@
+import { EXIT } from '../exitCodes.js';
 import { padEndShown, shownWidth } from '../render/columns.js';
 import { collectStatisticsInProcess } from '../../app/inProcessJobs/collectStatisticsInProcess.js';
 import type { CollectStatisticsParameters, CollectStatisticsRun, TableStatisticsOutcome as TableOutcome } from '../../app/types.js';
@@ -56,9 +57,9 @@ export async function collectStatisticsCommand(options: CollectStatisticsOptions
   else io.stdout(renderRun(run, Date.now() - started));
   if (failure !== null) {
     io.stderr(`Error: ${failure}\n`);
-    return 1;
+    return EXIT.couldNotRun;
   }
-  return 0;
+  return EXIT.ok;
 }
 
 function runJson(run: CollectStatisticsRun) {

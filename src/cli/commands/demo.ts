@@ -64,7 +64,7 @@ export async function demoCommand(dir: string | undefined, options: DemoOptions,
 
   io.stderr(`\nApplying it to the live store\n`);
   const storeFlags: StoreFlags = { database: options.database, stateDir: options.stateDir, lockTtl: options.lockTtl };
-  const applied = await applyCommand(repository, { ...storeFlags, autoApprove: true, lockTimeout: '30s', format: 'text' }, io);
+  const applied = await applyCommand(repository, { ...storeFlags, autoApprove: true, lockTimeout: '30s', format: 'text', planSummaryOnly: true }, io);
   if (applied !== 0) return applied;
 
   let exitCode = 0;

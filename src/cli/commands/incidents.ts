@@ -1,4 +1,5 @@
 import { changeIncidentStatus, listIncidents, listNotifications, type NotificationView } from '../../app/incidentCommands.js';
+import { resolveIncidentId } from '../../app/incidentIdPrefix.js';
 import type { IncidentRecord } from '../../app/types.js';
 import { DqError, INCIDENT_STATUSES, SEVERITY_NAMES, toCheckType, toSeverityNumber, type IncidentStatus, type JsonObject } from '../../model/index.js';
 import type { CliIo } from '../io.js';
@@ -113,9 +114,8 @@ export async function incidentStatusCommand(verb: string, id: string, options: I
   const target = remoteTargetOf(options, io);
   let outcome: { incident: IncidentView; changed: boolean };
   if (target) {
-    const found = (await remoteIncidents(target, options.connection, INCIDENT_STATUSES)).find((i) => i.id === id);
-    if (!found) throw new DqError('NOT_FOUND', `incident ${JSON.stringify(id)} not found on ${target.url}`);
-    const path = `/api/incidents/${encodeURIComponent(found.connection)}/${found.year}/${found.month}/${encodeURIComponent(id)}`;
+    const found = resolveIncidentId(id, await remoteIncidents(target, options.connection, INCIDENT_STATUSES), ` on ${target.url}`);
+    const path = `/api/incidents/${encodeURIComponent(found.connection)}/${found.year}/${found.month}/${encodeURIComponent(found.id)}`;
     await callServer(target, 'POST', `${path}/status?status=${status}`);
     const after = fromModel((await callServer<JsonObject>(target, 'GET', path))!);
     outcome = { incident: after, changed: found.status !== status };
@@ -125,7 +125,10 @@ export async function incidentStatusCommand(verb: string, id: string, options: I
     outcome = { incident: view(changed.incident), changed: changed.changed };
   }
   if (options.format === 'json') io.stdout(JSON.stringify(outcome, null, 2) + '\n');
-  else io.stdout(outcome.changed ? `Incident ${id} is now ${status}.\n` : `Incident ${id} was already ${status}; nothing changed.\n`);
+  else {
+    const named = outcome.incident.id;
+    io.stdout(outcome.changed ? `Incident ${named} is now ${status}.\n` : `Incident ${named} was already ${status}; nothing changed.\n`);
+  }
   return 0;
 }
 

@@ -31,4 +31,6 @@ export interface ApplyCommandOptions extends StoreFlags, RemoteFlags, Environmen
   repository?: string;
   /** No progress bar on the terminal. */
   quiet?: boolean;
+  /** Not a flag: `dqctl demo` prints the plan's counts, not its every step (hundreds of lines on the example). */
+  planSummaryOnly?: boolean;
 }

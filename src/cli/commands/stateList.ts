@@ -1,21 +1,28 @@
-import { listLiveState } from '../../app/listLiveState.js';
-import { isObjectKind, DqError, OBJECT_KINDS } from '../../model/index.js';
+import { listLiveState, type LiveStateListing } from '../../app/listLiveState.js';
+import { isObjectKind, DqError, OBJECT_KINDS, type ObjectKind } from '../../model/index.js';
 import type { CliIo } from '../io.js';
+import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
 import { renderColumns } from '../render/columns.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
-export interface StateListOptions extends StoreFlags {
+export interface StateListOptions extends StoreFlags, RemoteFlags {
   kind?: string;
   format: 'text' | 'json';
 }
 
-/** `dqctl state list`: what the live store holds, who manages each object and where it came from. */
+/**
+ * `dqctl state list`: what the live store holds, who manages each object and where it came from; with --server,
+ * the store of that running server (GET /api/gitops/state, the same JSON).
+ */
 export async function stateListCommand(options: StateListOptions, io: CliIo): Promise<number> {
   if (options.kind !== undefined && !isObjectKind(options.kind)) {
     throw new DqError('INVALID_ARGUMENT', `--kind must be one of ${OBJECT_KINDS.join(', ')}, not ${JSON.stringify(options.kind)}`);
   }
   const kind = options.kind;
-  const listing = await withStore(options, io, { operation: 'state list' }, (store) => listLiveState(store, { kind }));
+  const target = remoteTargetOf(options, io);
+  const listing = target
+    ? await remoteListing(target, kind)
+    : await withStore(options, io, { operation: 'state list' }, (store) => listLiveState(store, { kind }));
   if (options.format === 'json') {
     io.stdout(JSON.stringify(listing, null, 2) + '\n');
     return 0;
@@ -34,4 +41,10 @@ export async function stateListCommand(options: StateListOptions, io: CliIo): Pr
   const header = ['KIND', 'NAME', 'MANAGED_BY', 'OWNER', 'ORIGIN', 'REV'];
   io.stdout(renderColumns(header, rows));
   return 0;
+}
+
+async function remoteListing(target: RemoteTarget, kind: ObjectKind | undefined): Promise<LiveStateListing> {
+  const listing = await callServer<LiveStateListing>(target, 'GET', `/api/gitops/state${kind ? `?kind=${encodeURIComponent(kind)}` : ''}`);
+  if (!listing) throw new DqError('SERVER_UNREACHABLE', `${target.url} answered GET /api/gitops/state with no content; is it a dqctl server?`);
+  return listing;
 }

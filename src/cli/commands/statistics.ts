@@ -1,10 +1,12 @@
 import { latestStatistics } from '../../app/latestStatistics.js';
 import type { StatisticsRow } from '../../app/types.js';
 import type { CliIo } from '../io.js';
+import { callServer, remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
+import { queryOf } from './results.js';
 import { renderColumns } from '../render/columns.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
-export interface StatisticsOptions extends StoreFlags {
+export interface StatisticsOptions extends StoreFlags, RemoteFlags {
   connection?: string;
   table?: string;
   column?: string;
@@ -25,10 +27,15 @@ function valueText(row: StatisticsRow): string {
 /**
  * `dqctl statistics [--connection C] [--table 'schema.t*'] [--column c]`: the statistics `collect statistics`
  * stored, the latest value of each: one line per statistic (table, column, data group, collector, value; a
- * collector that failed shows its error), or `--format json`.
+ * collector that failed shows its error), or `--format json`. With --server, from that running server's store
+ * (GET /api/gitops/statistics, the same JSON).
  */
 export async function statisticsCommand(options: StatisticsOptions, io: CliIo): Promise<number> {
-  const rows = await withStore(options, io, { operation: 'statistics' }, (store) => latestStatistics(store, options));
+  const target = remoteTargetOf(options, io);
+  const { connection, table, column } = options;
+  const rows = target
+    ? (await callServer<{ statistics: StatisticsRow[] }>(target, 'GET', `/api/gitops/statistics${queryOf({ connection, table, column })}`))?.statistics ?? []
+    : await withStore(options, io, { operation: 'statistics' }, (store) => latestStatistics(store, options));
   if (options.format === 'json') {
     io.stdout(JSON.stringify({ statistics: rows }, null, 2) + '\n');
     return 0;

@@ -1,5 +1,6 @@
 import type { RunChecksOutcome } from '../../app/inProcessJobs/runChecksInProcess.js';
 import type { RunChecksResult } from '../../app/types.js';
+import { EXIT, type ExitCode } from '../exitCodes.js';
 import type { CliIo } from '../io.js';
 import { SEVERITY_NUMBERS, type RuleSeverity } from '../../model/index.js';
 
@@ -7,14 +8,18 @@ import { SEVERITY_NUMBERS, type RuleSeverity } from '../../model/index.js';
 export type FailAt = RuleSeverity;
 
 
+const EXIT_OF_SEVERITY: Record<RuleSeverity, ExitCode> = { warning: EXIT.warning, error: EXIT.errorResult, fatal: EXIT.fatal };
+
 /**
- * Exit code of `run checks`: 4 when a check could not run (execution error); otherwise the highest severity
- * (1 warning, 2 error, 3 fatal) when it reaches --fail-at, else 0.
+ * Exit code of `run checks`: 4 when a check could not run (execution error); otherwise the code of the highest
+ * severity (5 warning, 6 error, 7 fatal) when it reaches --fail-at, else 0. Codes 1 to 3 keep their meaning of
+ * every command (1: dqctl itself failed), so a script can tell bad data from a broken run.
  */
-export function exitCodeOf(result: RunChecksResult, failAt: FailAt): number {
-  if (result.execution_errors > 0) return 4;
-  const highest = result.highest_severity ? SEVERITY_NUMBERS[result.highest_severity] : 0;
-  return highest >= SEVERITY_NUMBERS[failAt] ? highest : 0;
+export function exitCodeOf(result: RunChecksResult, failAt: FailAt): ExitCode {
+  if (result.execution_errors > 0) return EXIT.couldNotRun;
+  const highest = result.highest_severity;
+  if (!highest || highest === 'valid' || SEVERITY_NUMBERS[highest] < SEVERITY_NUMBERS[failAt]) return EXIT.ok;
+  return EXIT_OF_SEVERITY[highest];
 }
 
 /** Prints the outcome (text or JSON) and returns the exit code. */

@@ -31,7 +31,12 @@ export function resultBase(check: PlannedCheck, timeGradient: string, durationMs
   } satisfies Partial<CheckResultInput>;
 }
 
-/** The start of the period a (non-partitioned) readout stands for: the day, or the month for monthly and profiling. */
+/**
+ * The start of the period a (non-partitioned) readout stands for: the day, or the month for monthly and profiling,
+ * in UTC. DQOps takes today in its default time zone and gives that zone to the data source session; dqctl's is
+ * UTC (DQOps with DQO_DEFAULT_TIME_ZONE=UTC): the sessions run with TimeZone UTC (postgresDataSource.ts), so this
+ * date and the partitions the sources compute are the same day, whatever the process's own time zone.
+ */
 export function periodOf(checkType: PlannedCheck['checkType'], timeScale: PlannedCheck['timeScale'], now: Date): { timePeriod: string; timeGradient: string } {
   const day = timeScale === 'daily' && checkType !== 'profiling';
   const start = day

@@ -8,6 +8,7 @@ import { dataGroupingsRoutes } from './dataGroupings.js';
 import { dataSourcesRoutes } from './dataSources.js';
 import { defaultSchedulesRoutes } from './defaultSchedules.js';
 import { gitopsRoutes } from './gitops.js';
+import { gitopsReadRoutes } from './gitopsReads.js';
 import { gitopsStatusRoutes } from './gitopsStatus.js';
 import { healthRoutes } from './health.js';
 import { filteredNotificationsRoutes } from './filteredNotifications.js';
@@ -49,6 +50,7 @@ export const ROUTE_GROUPS: RouteGroup[] = [
   tableChecksRoutes,
   gitopsRoutes,
   gitopsStatusRoutes,
+  gitopsReadRoutes,
   healthRoutes,
   columnPartsRoutes,
   checkResultsRoutes,

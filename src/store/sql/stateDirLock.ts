@@ -212,7 +212,23 @@ export function serveUrlOf(operation: string): string | undefined {
 }
 
 /** Commands that can run through a server (`--server`); the others read or write the store itself. */
-const THROUGH_SERVER = new Set(['plan', 'apply', 'run checks', 'status']);
+const THROUGH_SERVER = new Set([
+  'plan',
+  'apply',
+  'run checks',
+  'preview',
+  'status',
+  'history',
+  'state list',
+  'results',
+  'statistics',
+  'incidents list',
+  'incidents acknowledge',
+  'incidents resolve',
+  'incidents mute',
+  'incidents reopen',
+  'notifications list',
+]);
 
 function ownedByServe(stateDir: string, holder: StateDirLockHolder, requested: string): DqError {
   const url = serveUrlOf(holder.operation);
@@ -221,7 +237,7 @@ function ownedByServe(stateDir: string, holder: StateDirLockHolder, requested: s
   const command = requested.startsWith('apply by ') ? 'apply' : requested;
   const through = THROUGH_SERVER.has(command)
     ? `use \`dqctl ${command} --server ${server}\``
-    : `read it through the server's API (${server}/api/docs); plan, apply and run checks take --server ${server}`;
+    : `read it through the server's API (${server}/api/docs); plan, apply, run checks, preview and the reads (state list, results, statistics, incidents, history, status) take --server ${server}`;
   const advice = `${url ? '' : 'it is still starting; '}${through}, or stop the server to use the store directly`;
   return new DqError(
     'STORE_IN_USE',
