@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { launchBrowser, watchedPage } from '../helpers/browser.js';
 import { engines, runCli } from '../helpers/cli.js';
 import { gitRepo, type GitRepo } from '../helpers/gitRepo.js';
 import { getJson, killAll, serve, type Served } from './reconcileSupport.js';
@@ -113,6 +114,24 @@ describe.each(engines())('$name store: every view tells the same story, and appl
     expect(overview.not_synced.filter((n: any) => n.drifted).map((n: any) => n.name)).toEqual([CUSTOMERS, PRODUCTS]);
     const metrics = await (await fetch(`${served.url}/metrics`)).text();
     expect(metrics).toMatch(/^dqctl_objects_changed_outside_git 2$/m);
+
+    // the console's Plan page reads the same comparison: the drift table holds the API's fields only, and it says
+    // what apply --server and the loop each do
+    const browser = await launchBrowser();
+    try {
+      const { page } = await watchedPage(browser);
+      await page.goto(`${served.url}/plan`);
+      const drift = page.getByTestId('drift-table');
+      await drift.waitFor();
+      for (const name of [CUSTOMERS, PRODUCTS]) {
+        expect(await drift.locator('tr', { hasText: name }).locator('td').nth(3).textContent()).toBe('spec.labels (kept)');
+      }
+      expect(await page.getByTestId('plan-assumes').textContent()).toContain('dqctl apply --server');
+      expect(await page.getByTestId('plan').textContent()).toContain('# changed outside git; restored');
+      expect(await page.getByTestId('plan-loop').textContent()).toBe('The reconcile loop applies nothing on its own: it runs without --auto-apply.');
+    } finally {
+      await browser.close();
+    }
 
     // apply --server with its defaults does exactly the pending plan: both tables back to the repository
     const applied = await cli(['apply', repo.repo, '--server', served.url, '--auto-approve', '--format', 'json']);
