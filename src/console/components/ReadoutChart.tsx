@@ -95,7 +95,10 @@ function optionsOf(data: ChartData, thresholds: readonly Threshold[], width: num
   const low = Math.min(...limits);
   const high = Math.max(...limits);
   const lines = data.groups.slice(0, MAX_GROUP_LINES);
-  const day = 86_400;
+  const first = data.times[0];
+  const last = data.times[data.times.length - 1];
+  const margin = first === last ? 86_400 : (last - first) * 0.03;
+  const xRange: [number, number] = [first - margin, last + margin];
   const tooltip = document.createElement('div');
   tooltip.className = 'chart-tooltip';
   tooltip.hidden = true;
@@ -107,7 +110,8 @@ function optionsOf(data: ChartData, thresholds: readonly Threshold[], width: num
     legend: { show: false },
     cursor: { drag: { x: false, y: false }, points: { size: 7 } },
     scales: {
-      x: { time: true, range: (_u, min, max) => (min === max ? [min - day, max + day] : [min - (max - min) * 0.03, max + (max - min) * 0.03]) },
+      // the readouts' own period, a little wider so the first and last points are not on the frame; a day each side of one readout
+      x: { time: true, auto: false, range: xRange },
       y: { range: () => uPlot.rangeNum(low, high, 0.1, true) as [number, number] },
     },
     axes: [

@@ -242,7 +242,8 @@ function IncidentTable({
 export function incidentTitle(i: Incident): string {
   return [
     `${i.connection}/${i.schema}.${i.table}`,
-    i.qualityDimension ?? i.checkCategory,
+    i.qualityDimension,
+    i.checkCategory,
     i.checkName,
     i.dataGroup ? `data group ${i.dataGroup}` : null,
   ]

@@ -22,7 +22,7 @@ export function Jobs({ profile }: { profile: Profile }) {
         {(data) =>
           data.jobs.length === 0 ? (
             <Empty>
-              No job has run on this store yet: check runs (from {profile.can_run_checks ? 'this page, a table’s page, ' : ''}the API, a schedule or dqctl run checks) and statistics
+              No job has run on this store yet. Check runs (from {profile.can_run_checks ? 'this page, a table’s page, ' : ''}the API, a schedule or dqctl run checks) and statistics
               collections are listed here.
             </Empty>
           ) : (
