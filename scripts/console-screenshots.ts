@@ -35,8 +35,9 @@ const FULL: Shot[] = [
     element: 'section[aria-labelledby=h-readout-history]',
     // the tooltip of the newest readout
     act: async (page) => {
-      const box = (await page.locator('figure.chart .u-over').boundingBox())!;
-      await page.mouse.move(box.x + box.width - 4, box.y + box.height / 2);
+      const over = page.locator('figure.chart .u-over');
+      const box = (await over.boundingBox())!;
+      await over.hover({ position: { x: box.width - 4, y: box.height / 2 } });
     },
   },
   { name: 'plan', path: '/plan', ready: '[data-testid=history]' },

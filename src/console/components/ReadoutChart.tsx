@@ -12,6 +12,7 @@ export interface Threshold {
 }
 
 const HEIGHT = 260;
+const DAY_STEPS = [1, 2, 7, 14, 28, 56, 91, 182, 365, 730, 1825].map((days) => days * 86_400);
 const AXIS_FONT = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const LINE_COLOURS = ['#0a55b8', '#0f7b6c', '#7c3aed', '#b45309', '#be185d', '#0e7490', '#4d7c0f', '#6b7280'];
 const SEVERITY_COLOURS: Record<Severity, string> = { valid: '#0a55b8', warning: '#d08a00', error: '#a3161a', fatal: '#6b0f3a' };
@@ -115,7 +116,14 @@ function optionsOf(data: ChartData, thresholds: readonly Threshold[], width: num
       y: { range: () => uPlot.rangeNum(low, high, 0.1, true) as [number, number] },
     },
     axes: [
-      { font: AXIS_FONT, stroke: '#4a5360', grid: { stroke: '#e3e7ec' }, ticks: { stroke: '#d5d9e0' } },
+      {
+        font: AXIS_FONT,
+        stroke: '#4a5360',
+        grid: { stroke: '#e3e7ec' },
+        ticks: { stroke: '#d5d9e0' },
+        // daily and monthly periods start at midnight: ticks a day apart at least, so no day is labelled twice
+        ...(data.times.every((t) => t % 86_400 === 0) ? { incrs: DAY_STEPS } : {}),
+      },
       {
         font: AXIS_FONT,
         stroke: '#4a5360',

@@ -80,7 +80,7 @@ export function IncidentsSummary() {
         <ul>
           {withOpen.map((c) => (
             <li key={c.connection}>
-              {c.connection}: {c.openIncidents} open, the newest first seen {formatTime(c.mostRecentFirstSeen)}
+              {c.connection}: {c.openIncidents} open, the newest first seen <span class="when">{formatTime(c.mostRecentFirstSeen)}</span>
             </li>
           ))}
         </ul>
@@ -268,6 +268,7 @@ function FailedChecks({ incident }: { incident: Incident }) {
           issues.length === 0 ? (
             <Empty>No failed check is stored for this incident.</Empty>
           ) : (
+            <div class="scroll">
             <table data-testid="incident-issues">
               <thead>
                 <tr>
@@ -296,13 +297,14 @@ function FailedChecks({ incident }: { incident: Incident }) {
                       </td>
                       <td class={hash ? '' : 'num'}>{hash ? (c.actualValue === null ? '—' : <code title="a hash of the schema">{shortHash(c.actualValue)}</code>) : formatNumber(c.actualValue)}</td>
                       <td class={hash ? '' : 'num'}>{hash ? (c.expectedValue === null ? '—' : <code title="a hash of the schema">{shortHash(c.expectedValue)}</code>) : formatNumber(c.expectedValue)}</td>
-                      <td class="when">{c.timePeriod.replace('T', ' ')}</td>
+                      <td class="when">{c.timePeriod.replace(/T00:00:00$/, '').replace('T', ' ')}</td>
                       <td class="when">{formatTime(c.executedAt)}</td>
                     </tr>
                   );
                 })}
               </tbody>
             </table>
+            </div>
           )
         }
       </Show>

@@ -115,7 +115,7 @@ function JobTable({ jobs, profile, onChange }: { jobs: JobEntry[]; profile: Prof
             </td>
             <td>{resultText(j)}</td>
             <td class="when">{formatTime(j.jobId.createdAt)}</td>
-            <td>{j.createdBy ?? '—'}</td>
+            <td class="nowrap">{j.createdBy ?? '—'}</td>
             {profile.can_cancel_jobs ? (
               <td>
                 {['queued', 'running', 'waiting'].includes(j.status) ? (

@@ -91,7 +91,7 @@ function OverviewBody({ o }: { o: OverviewModel }) {
               <dd>
                 {s.last_pass ? (
                   <>
-                    {s.last_pass.result.replace(/_/g, ' ')}, <span class="when">{formatTime(s.last_pass.finished_at)}</span>
+                    <span class="nowrap">{s.last_pass.result.replace(/_/g, ' ')}</span>, <span class="when">{formatTime(s.last_pass.finished_at)}</span>
                     {s.last_pass.error ? `: ${s.last_pass.error}` : ''}
                   </>
                 ) : (
@@ -118,7 +118,7 @@ function OverviewBody({ o }: { o: OverviewModel }) {
         <p class="note">
           Tables by the worst severity of their checks’ newest run. Results: {o.quality.results.valid} valid, {plural(o.quality.results.warnings, 'warning')},{' '}
           {plural(o.quality.results.errors, 'error')}, {o.quality.results.fatals} fatal, {plural(o.quality.results.execution_errors, 'execution error')}; last run{' '}
-          {formatTime(o.quality.last_executed_at)}.
+          <span class="when">{formatTime(o.quality.last_executed_at)}</span>.
         </p>
         {o.quality.worst_tables.length > 0 ? (
           <table>
@@ -261,7 +261,7 @@ function OverviewBody({ o }: { o: OverviewModel }) {
           <ul>
             {o.jobs.active.map((j) => (
               <li key={j.job_id}>
-                {j.job_type.replace(/_/g, ' ')} #{j.job_id} <Status value={j.status} kind="plain" /> since {formatTime(j.started_at ?? j.created_at)}
+                {j.job_type.replace(/_/g, ' ')} #{j.job_id} <Status value={j.status} kind="plain" /> since <span class="when">{formatTime(j.started_at ?? j.created_at)}</span>
               </li>
             ))}
           </ul>

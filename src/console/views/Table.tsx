@@ -21,10 +21,11 @@ export function Table({ location, connection, schema, table, profile }: { locati
   const base = tablePath(connection, schema, table);
   const name = `${connection}/${schema}.${table}`;
   const data = useLoad(base, async () => {
-    const [checks, results, status, sources, targets] = await Promise.all([
+    // the status first: a table that does not exist answers one 404, not five
+    const status = await get<QualityStatusModel>(`${base}/status`);
+    const [checks, results, sources, targets] = await Promise.all([
       get<EffectiveCheck[]>(`${base}/effectivechecks`),
       get<CheckHistory[]>(`${base}/checkresults?results_count=30`),
-      get<QualityStatusModel>(`${base}/status`),
       get<Neighbour[]>(`${base}/lineage/sources`).catch(() => [] as Neighbour[]),
       get<Neighbour[]>(`${base}/lineage/targets`).catch(() => [] as Neighbour[]),
     ]);
