@@ -200,8 +200,9 @@ function IncidentTable({
                       {plural(i.failedChecksCount, 'failed check')}
                     </a>
                   </td>
-                  <td class="when">{formatTime(i.firstSeen)}</td>
-                  <td class="when">{formatTime(i.lastSeen)}</td>
+                  {/* may wrap between the date and the time, never inside either */}
+                  <td>{formatTime(i.firstSeen)}</td>
+                  <td>{formatTime(i.lastSeen)}</td>
                   {profile.can_manage_incidents ? (
                     <td class="actions">
                       {i.status !== 'acknowledged' && i.status !== 'resolved' ? (
