@@ -251,6 +251,8 @@ describe('web console', () => {
     expect(new URL(page.url()).pathname).toBe('/tables/shop_oltp/public/customers');
     const checks = page.getByTestId('checks');
     const row = checks.locator('tr', { has: page.getByRole('link', { name: 'daily_row_count' }) });
+    // the heading shows before the table's data (its status is read first)
+    await row.waitFor();
     expect(await row.locator('td').allTextContents()).toEqual(['daily_row_count', '(table)', 'monitoring daily', 'table file', 'error', '40', '1,000', '2026-11-19 12:00:00 UTC']);
     // a check a policy adds says which policy
     expect(await checks.getByText(/^policy oltp\/critical_tables_schema_drift \(priority \d+\)$/).count()).toBeGreaterThan(0);
