@@ -1,23 +1,65 @@
 /**
- * `npm run screenshots -- [URL]`: screenshots of the web console's main views for the README, taken with
- * playwright-core and Debian's Chromium from a running server, by default the demo (`npm start`,
- * http://127.0.0.1:8888). Writes docs/screenshots/<view>.png.
+ * `npm run screenshots -- [URL] [EMPTY_URL]`: screenshots of every page of the web console at 1280 and 1920
+ * pixels wide, taken with playwright-core and Debian's Chromium from a running server, by default the demo
+ * (`npm start`, http://127.0.0.1:8888); EMPTY_URL, when given, is a server on an empty store (the empty states).
+ * Writes docs/screenshots/<page>-<width>.png. Look at them before committing them.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 
 const base = (process.argv[2] ?? 'http://127.0.0.1:8888').replace(/\/$/, '');
+const emptyBase = process.argv[3]?.replace(/\/$/, '');
 const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'screenshots');
-const VIEWS: Array<[string, string, string]> = [
-  ['overview', '/', '[data-testid=quality-counts]'],
-  ['objects', '/objects?kind=table', '.orow:not(.ohead)'],
-  ['table', '/tables/shop_oltp/public/customers', 'figure.chart'],
-  ['plan', '/plan', '[data-testid=history]'],
-  ['incidents', '/incidents?status=open', '[data-testid=incidents]'],
-  ['lineage', '/lineage/analytics_dwh/mart/daily_revenue?depth=3', '[data-testid=lineage-graph]'],
-  ['jobs', '/jobs', 'h1'],
+const WIDTHS = [1280, 1920];
+
+interface Shot {
+  name: string;
+  path: string;
+  ready: string;
+  /** after the page is ready: a click or a hover that shows the state pictured */
+  act?: (page: Page) => Promise<void>;
+  /** only this element, not the whole page */
+  element?: string;
+}
+
+const FULL: Shot[] = [
+  { name: 'overview', path: '/', ready: '[data-testid=quality-counts]' },
+  { name: 'objects', path: '/objects?kind=table', ready: '.orow:not(.ohead)' },
+  { name: 'table', path: '/tables/shop_oltp/public/customers', ready: 'figure.chart canvas' },
+  {
+    name: 'table-chart',
+    path: '/tables/shop_oltp/public/orders',
+    ready: 'figure.chart canvas',
+    element: 'section[aria-labelledby=h-readout-history]',
+    // the tooltip of the newest readout
+    act: async (page) => {
+      const over = page.locator('figure.chart .u-over');
+      const box = (await over.boundingBox())!;
+      await over.hover({ position: { x: box.width - 4, y: box.height / 2 } });
+    },
+  },
+  { name: 'plan', path: '/plan', ready: '[data-testid=history]' },
+  {
+    name: 'incidents',
+    path: '/incidents?status=open',
+    ready: '[data-testid=incidents]',
+    act: async (page) => {
+      await page.locator('[data-testid=incidents] tbody tr a.failed-checks').nth(2).click();
+      await page.locator('[data-testid=incident-issues]').waitFor();
+    },
+  },
+  { name: 'lineage', path: '/lineage/analytics_dwh/mart/daily_revenue?depth=3', ready: '[data-testid=lineage-graph]' },
+  { name: 'lineage-picker', path: '/lineage', ready: '[data-testid=lineage-picker]' },
+  { name: 'jobs', path: '/jobs', ready: '[data-testid=jobs]' },
+  { name: 'table-not-found', path: '/tables/shop_oltp/public/no_such_table', ready: '[data-testid=table-not-found]' },
+];
+
+const EMPTY: Shot[] = [
+  { name: 'empty-overview', path: '/', ready: 'h2' },
+  { name: 'empty-jobs', path: '/jobs', ready: '.empty' },
+  { name: 'empty-lineage', path: '/lineage', ready: '.empty' },
 ];
 
 await mkdir(out, { recursive: true });
@@ -26,18 +68,22 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-  for (const [name, path, ready] of VIEWS) {
-    await page.goto(`${base}${path}`);
-    await page.locator(ready).first().waitFor({ timeout: 30_000 });
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: join(out, `${name}.png`) });
-    console.log(`wrote docs/screenshots/${name}.png`);
+  for (const width of WIDTHS) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    for (const [from, shots] of [[base, FULL], ...(emptyBase ? [[emptyBase, EMPTY] as const] : [])] as const) {
+      for (const shot of shots) {
+        await page.goto(`${from}${shot.path}`);
+        await page.locator(shot.ready).first().waitFor({ timeout: 30_000 });
+        await shot.act?.(page);
+        await page.waitForTimeout(400);
+        const file = join(out, `${shot.name}-${width}.png`);
+        if (shot.element) await page.locator(shot.element).screenshot({ path: file });
+        else await page.screenshot({ path: file, fullPage: true });
+        console.log(`wrote docs/screenshots/${shot.name}-${width}.png`);
+      }
+    }
+    await page.close();
   }
-  // the readout chart of the table view, below its list of checks
-  await page.goto(`${base}/tables/shop_oltp/public/customers`);
-  await page.locator('section', { has: page.getByRole('heading', { name: 'Readout history' }) }).screenshot({ path: join(out, 'table-chart.png') });
-  console.log('wrote docs/screenshots/table-chart.png');
 } finally {
   await browser.close();
 }

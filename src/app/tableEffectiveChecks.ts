@@ -1,4 +1,5 @@
 import { isJsonObject, RULE_SEVERITIES, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../model/index.js';
+import { getCheckCatalog } from '../catalog/index.js';
 import type { LiveObjects } from '../inspect/liveObjects.js';
 import type { CheckResultRow } from '../store/store.js';
 import {
@@ -30,6 +31,8 @@ export interface EffectiveCheckRow {
   time_scale: TimeScale | null;
   check_category: string;
   check_name: string;
+  /** The catalog's sensor of the check (a `…_hash` sensor reads a hash of the schema); null when the catalog does not know the check. */
+  sensor_name: string | null;
   /** The comparison (a key of the table's `table_comparisons`) of a comparison check; null for the others. */
   table_comparison: string | null;
   /** A column comparison check's `reference_column` when written (else the same column name); null otherwise. */
@@ -87,6 +90,7 @@ function rowOf(
     time_scale: where.timeScale,
     check_category: where.category,
     check_name: where.checkName,
+    sensor_name: getCheckCatalog().checkByName(where.checkName)?.sensor ?? null,
     table_comparison: comparison?.name ?? null,
     reference_column: comparison?.referenceColumn ?? null,
     origin: origin.source === 'policy' ? { source: 'policy', policy_name: origin.policyName, priority: origin.priority } : { source: 'table', policy_name: null, priority: null },

@@ -5,7 +5,7 @@ import { ProfileContext } from './profile';
 import { links, segments, useLocation, type Location } from './router';
 import { Incidents } from './views/Incidents';
 import { Jobs } from './views/Jobs';
-import { Lineage } from './views/Lineage';
+import { Lineage, LineageIndex } from './views/Lineage';
 import { Objects } from './views/Objects';
 import { Overview } from './views/Overview';
 import { Plan } from './views/Plan';
@@ -113,7 +113,7 @@ function View({ location, profile }: { location: Location; profile: Profile }) {
       return <IncidentsView location={location} profile={profile} />;
     case 'lineage':
       if (parts.length === 4) return <Lineage key={location.path} location={location} connection={parts[1]} schema={parts[2]} table={parts[3]} />;
-      return <LineageIndex />;
+      return <LineageIndex location={location} />;
     case 'jobs':
       return <Jobs profile={profile} />;
   }
@@ -132,15 +132,4 @@ function IncidentsView({ location, profile }: { location: Location; profile: Pro
   if (connections.error) return <ErrorBox error={connections.error} what="the connections" />;
   if (!connections.data) return <p class="loading">Loading…</p>;
   return <Incidents location={location} profile={profile} connections={connections.data.flatMap((c) => (c.connection_name === undefined ? [] : [c.connection_name]))} />;
-}
-
-function LineageIndex() {
-  return (
-    <>
-      <h1>Lineage</h1>
-      <p>
-        Lineage is drawn around one table. Open a table from <a href={links.objects({ kind: 'table' })}>the objects list</a> and follow its “Lineage graph” link.
-      </p>
-    </>
-  );
 }

@@ -758,6 +758,8 @@ export interface EffectiveCheckModel {
   time_scale: 'daily' | 'monthly' | null;
   check_category: string;
   check_name: string;
+  /** the sensor the check runs (the catalog's name, e.g. table/volume/row_count); a sensor whose name ends in _hash reads a hash of the table's schema, which says only whether it changed; null for a check the catalog does not know */
+  sensor_name: string | null;
   /** the comparison (a key of the table's table_comparisons) of a comparison check (category comparisons); null for the other checks */
   table_comparison: string | null;
   /** a column comparison check's reference_column when its spec names one (else the column of the same name); null otherwise */

@@ -100,9 +100,15 @@ export function failedResults(counts: { fatals: number; errors: number; warnings
     .join(', ') || '—';
 }
 
-/** Readouts as people read them: integers whole, others to six significant digits. */
+/** Readouts as people read them: integers whole with thousands separators, others to six significant digits. */
 export function formatNumber(value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';
-  if (Number.isInteger(value)) return String(value);
-  return String(Number(value.toPrecision(6)));
+  if (Number.isInteger(value)) return value.toLocaleString('en-US');
+  return Number(value.toPrecision(6)).toLocaleString('en-US', { maximumSignificantDigits: 6 });
+}
+
+/** A hash readout (a schema check's) as a hash: twelve hex digits, never as an amount. */
+export function shortHash(value: number): string {
+  const hex = Math.abs(Math.trunc(value)).toString(16);
+  return hex.length > 12 ? hex.slice(0, 12) : hex.padStart(12, '0');
 }

@@ -76,6 +76,23 @@ export async function enqueueJob(
   return toRecord(rows[0]);
 }
 
+/**
+ * A job that runs in the process that records it (`dqctl run checks` without --server, the demo's run): written
+ * as already running and claimed by that process, so no server's worker claims it, and ended with `finishJob`.
+ * The runs a person made then show in the job list like the queued ones.
+ */
+export async function recordRunningJob(
+  sql: SqlQueryable,
+  job: { jobType: string; parameters: JsonObject; createdBy: string | null; claimedBy: string },
+): Promise<JobRecord> {
+  const rows = await sql.query<JobRow>(
+    `insert into dqctl.jobs (job_type, parameters, status, created_by, claimed_by, started_at, status_changed_at)
+     values ($1, $2::text::jsonb, 'running', $3, $4, now(), now()) returning ${COLUMNS}`,
+    [job.jobType, JSON.stringify(job.parameters), job.createdBy, job.claimedBy],
+  );
+  return toRecord(rows[0]);
+}
+
 /** The job with this numeric id or this business key. */
 export async function findJob(sql: SqlQueryable, idOrKey: string): Promise<JobRecord | undefined> {
   const id = /^\d{1,15}$/.test(idOrKey) ? Number(idOrKey) : null;

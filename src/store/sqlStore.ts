@@ -16,7 +16,7 @@ import {
 import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listJobs, requestCancel } from './jobRows.js';
+import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listJobs, recordRunningJob, requestCancel } from './jobRows.js';
 import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -93,6 +93,7 @@ class SqlStore implements Store {
     };
     this.jobs = {
       enqueue: guarded('jobs.enqueue', (job) => enqueueJob(client, job)),
+      recordRunning: guarded('jobs.recordRunning', (job) => recordRunningJob(client, job)),
       find: guarded('jobs.find', (idOrKey) => findJob(client, idOrKey)),
       list: guarded('jobs.list', (options) => listJobs(client, options)),
       findUnfinished: guarded('jobs.findUnfinished', (prefix) => findUnfinishedJob(client, prefix)),

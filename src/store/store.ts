@@ -70,6 +70,8 @@ export interface LockRequest {
 /** The job queue's rows (src/jobs runs them). Every method is one statement, outside any transaction. */
 export interface JobQueueStore {
   enqueue(job: { jobType: string; parameters: JsonObject; businessKey?: string | null; createdBy?: string | null }): Promise<JobRecord>;
+  /** A job run by the process recording it (not queued): `running`, claimed by `claimedBy`; end it with `finish`. */
+  recordRunning(job: { jobType: string; parameters: JsonObject; createdBy: string | null; claimedBy: string }): Promise<JobRecord>;
   /** By numeric id or by business key. */
   find(idOrKey: string): Promise<JobRecord | undefined>;
   /** The oldest job not ended yet whose business key starts with this prefix (e.g. one schedule's runs). */

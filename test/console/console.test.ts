@@ -42,6 +42,42 @@ function readouts(): CheckResultInput[] {
       executedAt: new Date(Date.parse(period) + DAY / 2).toISOString(),
     });
   }
+  // eight valid days of payments with amounts a y axis must abbreviate (166175775688081 is 166T)
+  for (let i = 0; i < 8; i++) {
+    const period = new Date(Date.UTC(2026, 10, 11 + i)).toISOString();
+    rows.push({
+      connectionName: 'shop_oltp',
+      schemaName: 'public',
+      tableName: 'payments',
+      checkType: 'monitoring',
+      timeGradient: 'day',
+      checkCategory: 'volume',
+      checkName: 'daily_row_count',
+      checkHash: 12,
+      timePeriod: period,
+      actualValue: 166175775688081 + i * 500001,
+      severity: 0,
+      executedAt: new Date(Date.parse(period) + DAY / 2).toISOString(),
+    });
+  }
+  // a schema check of customers: a hash of its column list, the same for three days, then another
+  for (let i = 0; i < 4; i++) {
+    const period = new Date(Date.UTC(2026, 10, 16 + i)).toISOString();
+    rows.push({
+      connectionName: 'shop_oltp',
+      schemaName: 'public',
+      tableName: 'customers',
+      checkType: 'monitoring',
+      timeGradient: 'day',
+      checkCategory: 'schema',
+      checkName: 'daily_column_list_or_order_changed',
+      checkHash: 14,
+      timePeriod: period,
+      actualValue: i < 3 ? 4530418234561290 : 1234567890123456,
+      severity: 0,
+      executedAt: new Date(Date.parse(period) + DAY / 2).toISOString(),
+    });
+  }
   rows.push({
     connectionName: 'shop_oltp',
     schemaName: 'public',
@@ -215,15 +251,32 @@ describe('web console', () => {
     expect(new URL(page.url()).pathname).toBe('/tables/shop_oltp/public/customers');
     const checks = page.getByTestId('checks');
     const row = checks.locator('tr', { has: page.getByRole('link', { name: 'daily_row_count' }) });
-    expect(await row.locator('td').allTextContents()).toEqual(['daily_row_count', '(table)', 'monitoring daily', 'table file', 'error', '40', '1000', '2026-11-19 12:00:00 UTC']);
+    // the heading shows before the table's data (its status is read first)
+    await row.waitFor();
+    expect(await row.locator('td').allTextContents()).toEqual(['daily_row_count', '(table)', 'monitoring daily', 'table file', 'error', '40', '1,000', '2026-11-19 12:00:00 UTC']);
     // a check a policy adds says which policy
     expect(await checks.getByText(/^policy oltp\/critical_tables_schema_drift \(priority \d+\)$/).count()).toBeGreaterThan(0);
-    // the failing check is charted: ten readouts and its three thresholds
-    const chart = page.locator('figure.chart svg');
-    await chart.waitFor();
-    expect(await chart.locator('circle').count()).toBe(10);
-    expect(await chart.locator('.threshold text').allTextContents()).toEqual(['warning min count 1000', 'error min count 100', 'fatal min count 1']);
-    expect(await chart.locator('circle.point-error').count()).toBe(1);
+    // the failing check is charted by uPlot: ten readouts, its three thresholds as bands named in the legend
+    // (the hand-drawn SVG with its circles and clipped threshold labels is gone: issue 26)
+    const chart = page.getByTestId('readout-chart');
+    await chart.locator('canvas').waitFor();
+    expect(await chart.getAttribute('aria-label')).toBe('daily_row_count: 10 readouts from 2026-11-10 00:00:00 UTC to 2026-11-19 00:00:00 UTC');
+    expect(await page.locator('figure.chart ul.thresholds li').allTextContents()).toEqual([
+      'warning below 1,000 (min count)',
+      'error below 100 (min count)',
+      'fatal below 1 (min count)',
+    ]);
+    // a schema check's readouts are hashes: never an amount, but changed / unchanged and the short hash
+    const schemaRow = checks.locator('tr', { has: page.getByRole('link', { name: 'daily_column_list_or_order_changed' }) });
+    const [actual, expected] = (await schemaRow.locator('td').allTextContents()).slice(5, 7);
+    expect(actual).toMatch(/^[0-9a-f]{12}$/);
+    expect(expected).toBe('—');
+    await schemaRow.getByRole('link', { name: 'daily_column_list_or_order_changed' }).click();
+    const hashes = page.getByTestId('schema-readouts');
+    await hashes.waitFor();
+    expect(await page.locator('figure.chart').count()).toBe(0);
+    expect(await hashes.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['changed', 'unchanged', 'unchanged', 'first readout']);
+    expect((await hashes.locator('tbody').textContent())!).not.toMatch(/\d{16}/);
     // lineage neighbours are links
     expect(await page.getByRole('link', { name: 'analytics_dwh/mart.dim_customer' }).count()).toBe(1);
     expect(await seriousViolations(page)).toEqual([]);
@@ -313,12 +366,19 @@ describe('web console', () => {
     const checks = page.getByTestId('incident-issues');
     await checks.waitFor();
     expect(await checks.locator('tbody tr').count()).toBe(1);
-    expect((await checks.locator('tbody tr td').allTextContents()).slice(0, 5)).toEqual(['daily_row_count', '(table)', 'error', '40', '1000']);
+    expect((await checks.locator('tbody tr td').allTextContents()).slice(0, 6)).toEqual(['daily_row_count', '(table)', 'all data', 'error', '40', '1,000']);
+    // right under its row, in view, highlighted, named by table, dimension, category and check, never by its UUID
+    const detail = list.locator('tr.detail');
+    expect(await detail.evaluate((d) => d.previousElementSibling?.classList.contains('selected') && d.previousElementSibling.textContent?.includes('shop_oltp/public.customers'))).toBe(true);
+    const heading = page.locator('#incident-detail-title');
+    expect(await heading.textContent()).toMatch(/^Failed checks of shop_oltp\/public\.customers · .*volume/);
+    expect(await heading.textContent()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(await page.evaluate(`(() => { const box = document.getElementById('incident-detail').getBoundingClientRect(); return box.top >= 0 && box.bottom <= window.innerHeight; })()`)).toBe(true);
     expect(await seriousViolations(page)).toEqual([]);
 
     // resolved from the page, it leaves the acknowledged list; muted works the same way on another one
     await customers.getByRole('button', { name: 'Resolve' }).click();
-    await page.getByRole('status').getByText(/is now resolved/).waitFor();
+    await page.getByRole('status').getByText(/^shop_oltp\/public\.customers · .* is now resolved\.$/).waitFor();
     await page.getByText('No incident matches.').waitFor();
     await page.getByLabel('Status').selectOption('open');
     const payments = list.locator('tr', { has: page.getByRole('link', { name: 'shop_oltp/public.payments', exact: true }) });
@@ -391,6 +451,108 @@ describe('web console', () => {
     await rowCount.getByRole('link', { name: 'daily_row_count_match' }).click();
     await page.getByText('daily_row_count_match, 3 results').waitFor();
     expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('the readout chart at 1280 and 1920 pixels: the width of its card, tick labels whole or abbreviated and unclipped, times without repeats, a tooltip', async () => {
+    for (const width of [1280, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${base}/tables/shop_oltp/public/payments?check=${encodeURIComponent('monitoring/day//volume/daily_row_count')}`);
+      const chart = page.getByTestId('readout-chart');
+      await chart.locator('canvas').waitFor();
+      const figure = page.locator('figure.chart');
+      await expect.poll(() => figure.getAttribute('data-y-ticks')).not.toBeNull();
+      // the full width of its card (less the card's padding)
+      const [plotWidth, cardWidth] = (await page.evaluate(`(() => {
+        const plot = document.querySelector('[data-testid=readout-chart]');
+        const card = plot.closest('.card');
+        const style = getComputedStyle(card);
+        return [plot.getBoundingClientRect().width, card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight)];
+      })()`)) as [number, number];
+      expect(plotWidth).toBeGreaterThanOrEqual(cardWidth - 2);
+      const yTicks = JSON.parse((await figure.getAttribute('data-y-ticks'))!) as string[];
+      expect(yTicks.length).toBeGreaterThan(2);
+      // 166175775688081 reads abbreviated (…T), never as a run of digits cut by the frame
+      for (const tick of yTicks) expect(tick).toMatch(/^(0|-?\d{1,3}(\.\d+)?[MBTP]|\d{1,3}(,\d{3})*)$/);
+      expect(yTicks.some((t) => t.endsWith('T'))).toBe(true);
+      // the axis is as wide as its longest label in the axis font
+      const axis = Number(await figure.getAttribute('data-y-axis-width'));
+      const fits = await page.evaluate(`(() => {
+        const ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+        return ${JSON.stringify(yTicks)}.every((t) => ctx.measureText(t).width + 8 <= ${axis});
+      })()`);
+      expect(fits).toBe(true);
+      const xTicks = (JSON.parse((await figure.getAttribute('data-x-ticks'))!) as string[]).filter((t) => t !== '');
+      expect(xTicks.length).toBeGreaterThan(2);
+      expect(new Set(xTicks).size).toBe(xTicks.length);
+      // hovering the newest readout: its period and value
+      const over = page.locator('figure.chart .u-over');
+      const size = (await over.boundingBox())!;
+      await over.hover({ position: { x: size.width - 3, y: size.height / 2 } });
+      const tooltip = page.locator('.chart-tooltip');
+      await tooltip.waitFor();
+      expect(await tooltip.textContent()).toMatch(/^2026-11-19 00:00:00 UTC5,000 · warning$/);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('jobs: the runs made in-process (dqctl run checks, the demo) are listed, each naming its target', async () => {
+    // recorded as runChecks records a run no queue started (test/jobs/runChecksFaults.test.ts runs one)
+    const demoRun = await fx.store.jobs.recordRunning({ jobType: 'run_checks', parameters: { check_search_filters: {} }, createdBy: 'dqctl in-process run', claimedBy: 'test:1' });
+    await fx.store.jobs.finish(demoRun.id, { status: 'finished', result: { highest_severity: 'error', executed_checks: 194, valid_results: 258, warnings: 24, errors: 4, fatals: 0, execution_errors: 0 } });
+    const oneTable = await fx.store.jobs.recordRunning({ jobType: 'run_checks', parameters: { check_search_filters: { connection: 'shop_oltp', fullTableName: 'public.orders', checkName: 'daily_row_count' } }, createdBy: 'dqctl in-process run', claimedBy: 'test:1' });
+    await fx.store.jobs.finish(oneTable.id, { status: 'finished', result: { highest_severity: 'valid', executed_checks: 1, valid_results: 1, warnings: 0, errors: 0, fatals: 0, execution_errors: 0 } });
+    await page.goto(`${base}/jobs`);
+    const jobs = page.getByTestId('jobs');
+    await jobs.waitFor();
+    const cells = async (id: number) => jobs.locator('tr', { has: page.getByRole('cell', { name: String(id), exact: true }) }).locator('td').allTextContents();
+    const demo = await cells(demoRun.id);
+    expect(demo.slice(0, 4)).toEqual([String(demoRun.id), 'run checks', 'all tables', 'finished']);
+    expect(demo[5]).toMatch(/^194 checks, 258 valid, 24 warnings, 4 errors/);
+    expect(demo[7]).toBe('dqctl in-process run');
+    expect((await cells(oneTable.id))[2]).toBe('shop_oltp/public.orders (check daily_row_count)');
+    expect(await page.getByText('No job has run on this store yet').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('lineage: the navigation opens a table picker; a search and a click show the graph of the chosen table', async () => {
+    await page.goto(`${base}/`);
+    await page.getByRole('navigation', { name: 'views' }).getByRole('link', { name: 'Lineage' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Lineage' }).waitFor();
+    const picker = page.getByTestId('lineage-picker');
+    await picker.waitFor();
+    expect(await picker.getByRole('link').count()).toBeGreaterThan(10);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('searchbox', { name: 'Find a table' }).pressSequentially('paym', { delay: 20 });
+    await expect.poll(() => picker.getByRole('link').allTextContents()).toEqual(['shop_oltp/public.payments']);
+    expect(new URL(page.url()).searchParams.get('q')).toBe('paym');
+    await picker.getByRole('link', { name: 'shop_oltp/public.payments' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Lineage of shop_oltp/public.payments' }).waitFor();
+    const graph = page.getByTestId('lineage-graph');
+    await graph.waitFor();
+    expect(await graph.locator('a.node.focus').getAttribute('aria-label')).toBe('shop_oltp/public.payments: warning');
+    expect(await graph.locator('a.node').count()).toBeGreaterThan(1);
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('a table that does not exist says so and offers no action; the overview without a loop says so and what was last applied', async () => {
+    await page.goto(`${base}/tables/shop_oltp/public/no_such_table`);
+    const missing = page.getByTestId('table-not-found');
+    await missing.waitFor();
+    expect(await missing.textContent()).toContain('The live store has no table shop_oltp/public.no_such_table');
+    expect(await page.getByRole('button', { name: 'Run checks' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Collect statistics' }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    // the one request that found no table (its status) is the one error in the browser's console
+    expect(problems.splice(0)).toEqual(['console error: Failed to load resource: the server responded with a status of 404 (Not Found)']);
+
+    await page.goto(`${base}/`);
+    await page.getByTestId('no-loop').waitFor();
+    expect(await page.getByTestId('no-loop').textContent()).toMatch(/^No reconcile loop runs on this server/);
+    expect(await page.getByTestId('last-applied').textContent()).toMatch(/ by .+, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    const sync = page.locator('section', { has: page.getByRole('heading', { name: 'Sync' }) });
+    expect(await sync.textContent()).not.toMatch(/Repository|Revision read|none: this server/);
   });
 });
 
@@ -470,6 +632,15 @@ describe('web console with tokens', () => {
     expect(await page.getByRole('columnheader', { name: 'Actions' }).count()).toBe(0);
     for (const action of ['Acknowledge', 'Resolve', 'Mute']) expect(await page.getByRole('button', { name: action }).count()).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
+    // a viewer is never pointed at buttons only operators have
+    await page.goto(`${base}/jobs`);
+    await page.getByText('No job has run on this store yet.').waitFor();
+    expect(await page.locator('main').textContent()).not.toMatch(/this page|Start a job/);
+    await page.goto(`${base}/`);
+    await page.getByTestId('quality-counts').waitFor();
+    expect(await page.locator('main').textContent()).not.toMatch(/Jobs page/);
+    await page.goto(`${base}/incidents`);
+    await list.waitFor();
     const [incident] = (await (await apiCall(base, 'GET', '/api/incidents/shop_oltp', undefined, 'viewer-token-1')).json()) as Array<{ year: number; month: number; incidentId: string }>;
     const statusPath = `/api/incidents/shop_oltp/${incident.year}/${incident.month}/${incident.incidentId}/status?status=acknowledged`;
     expect((await apiCall(base, 'POST', statusPath, undefined, 'viewer-token-1')).status).toBe(403);
@@ -481,6 +652,87 @@ describe('web console with tokens', () => {
     expect(await page.getByRole('button', { name: 'Acknowledge' }).count()).toBe(3);
     // the 401 of the profile before sign-in is the one expected error in the browser's console
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+    await page.context().close();
+  });
+});
+
+/** What overflows in the page: a card, a scrolling table or the page itself wider than its box, and words broken mid-word. */
+const LAYOUT_PROBLEMS = `(() => {
+  const problems = [];
+  if (document.documentElement.scrollWidth > window.innerWidth) problems.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + window.innerWidth);
+  for (const box of document.querySelectorAll('main .card, main .scroll, main figure')) {
+    if (box.scrollWidth > box.clientWidth + 1) problems.push('overflows its box: ' + (box.querySelector('h2')?.textContent || box.className) + ' (' + box.scrollWidth + ' > ' + box.clientWidth + ')');
+  }
+  const range = document.createRange();
+  const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const words = /\\S+/g;
+    for (let m = words.exec(node.textContent); m; m = words.exec(node.textContent)) {
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+      if (lines.size > 1) problems.push('a word broken over lines: ' + m[0]);
+    }
+  }
+  return problems;
+})()`;
+
+// long and non-Latin names, at the two widths people use: every page holds
+describe('web console layout', () => {
+  const LONG = 'customer_lifetime_value_by_acquisition_channel_and_region_daily_snapshot_überblick_データ';
+  let fx: StoreFixture;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    fx = await STORE_ENGINES.find((e) => e.engine === 'pglite')!.setup();
+    await applyExamples(fx.store);
+    app = await serverOn(fx.store);
+    base = await listen(app);
+    const created = await apiCall(base, 'POST', `/api/connections/shop_oltp/schemas/public/tables/${encodeURIComponent(LONG)}`, { columns: {} });
+    expect(created.status).toBe(201);
+    await recordReadouts(fx);
+    const failing = readouts().filter((r) => r.tableName === 'customers' && r.checkName === 'daily_row_count').map((r) => ({ ...r, tableName: LONG, checkHash: 21 }));
+    await recordResultsWithIncidents(fx.store, failing, DEFAULT_INCIDENTS);
+    const run = await fx.store.jobs.recordRunning({ jobType: 'run_checks', parameters: { check_search_filters: { connection: 'shop_oltp', fullTableName: `public.${LONG}` } }, createdBy: 'dqctl in-process run', claimedBy: 'test:1' });
+    await fx.store.jobs.finish(run.id, { status: 'finished', result: { highest_severity: 'error', executed_checks: 1, valid_results: 0, warnings: 0, errors: 1, fatals: 0, execution_errors: 0 } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await fx?.dispose();
+  });
+
+  it('every page at 1280 and 1920 pixels: nothing overflows its card, no word is broken mid-word, no serious axe violation', async () => {
+    const [incident] = (await (await apiCall(base, 'GET', '/api/incidents/shop_oltp?limit=50')).json()) as Array<{ incidentId: string; table: string }>;
+    const pages: Array<[string, string]> = [
+      ['/', '[data-testid=quality-counts]'],
+      ['/tables/shop_oltp/public/customers', '[data-testid=readout-chart] canvas'],
+      [`/tables/shop_oltp/public/${encodeURIComponent(LONG)}`, '[data-testid=readout-chart] canvas'],
+      ['/tables/shop_oltp/public/no_such_table', '[data-testid=table-not-found]'],
+      ['/plan', '[data-testid=history]'],
+      [`/incidents?incident=${incident.incidentId}`, '[data-testid=incident-issues]'],
+      ['/lineage', '[data-testid=lineage-picker]'],
+      ['/lineage/analytics_dwh/mart/daily_revenue?depth=3', '[data-testid=lineage-graph]'],
+      ['/jobs', '[data-testid=jobs]'],
+    ];
+    const { page, problems } = await watchedPage(browser);
+    const seen: string[] = [];
+    for (const width of [1280, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const [path, ready] of pages) {
+        await page.goto(`${base}${path}`);
+        await page.locator(ready).first().waitFor();
+        await page.waitForTimeout(100);
+        for (const problem of (await page.evaluate(LAYOUT_PROBLEMS)) as string[]) seen.push(`${width} ${path}: ${problem}`);
+        if (width === 1280) for (const violation of await seriousViolations(page)) seen.push(`${path}: ${violation}`);
+      }
+    }
+    expect(seen).toEqual([]);
+    // the missing table's status at each width: the only errors in the browser's console
+    expect(problems).toEqual(Array(2).fill('console error: Failed to load resource: the server responded with a status of 404 (Not Found)'));
     await page.context().close();
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { defaultExecutors, type ExecutorDependencies } from '../../src/jobs/executors/index.js';
-import { runChecks } from '../../src/jobs/executors/runChecks.js';
+import { IN_PROCESS_RUN, runChecks } from '../../src/jobs/executors/runChecks.js';
 import { JobService } from '../../src/jobs/jobService.js';
 import type { JsonObject } from '../../src/model/index.js';
 import { createSourceFixture, dqctlBackends, running, sampleMaxBackends, untilBackends, SEED_SQL, SLOW_VIEWS_SQL, type SourceFixture } from '../datasource/sourceFixture.js';
@@ -107,6 +107,26 @@ describe('check runs on a failing data source', () => {
     const failed = await jobs.wait(String(await submit('public.doomed')), 30_000);
     expect(failed.status).toBe('failed');
     expect(failed.errorMessage).toMatch(/src\/public\.doomed: .*the table does not exist/);
+    await source.admin('create table public.doomed (id int primary key); insert into public.doomed values (1)');
+  });
+
+  it('a run made in this process (dqctl run checks, the demo) is recorded as a job of the store, ended with its counts as a queued job ends', async () => {
+    await jobs.stop();
+    const before = (await fx.store.jobs.list({ limit: 10 })).length;
+    const ok = await runChecks(deps, { check_search_filters: { connection: 'src', fullTableName: 'public.doomed' } }, new AbortController().signal, { runBy: 'the test' });
+    await source.admin('drop table public.doomed');
+    await runChecks(deps, { check_search_filters: { connection: 'src', fullTableName: 'public.doomed' } }, new AbortController().signal);
+    const [failed, finished] = await fx.store.jobs.list({ limit: 10 });
+    expect((await fx.store.jobs.list({ limit: 10 })).length).toBe(before + 2);
+    expect(finished).toMatchObject({ jobType: 'run_checks', status: 'finished', createdBy: 'the test', result: ok.result, parameters: { check_search_filters: { fullTableName: 'public.doomed' } } });
+    expect(finished.startedAt).not.toBeNull();
+    expect(finished.finishedAt).not.toBeNull();
+    // as a queued job ends: failed, naming the table, its counts kept
+    expect(failed).toMatchObject({ jobType: 'run_checks', status: 'failed', createdBy: IN_PROCESS_RUN, result: { tables: 1, failed_tables: [{ table: 'src/public.doomed' }] } });
+    expect(failed.errorMessage).toMatch(/src\/public\.doomed: .*the table does not exist/);
+    // a dry run (dummy_execution) stores nothing, so it is no job
+    await runChecks(deps, { check_search_filters: { connection: 'src' }, dummy_execution: true }, new AbortController().signal);
+    expect((await fx.store.jobs.list({ limit: 10 })).length).toBe(before + 2);
     await source.admin('create table public.doomed (id int primary key); insert into public.doomed values (1)');
   });
 

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { QUALITY_WORDS, SYNC_WORDS, toneOfQuality } from '../words';
@@ -69,5 +69,23 @@ export function Section({ title, children, id }: { title: string; children: Comp
       <h2 id={headingId}>{title}</h2>
       {children}
     </section>
+  );
+}
+
+/**
+ * A name (connection/schema.table, a check name) that may wrap only after its separators (/ . _), never in the
+ * middle of a word: each separator is followed by a <wbr>, which adds no text.
+ */
+export function Name({ text }: { text: string }) {
+  const parts = text.split(/(?<=[/._])/);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 ? <wbr /> : null}
+        </Fragment>
+      ))}
+    </>
   );
 }

@@ -1,9 +1,11 @@
-import { useContext, useState } from 'preact/hooks';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { ProfileContext } from '../profile';
 import { ApiError, get, request, type Incident, type IncidentIssue, type IncidentsPerConnection, type Profile } from '../api';
-import { Empty, ErrorBox, Section, Show, Status, useLoad } from '../components/common';
+import { Fragment } from 'preact';
+import { Empty, ErrorBox, Name, Show, Status, useLoad } from '../components/common';
 import { links, setQueryParam, type Location } from '../router';
-import { formatTime, incidentSeverityWord, plural } from '../words';
+import { formatNumber, formatTime, incidentSeverityWord, plural, shortHash } from '../words';
+import { isSchemaHashSensor } from '../components/ReadoutChart';
 
 /**
  * Incidents, read from the incidents API (GET /api/incidents/{connection}); a server without it (404) is said
@@ -78,7 +80,7 @@ export function IncidentsSummary() {
         <ul>
           {withOpen.map((c) => (
             <li key={c.connection}>
-              {c.connection}: {c.openIncidents} open, the newest first seen {formatTime(c.mostRecentFirstSeen)}
+              {c.connection}: {c.openIncidents} open, the newest first seen <span class="when">{formatTime(c.mostRecentFirstSeen)}</span>
             </li>
           ))}
         </ul>
@@ -95,10 +97,10 @@ export function Incidents({ location, profile, connections }: { location: Locati
   const setStatus = async (incident: Incident, next: (typeof STATUSES)[number]) => {
     try {
       await request('POST', `/api/incidents/${encodeURIComponent(incident.connection)}/${incident.year}/${incident.month}/${encodeURIComponent(incident.incidentId)}/status?status=${next}`);
-      setNotice(`Incident ${incident.incidentId} is now ${next}.`);
+      setNotice(`${incidentTitle(incident)} is now ${next}.`);
       loaded.reload();
     } catch (error) {
-      setNotice(`Could not set incident ${incident.incidentId} to ${next}: ${(error as Error).message}`);
+      setNotice(`Could not set ${incidentTitle(incident)} to ${next}: ${(error as Error).message}`);
     }
   };
   return (
@@ -153,10 +155,10 @@ function IncidentTable({
   status: string;
 }) {
   if (incidents.length === 0) return <Empty>No incident matches. Incidents open when checks fail with the connection’s incident grouping.</Empty>;
-  const chosen = incidents.find((i) => i.incidentId === selected);
+  const columns = profile.can_manage_incidents ? 8 : 7;
   return (
-    <>
-      <table data-testid="incidents">
+    <div class="scroll">
+      <table data-testid="incidents" class="incidents">
         <thead>
           <tr>
             <th scope="col">Status</th>
@@ -170,90 +172,143 @@ function IncidentTable({
           </tr>
         </thead>
         <tbody>
-          {incidents.map((i) => (
-            <tr key={`${i.connection}/${i.incidentId}`}>
-              <td>
-                <Status value={i.status} kind="plain" />
-              </td>
-              <td>
-                <Status value={incidentSeverityWord(i.highestSeverity)} />
-              </td>
-              <td>
-                <a href={links.table(i.connection, i.schema, i.table)}>{`${i.connection}/${i.schema}.${i.table}`}</a>
-              </td>
-              <td>{[i.checkCategory, i.qualityDimension].filter(Boolean).join(' / ') || '—'}</td>
-              <td>
-                <a href={links.incidents({ ...(status ? { status } : {}), incident: i.incidentId })}>{plural(i.failedChecksCount, 'failed check')}</a>
-              </td>
-              <td>{formatTime(i.firstSeen)}</td>
-              <td>{formatTime(i.lastSeen)}</td>
-              {profile.can_manage_incidents ? (
-                <td class="actions">
-                  {i.status !== 'acknowledged' && i.status !== 'resolved' ? (
-                    <button type="button" onClick={() => setStatus(i, 'acknowledged')}>
-                      Acknowledge
-                    </button>
+          {incidents.map((i) => {
+            const open = i.incidentId === selected;
+            return (
+              <Fragment key={`${i.connection}/${i.incidentId}`}>
+                <tr class={open ? 'selected' : ''}>
+                  <td>
+                    <Status value={i.status} kind="plain" />
+                  </td>
+                  <td>
+                    <Status value={incidentSeverityWord(i.highestSeverity)} />
+                  </td>
+                  <td class="name">
+                    <a href={links.table(i.connection, i.schema, i.table)}>
+                      <Name text={`${i.connection}/${i.schema}.${i.table}`} />
+                    </a>
+                    {i.dataGroup ? <span class="note"> · data group {i.dataGroup}</span> : null}
+                  </td>
+                  <td>{[i.checkCategory, i.qualityDimension].filter(Boolean).join(' / ') || '—'}</td>
+                  <td>
+                    <a
+                      class="failed-checks"
+                      href={links.incidents({ ...(status ? { status } : {}), ...(open ? {} : { incident: i.incidentId }) })}
+                      aria-expanded={open ? 'true' : 'false'}
+                      aria-controls={open ? 'incident-detail' : undefined}
+                    >
+                      {plural(i.failedChecksCount, 'failed check')}
+                    </a>
+                  </td>
+                  {/* may wrap between the date and the time, never inside either */}
+                  <td>{formatTime(i.firstSeen)}</td>
+                  <td>{formatTime(i.lastSeen)}</td>
+                  {profile.can_manage_incidents ? (
+                    <td class="actions">
+                      {i.status !== 'acknowledged' && i.status !== 'resolved' ? (
+                        <button type="button" onClick={() => setStatus(i, 'acknowledged')}>
+                          Acknowledge
+                        </button>
+                      ) : null}
+                      {i.status !== 'resolved' ? (
+                        <button type="button" onClick={() => setStatus(i, 'resolved')}>
+                          Resolve
+                        </button>
+                      ) : null}
+                      {i.status !== 'muted' ? (
+                        <button type="button" onClick={() => setStatus(i, 'muted')}>
+                          Mute
+                        </button>
+                      ) : null}
+                    </td>
                   ) : null}
-                  {i.status !== 'resolved' ? (
-                    <button type="button" onClick={() => setStatus(i, 'resolved')}>
-                      Resolve
-                    </button>
-                  ) : null}
-                  {i.status !== 'muted' ? (
-                    <button type="button" onClick={() => setStatus(i, 'muted')}>
-                      Mute
-                    </button>
-                  ) : null}
-                </td>
-              ) : null}
-            </tr>
-          ))}
+                </tr>
+                {open ? (
+                  <tr class="detail">
+                    <td colSpan={columns}>
+                      <FailedChecks incident={i} />
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
+            );
+          })}
         </tbody>
       </table>
-      {chosen ? <FailedChecks incident={chosen} /> : null}
-    </>
+    </div>
   );
 }
 
+/** An incident as people name it: the table, the quality dimension (else the category), the check, the data group; never its UUID. */
+export function incidentTitle(i: Incident): string {
+  return [
+    `${i.connection}/${i.schema}.${i.table}`,
+    i.qualityDimension,
+    i.checkCategory,
+    i.checkName,
+    i.dataGroup ? `data group ${i.dataGroup}` : null,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+/** The failed checks of one incident, right under its row: scrolled into view and highlighted when it opens. */
 function FailedChecks({ incident }: { incident: Incident }) {
   const url = `/api/incidents/${encodeURIComponent(incident.connection)}/${incident.year}/${incident.month}/${encodeURIComponent(incident.incidentId)}/issues?page=1&limit=50`;
   const loaded = useLoad(url, () => get<IncidentIssue[]>(url));
+  const panel = useRef<HTMLElement>(null);
+  useEffect(() => {
+    panel.current?.scrollIntoView({ block: 'nearest' });
+    panel.current?.focus({ preventScroll: true });
+  }, [incident.incidentId, loaded.data !== undefined]);
   return (
-    <Section title={`Failed checks of incident ${incident.incidentId}`}>
+    <section class="incident-detail" id="incident-detail" ref={panel} tabIndex={-1} aria-labelledby="incident-detail-title">
+      <h2 id="incident-detail-title">Failed checks of {incidentTitle(incident)}</h2>
       <Show loaded={loaded} what="the failed checks">
         {(issues) =>
           issues.length === 0 ? (
             <Empty>No failed check is stored for this incident.</Empty>
           ) : (
+            <div class="scroll">
             <table data-testid="incident-issues">
               <thead>
                 <tr>
                   <th scope="col">Check</th>
                   <th scope="col">Column</th>
+                  <th scope="col">Data group</th>
                   <th scope="col">Severity</th>
                   <th scope="col">Actual</th>
                   <th scope="col">Expected</th>
+                  <th scope="col">Time period</th>
                   <th scope="col">When</th>
                 </tr>
               </thead>
               <tbody>
-                {issues.map((c) => (
-                  <tr key={c.id}>
-                    <td>{c.checkDisplayName ?? c.checkName}</td>
-                    <td>{c.columnName ?? '(table)'}</td>
-                    <td>
-                      <Status value={incidentSeverityWord(c.severity)} />
-                    </td>
-                    <td>{c.actualValue ?? '—'}</td>
-                    <td>{c.expectedValue ?? '—'}</td>
-                    <td>{formatTime(c.executedAt)}</td>
-                  </tr>
-                ))}
+                {issues.map((c) => {
+                  const hash = isSchemaHashSensor(c.sensorName);
+                  return (
+                    <tr key={c.id}>
+                      <td>
+                        <Name text={c.checkDisplayName ?? c.checkName} />
+                      </td>
+                      <td>{c.columnName ?? '(table)'}</td>
+                      <td>{c.dataGroup || 'all rows'}</td>
+                      <td>
+                        <Status value={incidentSeverityWord(c.severity)} />
+                      </td>
+                      <td class={hash ? '' : 'num'}>{hash ? (c.actualValue === null ? '—' : <code title="a hash of the schema">{shortHash(c.actualValue)}</code>) : formatNumber(c.actualValue)}</td>
+                      <td class={hash ? '' : 'num'}>{hash ? (c.expectedValue === null ? '—' : <code title="a hash of the schema">{shortHash(c.expectedValue)}</code>) : formatNumber(c.expectedValue)}</td>
+                      <td class="when">{c.timePeriod.replace(/T00:00:00$/, '').replace('T', ' ')}</td>
+                      <td class="when">{formatTime(c.executedAt)}</td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
+            </div>
           )
         }
       </Show>
-    </Section>
+    </section>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, request, type JobEntry, type JobList, type ObjectStatusList, type Profile } from '../api';
-import { Empty, Section, Show, Status, useLoad } from '../components/common';
+import { Empty, Name, Section, Show, Status, useLoad } from '../components/common';
 import { JobButtons } from '../components/JobButtons';
 import { formatTime } from '../words';
 
@@ -19,10 +19,37 @@ export function Jobs({ profile }: { profile: Profile }) {
       <h1>Jobs</h1>
       {profile.can_run_checks ? <StartJob profile={profile} /> : null}
       <Show loaded={jobs} what="the jobs">
-        {(data) => (data.jobs.length === 0 ? <Empty>No job has run on this store yet.</Empty> : <JobTable jobs={data.jobs} profile={profile} onChange={() => setTick((t) => t + 1)} />)}
+        {(data) =>
+          data.jobs.length === 0 ? (
+            <Empty>
+              No job has run on this store yet. Check runs (from {profile.can_run_checks ? 'this page, a table’s page, ' : ''}the API, a schedule or dqctl run checks) and statistics
+              collections are listed here.
+            </Empty>
+          ) : (
+            <JobTable jobs={data.jobs} profile={profile} onChange={() => setTick((t) => t + 1)} />
+          )
+        }
       </Show>
     </>
   );
+}
+
+/**
+ * What a job ran on, from its parameters (a run's check_search_filters, a statistics job's filters, an import's
+ * connection): "shop_oltp/public.customers", "shop_oltp, all tables", "all tables", with a check or column filter.
+ */
+export function targetOf(job: JobEntry): string {
+  const p = (job.parameters ?? {}) as Record<string, unknown>;
+  const nested = [p.check_search_filters, p.statistics_collector_search_filters, p.statisticsCollectorSearchFilters].find((f) => f && typeof f === 'object') as Record<string, unknown> | undefined;
+  const f = nested ?? p;
+  const text = (...keys: string[]) => keys.map((k) => f[k]).find((v): v is string => typeof v === 'string' && v !== '');
+  const connection = text('connection', 'connectionName');
+  const table = text('fullTableName', 'schemaTableName') ?? (text('schema', 'schemaName') ? `${text('schema', 'schemaName')}.${text('table_contains', 'tableNameContains') ? `*${text('table_contains', 'tableNameContains')}*` : '*'}` : undefined);
+  const where = connection ? (table ? `${connection}/${table}` : `${connection}, all tables`) : table ? `every connection, ${table}` : 'all tables';
+  const extra = [text('column', 'columnName') ? `column ${text('column', 'columnName')}` : '', text('checkName') ? `check ${text('checkName')}` : '', text('checkCategory') ? `category ${text('checkCategory')}` : '']
+    .filter(Boolean)
+    .join(', ');
+  return extra ? `${where} (${extra})` : where;
 }
 
 function progressOf(job: JobEntry, now: number): string {
@@ -57,11 +84,13 @@ function resultText(job: JobEntry): string {
 function JobTable({ jobs, profile, onChange }: { jobs: JobEntry[]; profile: Profile; onChange: () => void }) {
   const now = Date.now();
   return (
+    <div class="scroll">
     <table data-testid="jobs">
       <thead>
         <tr>
           <th scope="col">Job</th>
           <th scope="col">Type</th>
+          <th scope="col">Target</th>
           <th scope="col">Status</th>
           <th scope="col">Progress</th>
           <th scope="col">Result</th>
@@ -74,7 +103,10 @@ function JobTable({ jobs, profile, onChange }: { jobs: JobEntry[]; profile: Prof
         {jobs.map((j) => (
           <tr key={j.jobId.jobId}>
             <td>{j.jobId.jobId}</td>
-            <td>{j.jobType.replace(/_/g, ' ')}</td>
+            <td class="nowrap">{j.jobType.replace(/_/g, ' ')}</td>
+            <td class="name">
+              <Name text={targetOf(j)} />
+            </td>
             <td>
               <Status value={j.status} kind="plain" />
             </td>
@@ -82,8 +114,8 @@ function JobTable({ jobs, profile, onChange }: { jobs: JobEntry[]; profile: Prof
               {j.status === 'running' ? <progress aria-label={`job ${j.jobId.jobId} running`} /> : null} {progressOf(j, now)}
             </td>
             <td>{resultText(j)}</td>
-            <td>{formatTime(j.jobId.createdAt)}</td>
-            <td>{j.createdBy ?? '—'}</td>
+            <td class="when">{formatTime(j.jobId.createdAt)}</td>
+            <td class="nowrap">{j.createdBy ?? '—'}</td>
             {profile.can_cancel_jobs ? (
               <td>
                 {['queued', 'running', 'waiting'].includes(j.status) ? (
@@ -97,12 +129,13 @@ function JobTable({ jobs, profile, onChange }: { jobs: JobEntry[]; profile: Prof
         ))}
       </tbody>
     </table>
+    </div>
   );
 }
 
 /** Pick a table, then run its checks or collect its statistics. */
 function StartJob({ profile }: { profile: Profile }) {
-  const tables = useLoad('job-tables', () => get<ObjectStatusList>('/api/objects?kind=table'));
+  const tables = useLoad('job-tables', () => get<ObjectStatusList>('/api/objects?kind=table&limit=200'));
   const [chosen, setChosen] = useState('');
   return (
     <Section title="Start a job">

@@ -1,8 +1,8 @@
 import { useMemo } from 'preact/hooks';
-import { get, tablePath, type LineageTree, type QualityStatusModel, type TableKey } from '../api';
-import { Empty, Section, Show, useLoad } from '../components/common';
+import { get, tablePath, type LineageTree, type ObjectStatusList, type QualityStatusModel, type TableKey } from '../api';
+import { Empty, Name, Section, Show, useLoad } from '../components/common';
 import { LineageGraph, type GraphEdge, type GraphNode } from '../components/LineageGraph';
-import { links, navigate, type Location } from '../router';
+import { links, navigate, setQueryParam, type Location } from '../router';
 import { QUALITY_ORDER, QUALITY_WORDS, toneOfQuality, type QualityStatus } from '../words';
 
 const DEPTHS = [1, 2, 3, 5, 10, 100];
@@ -66,16 +66,78 @@ export function graphWithin(tree: LineageTree, depth: number): { nodes: GraphNod
   return { nodes: [...nodes.values()], edges: [...kept].map((f) => ({ from: keyOf(f.source_table), to: keyOf(f.target_table) })) };
 }
 
+/** Tables the picker lists at most (the API is asked for as many, matching the search). */
+const PICKS = 50;
+
+/**
+ * A table picker: a search box (its text in the URL, `q`) and the matching tables, each a link to its lineage
+ * graph. The list is asked for with the search and a limit, and narrowed here too (a server that does not
+ * filter still gives the right list).
+ */
+export function LineagePicker({ location, current }: { location: Location; current?: string }) {
+  const q = location.query.get('q') ?? '';
+  const depth = Number(location.query.get('depth')) || undefined;
+  const tables = useLoad(`lineage-tables:${q}`, () => get<ObjectStatusList>(`/api/objects?kind=table&filter=${encodeURIComponent(q)}&limit=${PICKS}`));
+  return (
+    <section class="card picker" aria-labelledby="h-lineage-picker">
+      <h2 id="h-lineage-picker">{current ? 'Another table' : 'Choose a table'}</h2>
+      <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Find a table
+          <input type="search" value={q} placeholder="connection, schema or table name" onInput={(e) => setQueryParam('q', (e.currentTarget as HTMLInputElement).value)} />
+        </label>
+      </form>
+      {current && q === '' ? null : (
+        <Show loaded={tables} what="the tables">
+          {(list) => {
+            const needle = q.toLowerCase();
+            const matching = list.objects.filter((t) => t.kind === 'table' && t.name.toLowerCase().includes(needle)).slice(0, PICKS);
+            if (matching.length === 0) return <Empty>{q ? `No table matches “${q}”.` : 'No table in the live store yet: apply a repository first.'}</Empty>;
+            return (
+              <>
+                <ul class="picks" data-testid="lineage-picker">
+                  {matching.map((t) => (
+                    <li key={t.name}>
+                      <a href={links.lineage(t.connection!, t.schema!, t.table!, depth)} aria-current={t.name === current ? 'page' : undefined}>
+                        <Name text={t.name} />
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+                {matching.length === PICKS ? <p class="note">The first {PICKS} tables that match; type to narrow.</p> : null}
+              </>
+            );
+          }}
+        </Show>
+      )}
+    </section>
+  );
+}
+
+/** GET /lineage: the picker alone, until a table is chosen. */
+export function LineageIndex({ location }: { location: Location }) {
+  return (
+    <>
+      <h1>Lineage</h1>
+      <p>Choose a table to see the tables it is loaded from and the tables loaded from it, coloured by their data quality status.</p>
+      <LineagePicker location={location} />
+    </>
+  );
+}
+
 export function Lineage({ location, connection, schema, table }: { location: Location; connection: string; schema: string; table: string }) {
   const depth = Math.max(1, Number(location.query.get('depth')) || 2);
   const url = `${tablePath(connection, schema, table)}/lineage/tree`;
   const loaded = useLoad(url, () => get<LineageTree>(url));
   return (
     <>
-      <h1>Lineage of {`${connection}/${schema}.${table}`}</h1>
+      <h1>
+        Lineage of <Name text={`${connection}/${schema}.${table}`} />
+      </h1>
       <p>
         <a href={links.table(connection, schema, table)}>← the table</a>
       </p>
+      <LineagePicker location={location} current={`${connection}/${schema}.${table}`} />
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Depth

@@ -1,5 +1,7 @@
+import { useContext } from 'preact/hooks';
 import { get, type Overview as OverviewModel } from '../api';
-import { Empty, Section, Show, Status, useLoad } from '../components/common';
+import { ProfileContext } from '../profile';
+import { Empty, Name, Section, Show, Status, useLoad } from '../components/common';
 import { links } from '../router';
 import { failedResults, formatTime, KIND_PLURAL, plural, QUALITY_ORDER, QUALITY_WORDS, SYNC_WORDS, toneOfQuality, type ObjectKindName } from '../words';
 import { IncidentsSummary } from './Incidents';
@@ -32,7 +34,7 @@ function EmptyStore() {
 
 function OverviewBody({ o }: { o: OverviewModel }) {
   const s = o.sync;
-  const revision = s.repository?.revision ?? s.last_applied?.revision ?? null;
+  const profile = useContext(ProfileContext);
   return (
     <div class="grid">
       <Section title="Sync">
@@ -42,13 +44,21 @@ function OverviewBody({ o }: { o: OverviewModel }) {
           </span>{' '}
           <span class={`status ${s.health === 'Healthy' ? 'tone-good' : 'tone-warn'}`}>{s.health.toLowerCase()}</span>
         </p>
+        {s.loop ? null : (
+          <p data-testid="no-loop">
+            No reconcile loop runs on this server: the live store changes only by <code>dqctl apply</code> and through the API. The sync status compares
+            the store with what was last applied.
+          </p>
+        )}
         <dl class="facts">
-          <dt>Repository</dt>
-          <dd>{s.repository ? `${s.repository.location}${s.repository.branch ? ` (${s.repository.branch})` : ''}` : 'none: this server runs no reconcile loop'}</dd>
-          <dt>Revision read</dt>
-          <dd>
-            {s.repository?.short_revision ? <code title={s.repository.revision ?? ''}>{s.repository.short_revision}</code> : revision ? <code>{revision.slice(0, 7)}</code> : '—'}
-          </dd>
+          {s.loop ? (
+            <>
+              <dt>Repository</dt>
+              <dd class="name">{s.repository ? `${s.repository.location}${s.repository.branch ? ` (${s.repository.branch})` : ''}` : '—'}</dd>
+              <dt>Revision read</dt>
+              <dd>{s.repository?.short_revision ? <code title={s.repository.revision ?? ''}>{s.repository.short_revision}</code> : '—'}</dd>
+            </>
+          ) : null}
           {s.environment && (s.environment.loaded !== null || s.environment.applied !== null) ? (
             <>
               <dt>Environment</dt>
@@ -58,21 +68,40 @@ function OverviewBody({ o }: { o: OverviewModel }) {
               </dd>
             </>
           ) : null}
-          <dt>Last apply</dt>
-          <dd>
+          <dt>Last applied</dt>
+          <dd data-testid="last-applied">
             {s.last_applied ? (
               <>
-                {s.last_applied.short_revision ? <code title={s.last_applied.revision ?? ''}>{s.last_applied.short_revision}</code> : 'no commit'} by{' '}
-                {s.last_applied.applied_by}, {formatTime(s.last_applied.applied_at)}
+                {s.last_applied.short_revision ? (
+                  <>
+                    commit <code title={s.last_applied.revision ?? ''}>{s.last_applied.short_revision}</code>
+                  </>
+                ) : (
+                  'a folder outside git'
+                )}{' '}
+                by {s.last_applied.applied_by}, <span class="when">{formatTime(s.last_applied.applied_at)}</span>
               </>
             ) : (
               'never'
             )}
           </dd>
-          <dt>Last reconcile</dt>
-          <dd>{s.last_pass ? `${s.last_pass.result.replace(/_/g, ' ')}, ${formatTime(s.last_pass.finished_at)}${s.last_pass.error ? `: ${s.last_pass.error}` : ''}` : 'none by this server'}</dd>
+          {s.loop ? (
+            <>
+              <dt>Last reconcile</dt>
+              <dd>
+                {s.last_pass ? (
+                  <>
+                    <span class="nowrap">{s.last_pass.result.replace(/_/g, ' ')}</span>, <span class="when">{formatTime(s.last_pass.finished_at)}</span>
+                    {s.last_pass.error ? `: ${s.last_pass.error}` : ''}
+                  </>
+                ) : (
+                  'not yet'
+                )}
+              </dd>
+            </>
+          ) : null}
         </dl>
-        {s.message ? <p class="note">{s.message}</p> : null}
+        {s.message && s.loop ? <p class="note">{s.message}</p> : null}
         <p>
           <a href={links.plan()}>Plan and drift →</a>
         </p>
@@ -89,7 +118,7 @@ function OverviewBody({ o }: { o: OverviewModel }) {
         <p class="note">
           Tables by the worst severity of their checks’ newest run. Results: {o.quality.results.valid} valid, {plural(o.quality.results.warnings, 'warning')},{' '}
           {plural(o.quality.results.errors, 'error')}, {o.quality.results.fatals} fatal, {plural(o.quality.results.execution_errors, 'execution error')}; last run{' '}
-          {formatTime(o.quality.last_executed_at)}.
+          <span class="when">{formatTime(o.quality.last_executed_at)}</span>.
         </p>
         {o.quality.worst_tables.length > 0 ? (
           <table>
@@ -105,18 +134,23 @@ function OverviewBody({ o }: { o: OverviewModel }) {
               {o.quality.worst_tables.slice(0, 8).map((t) => (
                 <tr key={`${t.connection}/${t.schema}.${t.table}`}>
                   <td>
-                    <a href={links.table(t.connection, t.schema, t.table)}>{`${t.connection}/${t.schema}.${t.table}`}</a>
+                    <a href={links.table(t.connection, t.schema, t.table)}>
+                      <Name text={`${t.connection}/${t.schema}.${t.table}`} />
+                    </a>
                   </td>
                   <td>
                     <Status value={t.quality_status} />
                   </td>
-                  <td>{failedResults(t)}</td>
+                  <td class="nowrap">{failedResults(t)}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         ) : (
-          <Empty>No table has a failed check{o.quality.last_executed_at ? '' : ' (no check has run yet: run checks from the Jobs page or with dqctl run checks)'}.</Empty>
+          <Empty>
+            No table has a failed check
+            {o.quality.last_executed_at ? '' : profile?.can_run_checks ? ' (no check has run yet: run checks from the Jobs page or with dqctl run checks)' : ' (no check has run yet)'}.
+          </Empty>
         )}
       </Section>
 
@@ -192,7 +226,15 @@ function OverviewBody({ o }: { o: OverviewModel }) {
                 const outside = (n.changes ?? []).filter((c) => c.origin !== 'repository').map((c) => c.path);
                 return (
                   <li key={`${n.kind}/${n.name}`}>
-                    {n.kind === 'table' ? <a href={links.tableByName(n.name)}>{n.name}</a> : <span>{n.name}</span>} <Status value={n.status} kind="sync" />{' '}
+                    {n.kind === 'table' ? (
+                      <a href={links.tableByName(n.name)}>
+                        <Name text={n.name} />
+                      </a>
+                    ) : (
+                      <span>
+                        <Name text={n.name} />
+                      </span>
+                    )} <Status value={n.status} kind="sync" />{' '}
                     {outside.length ? <span class="note">{outside.slice(0, 3).join(', ')}</span> : null}
                   </li>
                 );
@@ -219,7 +261,7 @@ function OverviewBody({ o }: { o: OverviewModel }) {
           <ul>
             {o.jobs.active.map((j) => (
               <li key={j.job_id}>
-                {j.job_type.replace(/_/g, ' ')} #{j.job_id} <Status value={j.status} kind="plain" /> since {formatTime(j.started_at ?? j.created_at)}
+                {j.job_type.replace(/_/g, ' ')} #{j.job_id} <Status value={j.status} kind="plain" /> since <span class="when">{formatTime(j.started_at ?? j.created_at)}</span>
               </li>
             ))}
           </ul>

@@ -1,10 +1,10 @@
 import { useMemo } from 'preact/hooks';
 import { get, tablePath, type CheckHistory, type EffectiveCheck, type Neighbour, type Profile, type QualityStatusModel, type SampleList } from '../api';
-import { Empty, Section, Show, Status, useLoad } from '../components/common';
+import { Empty, Name, Section, Show, Status, useLoad } from '../components/common';
 import { JobButtons } from '../components/JobButtons';
-import { ReadoutChart, thresholdsOf } from '../components/ReadoutChart';
+import { isSchemaHashSensor, ReadoutChart, SchemaHashReadouts, thresholdsOf } from '../components/ReadoutChart';
 import { links, type Location } from '../router';
-import { failedResults, formatNumber, formatTime, plural } from '../words';
+import { failedResults, formatNumber, formatTime, plural, shortHash } from '../words';
 
 /** A check's results are named by type, gradient, column, category, name and, for a comparison check, its comparison. */
 const checkKey = (c: { check_type: string; column_name: string | null; check_category: string; check_name: string; table_comparison: string | null }, gradient: string) =>
@@ -21,10 +21,11 @@ export function Table({ location, connection, schema, table, profile }: { locati
   const base = tablePath(connection, schema, table);
   const name = `${connection}/${schema}.${table}`;
   const data = useLoad(base, async () => {
-    const [checks, results, status, sources, targets] = await Promise.all([
+    // the status first: a table that does not exist answers one 404, not five
+    const status = await get<QualityStatusModel>(`${base}/status`);
+    const [checks, results, sources, targets] = await Promise.all([
       get<EffectiveCheck[]>(`${base}/effectivechecks`),
       get<CheckHistory[]>(`${base}/checkresults?results_count=30`),
-      get<QualityStatusModel>(`${base}/status`),
       get<Neighbour[]>(`${base}/lineage/sources`).catch(() => [] as Neighbour[]),
       get<Neighbour[]>(`${base}/lineage/targets`).catch(() => [] as Neighbour[]),
     ]);
@@ -35,12 +36,36 @@ export function Table({ location, connection, schema, table, profile }: { locati
       <p class="crumbs">
         <a href={links.objects({ connection, kind: 'table' })}>{connection}</a> / {schema}
       </p>
-      <h1>{name}</h1>
-      <JobButtons profile={profile} connection={connection} schema={schema} table={table} />
-      <Show loaded={data} what={`table ${name}`}>
-        {(d) => <TableBody {...d} location={location} base={base} connection={connection} schema={schema} table={table} />}
-      </Show>
+      <h1>
+        <Name text={name} />
+      </h1>
+      {data.error?.status === 404 ? (
+        <NoSuchTable name={name} connection={connection} message={data.error.message} />
+      ) : (
+        <>
+          {/* the actions only once the table is known to exist */}
+          {data.data ? <JobButtons profile={profile} connection={connection} schema={schema} table={table} /> : null}
+          <Show loaded={data} what={`table ${name}`}>
+            {(d) => <TableBody {...d} location={location} base={base} connection={connection} schema={schema} table={table} />}
+          </Show>
+        </>
+      )}
     </>
+  );
+}
+
+/** A table the live store does not have (a typo in a link, a table deleted since): said so, with no action to run on it. */
+function NoSuchTable({ name, connection, message }: { name: string; connection: string; message: string }) {
+  return (
+    <section class="card" data-testid="table-not-found" aria-labelledby="h-not-found">
+      <h2 id="h-not-found">No such table</h2>
+      <p>
+        The live store has no table {name} ({message}). It may have been renamed or deleted, or the link has a typo.
+      </p>
+      <p>
+        <a href={links.objects({ kind: 'table', q: connection })}>Find the table among the objects →</a>
+      </p>
+    </section>
   );
 }
 
@@ -128,10 +153,10 @@ function TableBody({
                     <td>
                       {history ? (
                         <a href={`${here}?check=${encodeURIComponent(key)}`} aria-current={key === selectedKey ? 'true' : undefined}>
-                          {check.check_name}
+                          <Name text={check.check_name} />
                         </a>
                       ) : (
-                        check.check_name
+                        <Name text={check.check_name} />
                       )}
                       {check.disabled ? <span class="note"> (disabled)</span> : null}
                       {check.table_comparison !== null ? (
@@ -151,8 +176,17 @@ function TableBody({
                         <span class="note"> {failedOf(latest) > 0 ? `${failedOf(latest)} of ${countOf(latest)} failed` : plural(countOf(latest), 'result')}</span>
                       ) : null}
                     </td>
-                    <td>{formatNumber(latest?.actual_value)}</td>
-                    <td>{formatNumber(latest?.expected_value)}</td>
+                    {isSchemaHashSensor(check.sensor_name) ? (
+                      <>
+                        <td>{latest?.actual_value !== null && latest?.actual_value !== undefined ? <code title="a hash of the schema">{shortHash(latest.actual_value)}</code> : '—'}</td>
+                        <td>—</td>
+                      </>
+                    ) : (
+                      <>
+                        <td class="num">{formatNumber(latest?.actual_value)}</td>
+                        <td class="num">{formatNumber(latest?.expected_value)}</td>
+                      </>
+                    )}
                     <td class="when">{latest ? formatTime(latest.executed_at) : '—'}</td>
                   </tr>
                 );
@@ -181,32 +215,40 @@ function TableBody({
               {selected.check.check_name}
               {selected.check.column_name ? ` on column ${selected.check.column_name}` : ''}, {selected.history.results.length} results
             </p>
-            <ReadoutChart results={selected.history.results} thresholds={thresholdsOf(selected.check.rules)} title={selected.check.check_name} />
-            <details>
-              <summary>The numbers</summary>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Time period</th>
-                    <th scope="col">Data group</th>
-                    <th scope="col">Actual</th>
-                    <th scope="col">Expected</th>
-                    <th scope="col">Severity</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {selected.history.results.map((r) => (
-                    <tr key={`${r.time_period}/${r.data_group}/${r.executed_at}`}>
-                      <td>{formatTime(r.time_period)}</td>
-                      <td>{r.data_group}</td>
-                      <td>{formatNumber(r.actual_value)}</td>
-                      <td>{formatNumber(r.expected_value)}</td>
-                      <td>{r.severity ? <Status value={r.severity} /> : <Status value="execution_error" />}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </details>
+            {isSchemaHashSensor(selected.check.sensor_name) ? (
+              <SchemaHashReadouts results={selected.history.results} title={selected.check.check_name} />
+            ) : (
+              <>
+                <ReadoutChart results={selected.history.results} thresholds={thresholdsOf(selected.check.rules)} title={selected.check.check_name} />
+                <details>
+                  <summary>The numbers</summary>
+                  <div class="scroll">
+                    <table>
+                      <thead>
+                        <tr>
+                          <th scope="col">Time period</th>
+                          <th scope="col">Data group</th>
+                          <th scope="col">Actual</th>
+                          <th scope="col">Expected</th>
+                          <th scope="col">Severity</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {selected.history.results.map((r) => (
+                          <tr key={`${r.time_period}/${r.data_group}/${r.executed_at}`}>
+                            <td class="when">{formatTime(r.time_period)}</td>
+                            <td>{r.data_group}</td>
+                            <td class="num">{formatNumber(r.actual_value)}</td>
+                            <td class="num">{formatNumber(r.expected_value)}</td>
+                            <td>{r.severity ? <Status value={r.severity} /> : <Status value="execution_error" />}</td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </div>
+                </details>
+              </>
+            )}
           </>
         ) : (
           <Empty>No check of this table has results yet. Run its checks (operators: the button above, or dqctl run checks).</Empty>

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { DataSource } from '../../datasource/index.js';
 import { DqError, isJsonObject, SEVERITY_NAMES, tableKey, type JsonObject } from '../../model/index.js';
 import type { CheckResultInput } from '../../store/store.js';
@@ -77,22 +78,50 @@ export interface RunChecksRun {
   tables: TableCheckOutcome[];
 }
 
+export interface RunChecksOptions {
+  onProgress?: (done: number, total: number) => void;
+  /** The run's clock (default: now), for timeliness and partitions. */
+  now?: Date;
+  /** The spec of settings/defaultnotifications.dqonotifications.yaml (addresses for connections without their own). */
+  defaultNotifications?: JsonObject;
+  /**
+   * Who the job list says ran it, when the run is not a queued job already (default: IN_PROCESS_RUN). The job
+   * executor passes `queuedJob` instead: its row exists.
+   */
+  runBy?: string;
+  queuedJob?: boolean;
+}
+
+/** Who ran a run that no queue started: `dqctl run checks` in its own process, the demo. */
+export const IN_PROCESS_RUN = 'dqctl in-process run';
+
 /**
  * Runs the checks the parameters select and stores every outcome (results and execution errors). Returns the
  * counts and each table's outcome; the job executor below turns failed tables into a failed job.
+ * Every run that stores results is a job of the store: a run no queue started (the CLI's, the demo's) is
+ * recorded as a job running in this process and ended with its counts, so the job list shows every run.
  */
-export async function runChecks(
-  deps: ExecutorDependencies,
-  parameters: JsonObject,
-  signal: AbortSignal,
-  options: {
-    onProgress?: (done: number, total: number) => void;
-    /** The run's clock (default: now), for timeliness and partitions. */
-    now?: Date;
-    /** The spec of settings/defaultnotifications.dqonotifications.yaml (addresses for connections without their own). */
-    defaultNotifications?: JsonObject;
-  } = {},
-): Promise<RunChecksRun> {
+export async function runChecks(deps: ExecutorDependencies, parameters: JsonObject, signal: AbortSignal, options: RunChecksOptions = {}): Promise<RunChecksRun> {
+  if (options.queuedJob || parameters.dummy_execution === true) return runSelectedChecks(deps, parameters, signal, options);
+  const job = await deps.store.jobs.recordRunning({ jobType: RUN_CHECKS, parameters, createdBy: options.runBy ?? IN_PROCESS_RUN, claimedBy: `${hostname()}:${process.pid}` });
+  let run: RunChecksRun;
+  try {
+    run = await runSelectedChecks(deps, parameters, signal, options);
+  } catch (error) {
+    await deps.store.jobs.finish(job.id, { status: signal.aborted ? 'cancelled' : 'failed', errorMessage: (error as Error).message });
+    throw error;
+  }
+  // ended as the queue ends a job: a failed run keeps its counts and failed tables as the result
+  const failed = run.tables.filter((t) => t.status === 'failed');
+  const failure = failed.length > 0 ? runFailure(run, failed) : undefined;
+  await deps.store.jobs.finish(
+    job.id,
+    failure ? { status: 'failed', result: JSON.parse(JSON.stringify(failure.details ?? null)) as JsonObject | null, errorMessage: failure.message } : { status: 'finished', result: run.result },
+  );
+  return run;
+}
+
+async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObject, signal: AbortSignal, options: RunChecksOptions): Promise<RunChecksRun> {
   const p = parameters;
   const filters = (isJsonObject(p.check_search_filters) ? p.check_search_filters : {}) as CheckSearchFilters;
   const now = options.now ?? new Date();
@@ -186,7 +215,7 @@ export async function runChecks(
  */
 export function runChecksExecutor(deps: ExecutorDependencies, options: { onProgress?: (done: number, total: number) => void } = {}): JobExecutor {
   return async (job, signal) => {
-    const run = await runChecks(deps, job.parameters, signal, options);
+    const run = await runChecks(deps, job.parameters, signal, { ...options, queuedJob: true });
     const failed = run.tables.filter((t) => t.status === 'failed');
     if (failed.length > 0) throw runFailure(run, failed);
     return run.result;
