@@ -124,7 +124,7 @@ describe.each(engines())('$name store: every view tells the same story, and appl
       const drift = page.getByTestId('drift-table');
       await drift.waitFor();
       for (const name of [CUSTOMERS, PRODUCTS]) {
-        expect(await drift.locator('tr', { hasText: name }).locator('td').nth(3).textContent()).toBe('spec.labels (kept)');
+        expect(await drift.locator('tr', { hasText: name }).locator('td').nth(3).textContent()).toBe('spec.labels');
       }
       expect(await page.getByTestId('plan-assumes').textContent()).toContain('dqctl apply --server');
       expect(await page.getByTestId('plan').textContent()).toContain('# changed outside git; restored');

@@ -133,7 +133,8 @@ export function Plan() {
 function outsideGitText(n: NotSyncedObject): string {
   const fields = (n.changes ?? []).filter((c) => c.origin !== 'repository');
   if (fields.length === 0) return n.status === 'Extraneous' ? 'created through the API' : '—';
-  return fields.map((c) => (c.origin === 'both' ? `${c.path} (changed in git too)` : `${c.path}${c.kept ? ' (kept)' : ''}`)).join(', ');
+  // what happens to them is said above: by the plan (apply --server) and by the loop's sentence
+  return fields.map((c) => (c.origin === 'both' ? `${c.path} (changed in git too)` : c.path)).join(', ');
 }
 
 /** What the reconcile loop applies on its own, in one sentence. */
