@@ -160,7 +160,7 @@ function OverviewBody({ o }: { o: OverviewModel }) {
             <tr>
               <th scope="col">Connection</th>
               <th scope="col">Sync</th>
-              <th scope="col">Worst severity</th>
+              <th scope="col" title="the worst severity of its tables' newest results">Quality</th>
               <th scope="col">Tables</th>
             </tr>
           </thead>
