@@ -124,7 +124,7 @@ describe.each(engines())('environments through the real bin on $name', { timeout
       ['shop_oltp/public.order_items', 'update'],
       ['shop_oltp/public.orders', 'update'],
     ]);
-    expect(prod.changes[1].fields).toEqual([{ path: ERROR_MIN_COUNT, before: 5000, after: 6000 }]);
+    expect(prod.changes[1].fields).toEqual([{ path: ERROR_MIN_COUNT, before: 5000, after: 6000, origin: 'repository' }]);
 
     // dev's value did not change: only the table that now uses the variable moves
     const dev = JSON.parse((await cli('plan', ws.repo, ...devStore, '--env', 'dev', '--format', 'json')).stdout);

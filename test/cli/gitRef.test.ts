@@ -78,7 +78,7 @@ describe('plan --git-ref', () => {
     expect(applied.stdout).toContain('Apply complete! Objects: 0 added, 1 changed, 0 destroyed.');
 
     const previous = await cli('plan', '--git-ref', 'HEAD~1', r.repo, ...store, '--format', 'json');
-    expect(JSON.parse(previous.stdout).changes).toEqual([expect.objectContaining({ name: 'shop_oltp/public.orders', fields: [{ path: ROW_COUNT_ERROR, before: 7000, after: 5000 }] })]);
+    expect(JSON.parse(previous.stdout).changes).toEqual([expect.objectContaining({ name: 'shop_oltp/public.orders', fields: [{ path: ROW_COUNT_ERROR, before: 7000, after: 5000, origin: 'repository' }] })]);
   });
 
   it('reads a bare repository with --path, in every format, and names an unknown ref', async () => {
