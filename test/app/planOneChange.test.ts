@@ -56,7 +56,7 @@ describe('plan of one change among many, with the persisted parse cache', () => 
     const before = await readFile(join(pristine, relative(join(dir, 'sources'), changed)), 'utf8');
     await rm(pristine, { recursive: true, force: true });
     const one = await planBoth();
-    expect(one.changes.map((c) => [c.action, c.key.kind, c.desired?.origin.file])).toEqual([['update', 'table', file]]);
+    expect(one.changes.map((c) => [c.action, c.key.kind, 'desired' in c ? c.desired.origin.file : null])).toEqual([['update', 'table', file]]);
     await applyPlan(one, fixture.store, { holder: 'test', appliedBy: 'test', lockTimeoutMs: 10_000 });
     expect((await planBoth()).changes).toEqual([]);
 
@@ -65,6 +65,6 @@ describe('plan of one change among many, with the persisted parse cache', () => 
     await writeFile(changed, before);
     expect(mutated).not.toBe(before);
     const back = await planBoth();
-    expect(back.changes.map((c) => [c.action, c.key.kind, c.desired?.origin.file])).toEqual([['update', 'table', file]]);
+    expect(back.changes.map((c) => [c.action, c.key.kind, 'desired' in c ? c.desired.origin.file : null])).toEqual([['update', 'table', file]]);
   });
 });
