@@ -1,6 +1,7 @@
-import type { Diagnostic, JsonObject } from '../model/index.js';
 import { readPersistedEntries, type PersistedEntry, restoreEntry, sha256, writePersistedEntries } from './persistedParseCache.js';
-import type { LoadedObject } from './semanticChecks.js';
+import type { ParsedFile } from './parsedFile.js';
+
+export type { ParsedFile } from './parsedFile.js';
 
 /**
  * What loading one object file produced (its text, diagnostics, the parsed object, and lazily its normalized
@@ -15,26 +16,6 @@ import type { LoadedObject } from './semanticChecks.js';
  * `ParseCache.persisted(file)` also keeps the entries on disk between processes (persistedParseCache.ts): there an
  * entry is found by path and the sha256 of the text just read, never by a file's version.
  */
-export interface ParsedFile {
-  version: string | undefined;
-  text: string;
-  diagnostics: Diagnostic[];
-  /** Present when the file parsed and passed its envelope and schema checks. */
-  loaded?: LoadedObject;
-  /** normalizeSpec(loaded.rawSpec), computed once. */
-  spec?: JsonObject;
-  /** contentHash(spec, {}), for objects without attachments. */
-  hash?: string;
-  /**
-   * The `${var.…}` the file uses and VariableScope.keyOf them when it was parsed: the entry holds substituted
-   * values, so it is reused only while that key is the same (another --env, or a changed value in dqctl.yaml,
-   * parses the file again). Absent: the file uses no variable, and is the same in every environment.
-   */
-  variables?: { names: string[]; key: string };
-  /** sha256 of `text`, when known (the persisted cache's key). */
-  sha?: string;
-}
-
 export class ParseCache {
   private entries = new Map<string, ParsedFile>();
   private seen = new Set<string>();

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CATALOG_FILE, SCHEMAS_DIR } from '../catalog/packagePaths.js';
 import { isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
-import type { ParsedFile } from './parseCache.js';
+import type { ParsedFile } from './parsedFile.js';
 import { restoreParsedYaml } from './yamlDocument.js';
 
 /**
