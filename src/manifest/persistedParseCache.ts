@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { CATALOG_FILE, SCHEMAS_DIR } from '../catalog/packagePaths.js';
 import { isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
 import type { ParsedFile } from './parsedFile.js';
+import { documentSemanticsOf, restoreDocumentSemantics, type DocumentSemantics } from './semanticChecks.js';
 import { restoreParsedYaml } from './yamlDocument.js';
 
 /**
@@ -32,6 +33,8 @@ export interface PersistedEntry {
   variables?: { names: string[]; key: string };
   /** Present when the file loaded: its identity and the (substituted) document. */
   loaded?: { kind: ObjectKind; name: string; connection?: string; value: JsonValue };
+  /** The semantic findings of the document alone (semanticChecks.ts), when a load computed them. */
+  semantics?: DocumentSemantics;
   spec?: JsonObject;
   hash?: string;
 }
@@ -85,6 +88,7 @@ function wellFormed(entry: unknown): entry is PersistedEntry {
   if (e.loaded !== undefined && (typeof e.loaded !== 'object' || typeof e.loaded.kind !== 'string' || typeof e.loaded.name !== 'string')) return false;
   if (e.loaded && !isJsonObject(e.loaded.value)) return false;
   if (e.variables !== undefined && (typeof e.variables.key !== 'string' || !Array.isArray(e.variables.names))) return false;
+  if (e.semantics !== undefined && (!Array.isArray(e.semantics.findings) || !Array.isArray(e.semantics.ruleReferences))) return false;
   return true;
 }
 
@@ -102,6 +106,7 @@ export function restoreEntry(path: string, text: string, entry: PersistedEntry):
       rawSpec: isJsonObject(document.spec) ? document.spec : {},
       parsed: restoreParsedYaml(path, text, value),
     };
+    if (entry.semantics) restoreDocumentSemantics(restored.loaded, entry.semantics);
   }
   if (entry.spec) restored.spec = entry.spec;
   if (entry.hash) restored.hash = entry.hash;
@@ -114,6 +119,8 @@ function persistedOf(entry: ParsedFile): PersistedEntry {
   if (entry.loaded) {
     const { kind, name, connection, parsed } = entry.loaded;
     out.loaded = { kind, name, ...(connection !== undefined ? { connection } : {}), value: parsed.value ?? null };
+    const semantics = documentSemanticsOf(entry.loaded);
+    if (semantics) out.semantics = semantics;
   }
   if (entry.spec) out.spec = entry.spec;
   if (entry.hash) out.hash = entry.hash;

@@ -81,6 +81,23 @@ describe('the persisted parse cache', () => {
     expect(state.diagnostics.some((d) => d.severity === 'error' && d.range?.filename === ORDERS)).toBe(true);
   });
 
+  it('keeps the findings of a document alone (threshold order) and still checks across files on every load', async () => {
+    const text = await readFile(join(repo(), ORDERS), 'utf8');
+    await writeFile(join(repo(), ORDERS), text.replace('          fatal:\n            min_count: 1\n', '          fatal:\n            min_count: 99999\n'));
+    const first = await expectSameAsUncached();
+    expect(await expectSameAsUncached()).toEqual({ reused: first.parsed, parsed: 0 });
+    const { state } = await cachedLoad();
+    expect(state.diagnostics.some((d) => d.code === 'threshold_order' && d.range?.filename === ORDERS)).toBe(true);
+    const stored = JSON.parse(await readFile(cacheFile, 'utf8')) as { entries: Record<string, { semantics?: { findings: unknown[] } }> };
+    expect(stored.entries[ORDERS].semantics?.findings.length).toBeGreaterThan(0);
+
+    // a finding across files: the connection of the (unchanged, cached) table disappears
+    await rm(join(repo(), 'sources/shop_oltp/connection.dqoconnection.yaml'));
+    const { state: orphaned } = await cachedLoad();
+    expect(orphaned.diagnostics.some((d) => d.code === 'unknown_connection' && d.range?.filename === ORDERS)).toBe(true);
+    expect(outcome(orphaned)).toEqual(outcome(await loadRepository(repo())));
+  });
+
   it('parses again the files whose variables changed value in dqctl.yaml, or under another --env', async () => {
     await addEnvironments(repo());
     const prod = await expectSameAsUncached('prod');
