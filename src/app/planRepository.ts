@@ -1,11 +1,11 @@
 import { inspectLive } from '../inspect/inspectLive.js';
 import { errorCount, type DesiredState } from '../manifest/desiredState.js';
-import { loadRepository } from '../manifest/loadRepository.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
 import type { ProgressReporter } from '../model/index.js';
 import type { Plan } from '../plan/plan.js';
 import { planDesiredState as planSnapshot, planOptionsOf, type PlanRequestOptions } from '../plan/planDesiredState.js';
 import type { Store } from '../store/store.js';
+import { loadRepositoryCached } from './repositoryParseCache.js';
 import { ValidationFailed } from './validationFailed.js';
 
 /** The use case behind `dqctl plan` (and the first half of `apply`): load, validate, inspect live, diff, plan. */
@@ -24,7 +24,7 @@ export async function loadValidRepository(
   progress?: ProgressReporter,
   environment?: string | null,
 ): Promise<DesiredState> {
-  const desired = await loadRepository(repository, { progress, environment });
+  const desired = await loadRepositoryCached(repository, { progress, environment });
   if (errorCount(desired) > 0) throw new ValidationFailed(desired);
   return desired;
 }

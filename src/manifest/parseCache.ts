@@ -1,5 +1,7 @@
-import type { Diagnostic, JsonObject } from '../model/index.js';
-import type { LoadedObject } from './semanticChecks.js';
+import { readPersistedEntries, type PersistedEntry, restoreEntry, sha256, writePersistedEntries } from './persistedParseCache.js';
+import type { ParsedFile } from './parsedFile.js';
+
+export type { ParsedFile } from './parsedFile.js';
 
 /**
  * What loading one object file produced (its text, diagnostics, the parsed object, and lazily its normalized
@@ -10,37 +12,41 @@ import type { LoadedObject } from './semanticChecks.js';
  * source gives one (DirectorySource: size, mtime, ctime and inode; a git blob id), else the same text, read
  * again. Everything checked across files (duplicates, connections, lineage) is still checked on every load.
  * Entries are values shared by the loads that reuse them: nobody may change them.
+ *
+ * `ParseCache.persisted(file)` also keeps the entries on disk between processes (persistedParseCache.ts): there an
+ * entry is found by path and the sha256 of the text just read, never by a file's version.
  */
-export interface ParsedFile {
-  version: string | undefined;
-  text: string;
-  diagnostics: Diagnostic[];
-  /** Present when the file parsed and passed its envelope and schema checks. */
-  loaded?: LoadedObject;
-  /** normalizeSpec(loaded.rawSpec), computed once. */
-  spec?: JsonObject;
-  /** contentHash(spec, {}), for objects without attachments. */
-  hash?: string;
-  /**
-   * The `${var.…}` the file uses and VariableScope.keyOf them when it was parsed: the entry holds substituted
-   * values, so it is reused only while that key is the same (another --env, or a changed value in dqctl.yaml,
-   * parses the file again). Absent: the file uses no variable, and is the same in every environment.
-   */
-  variables?: { names: string[]; key: string };
-}
-
 export class ParseCache {
   private entries = new Map<string, ParsedFile>();
   private seen = new Set<string>();
+  /** The entries read from `file` that no load has used yet (persisted caches only). */
+  private onDisk = new Map<string, PersistedEntry>();
+  /** Whether the entries differ from what `file` holds. */
+  private changed = false;
   /** Files reused / parsed by the last load, for logs and benchmarks. */
   stats = { reused: 0, parsed: 0 };
+
+  /** `file`: see `persisted` (new ParseCache() is a cache of one process's loads). */
+  constructor(private readonly file?: string) {}
+
+  /** A cache kept in `file` between processes (a missing, corrupt or foreign file starts it empty). */
+  static async persisted(file: string): Promise<ParseCache> {
+    const cache = new ParseCache(file);
+    const entries = await readPersistedEntries(file);
+    cache.onDisk = entries;
+    return cache;
+  }
 
   /** The entry of `path` if `version` (or, without one, `text`) still matches it. */
   lookup(path: string, match: { version?: string; text?: string }): ParsedFile | undefined {
     const entry = this.entries.get(path);
-    if (!entry) return undefined;
-    const same = match.version !== undefined ? entry.version === match.version : match.text !== undefined && entry.text === match.text;
-    return same ? entry : undefined;
+    if (entry) {
+      const same = match.version !== undefined ? entry.version === match.version : match.text !== undefined && entry.text === match.text;
+      if (same) return entry;
+    }
+    const stored = match.text !== undefined ? this.onDisk.get(path) : undefined;
+    if (!stored || stored.sha !== sha256(match.text!)) return undefined;
+    return { ...restoreEntry(path, match.text!, stored), version: undefined };
   }
 
   beginLoad(): void {
@@ -49,6 +55,7 @@ export class ParseCache {
   }
 
   use(path: string, entry: ParsedFile, reused: boolean): void {
+    if (!reused) this.changed = true;
     this.entries.set(path, entry);
     this.seen.add(path);
     if (reused) this.stats.reused++;
@@ -57,7 +64,23 @@ export class ParseCache {
 
   /** Drops the entries of files the last load did not see (deleted or renamed). */
   endLoad(): void {
-    for (const path of this.entries.keys()) if (!this.seen.has(path)) this.entries.delete(path);
+    for (const path of this.entries.keys()) {
+      if (this.seen.has(path)) continue;
+      this.entries.delete(path);
+      this.changed = true;
+    }
+    // what the file held and no load used (deleted, renamed, or changed and parsed again) is not written back
+    if (this.onDisk.size > 0) {
+      for (const path of this.onDisk.keys()) if (!this.seen.has(path)) this.changed = true;
+      this.onDisk.clear();
+    }
+  }
+
+  /** Writes the entries to the cache's file when they differ from it (a persisted cache; else nothing). */
+  async save(): Promise<void> {
+    if (!this.file || !this.changed) return;
+    await writePersistedEntries(this.file, this.entries);
+    this.changed = false;
   }
 
   get size(): number {
@@ -66,5 +89,6 @@ export class ParseCache {
 
   clear(): void {
     this.entries.clear();
+    this.onDisk.clear();
   }
 }

@@ -98,8 +98,29 @@ function documentFindings(o: LoadedObject): readonly Diagnostic[] {
   return found;
 }
 
+/**
+ * What depends on one document alone (its findings, the rule names its custom checks use), as plain data: the
+ * persisted parse cache keeps it beside the parsed file, so that a new process walks the checks of the changed
+ * files only. Undefined until runSemanticChecks has seen the object.
+ */
+export interface DocumentSemantics {
+  findings: readonly Diagnostic[];
+  ruleReferences: readonly RuleReference[];
+}
+
+export function documentSemanticsOf(o: LoadedObject): DocumentSemantics | undefined {
+  const findings = findingsOfDocument.get(o);
+  return findings ? { findings, ruleReferences: ruleReferencesOfDocument.get(o) ?? [] } : undefined;
+}
+
+/** Gives `o` what an earlier process found in the same document with the same code (see DocumentSemantics). */
+export function restoreDocumentSemantics(o: LoadedObject, semantics: DocumentSemantics): void {
+  findingsOfDocument.set(o, semantics.findings);
+  ruleReferencesOfDocument.set(o, semantics.ruleReferences);
+}
+
 /** A custom check's `rule_name`, checked against the repository's rules once all files are read. */
-interface RuleReference {
+export interface RuleReference {
   ruleName: string;
   path: Array<string | number>;
 }

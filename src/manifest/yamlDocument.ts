@@ -93,6 +93,19 @@ function parseYamlFileWithin(file: string, text: string): { parsed?: ParsedYaml;
   return unstorable.length > 0 ? { diagnostics: unstorable } : { parsed, diagnostics: [] };
 }
 
+/**
+ * A file parsed by an earlier process (the persisted parse cache): its value as it was, its positions found from
+ * `text` only when something must be located, as for a file js-yaml read.
+ */
+export function restoreParsedYaml(file: string, text: string, value: JsonValue | undefined): ParsedYaml {
+  let located: ReturnType<typeof positionsOf> | undefined;
+  const locate = (path: ReadonlyArray<string | number>, onKey?: boolean): SourceRange => {
+    located ??= positionsOf(file, text);
+    return located.locate(path, onKey);
+  };
+  return { file, text, value, locate };
+}
+
 function locateOrNull(locate: ParsedYaml['locate'], path: Array<string | number>): SourceRange | null {
   try {
     return locate(path);

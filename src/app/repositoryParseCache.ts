@@ -1,0 +1,33 @@
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadRepository, type LoadOptions } from '../manifest/loadRepository.js';
+import type { DesiredState } from '../manifest/desiredState.js';
+import { ParseCache } from '../manifest/parseCache.js';
+import type { RepositorySource } from '../manifest/repositorySource.js';
+
+/**
+ * Where `dqctl validate`, `plan` and `apply` keep what they parsed of a repository folder between runs (the
+ * persisted parse cache, src/manifest/persistedParseCache.ts): one file per folder and environment under
+ * DQCTL_CACHE_DIR, else $XDG_CACHE_HOME/dqctl, else ~/.cache/dqctl. DQCTL_PARSE_CACHE=off turns it off. Only
+ * folders: a git revision is read from its blobs, and is loaded without it.
+ */
+export function parseCacheFile(folder: string, environment: string | null | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.DQCTL_PARSE_CACHE === 'off') return null;
+  const base = env.DQCTL_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dqctl');
+  const id = createHash('sha256').update(`${resolve(folder)}\n${environment ?? ''}`).digest('hex').slice(0, 32);
+  return join(base, `parse-${id}.json`);
+}
+
+/**
+ * loadRepository through the folder's persisted parse cache. The cache only saves work: a cache that cannot be
+ * written (a read-only home) is left as it is, and the load's answer is the same with or without it.
+ */
+export async function loadRepositoryCached(repository: string | RepositorySource, options: Omit<LoadOptions, 'cache'> = {}): Promise<DesiredState> {
+  const file = typeof repository === 'string' ? parseCacheFile(repository, options.environment) : null;
+  if (!file) return loadRepository(repository, options);
+  const cache = await ParseCache.persisted(file);
+  const desired = await loadRepository(repository, { ...options, cache });
+  await cache.save().catch(() => undefined);
+  return desired;
+}

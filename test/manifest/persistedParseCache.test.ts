@@ -1,0 +1,161 @@
+/**
+ * The parse cache on disk (src/manifest/persistedParseCache.ts): each load below opens the cache file afresh, as a
+ * new `dqctl plan` process does, and its answer is compared with a load that uses no cache at all.
+ */
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DesiredState } from '../../src/manifest/desiredState.js';
+import { loadRepository } from '../../src/manifest/loadRepository.js';
+import { ParseCache } from '../../src/manifest/parseCache.js';
+import { EXAMPLE } from '../helpers/cli.js';
+import { addEnvironments, replaceLine } from '../helpers/environments.js';
+
+const ORDERS = 'sources/shop_oltp/public.orders.dqotable.yaml';
+
+function outcome(state: DesiredState) {
+  return { objects: state.objects, diagnostics: state.diagnostics, fingerprint: state.fingerprint, texts: [...state.texts.keys()].sort() };
+}
+
+describe('the persisted parse cache', () => {
+  let dir: string;
+  let cacheFile: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'dqctl-pcache-'));
+    await cp(EXAMPLE, join(dir, 'repo'), { recursive: true });
+    cacheFile = join(dir, 'cache', 'parse.json');
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const repo = () => join(dir, 'repo');
+
+  /** One load as a new process makes it: the cache read from its file, used, written back. */
+  async function cachedLoad(environment?: string | null): Promise<{ state: DesiredState; stats: ParseCache['stats'] }> {
+    const cache = await ParseCache.persisted(cacheFile);
+    const state = await loadRepository(repo(), { cache, environment });
+    await cache.save();
+    return { state, stats: cache.stats };
+  }
+  async function expectSameAsUncached(environment?: string | null): Promise<ParseCache['stats']> {
+    const { state, stats } = await cachedLoad(environment);
+    expect(outcome(state)).toEqual(outcome(await loadRepository(repo(), { environment })));
+    return stats;
+  }
+
+  it('is reused by the next process, and sees an edit, a rename, a deletion and a change back', async () => {
+    const first = await expectSameAsUncached();
+    expect(first.reused).toBe(0);
+    const files = first.parsed;
+    expect(await expectSameAsUncached()).toEqual({ reused: files, parsed: 0 });
+
+    const text = await readFile(join(repo(), ORDERS), 'utf8');
+    await writeFile(join(repo(), ORDERS), text.replace('min_count: 1', 'min_count: 7'));
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 1 });
+
+    // back to the first text: the entry of the edited text must not answer
+    await writeFile(join(repo(), ORDERS), text);
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 1 });
+
+    // renamed: another table, the old one gone
+    await rename(join(repo(), ORDERS), join(repo(), 'sources/shop_oltp/public.orders2.dqotable.yaml'));
+    const renamed = await cachedLoad();
+    expect(renamed.stats).toEqual({ reused: files - 1, parsed: 1 });
+    expect(renamed.state.objects.map((o) => o.name)).toContain('shop_oltp/public.orders2');
+    expect(renamed.state.objects.map((o) => o.name)).not.toContain('shop_oltp/public.orders');
+    expect(outcome(renamed.state)).toEqual(outcome(await loadRepository(repo())));
+
+    await unlink(join(repo(), 'sources/shop_oltp/public.orders2.dqotable.yaml'));
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 0 });
+    const stored = JSON.parse(await readFile(cacheFile, 'utf8')) as { entries: Record<string, unknown> };
+    expect(Object.keys(stored.entries)).toHaveLength(files - 1);
+  });
+
+  it('keeps files with errors and their diagnostics at the same positions', async () => {
+    await writeFile(join(repo(), ORDERS), 'apiVersion: dqo/v1\nkind: table\nspec:\n  columns:\n    id:\n      type_snapshot: 3\n      nope: 1\n');
+    const first = await expectSameAsUncached();
+    const again = await expectSameAsUncached();
+    expect(again).toEqual({ reused: first.parsed, parsed: 0 });
+    const { state } = await cachedLoad();
+    expect(state.diagnostics.some((d) => d.severity === 'error' && d.range?.filename === ORDERS)).toBe(true);
+  });
+
+  it('keeps the findings of a document alone (threshold order) and still checks across files on every load', async () => {
+    const text = await readFile(join(repo(), ORDERS), 'utf8');
+    await writeFile(join(repo(), ORDERS), text.replace('          fatal:\n            min_count: 1\n', '          fatal:\n            min_count: 99999\n'));
+    const first = await expectSameAsUncached();
+    expect(await expectSameAsUncached()).toEqual({ reused: first.parsed, parsed: 0 });
+    const { state } = await cachedLoad();
+    expect(state.diagnostics.some((d) => d.code === 'threshold_order' && d.range?.filename === ORDERS)).toBe(true);
+    const stored = JSON.parse(await readFile(cacheFile, 'utf8')) as { entries: Record<string, { semantics?: { findings: unknown[] } }> };
+    expect(stored.entries[ORDERS].semantics?.findings.length).toBeGreaterThan(0);
+
+    // a finding across files: the connection of the (unchanged, cached) table disappears
+    await rm(join(repo(), 'sources/shop_oltp/connection.dqoconnection.yaml'));
+    const { state: orphaned } = await cachedLoad();
+    expect(orphaned.diagnostics.some((d) => d.code === 'unknown_connection' && d.range?.filename === ORDERS)).toBe(true);
+    expect(outcome(orphaned)).toEqual(outcome(await loadRepository(repo())));
+  });
+
+  it('parses again the files whose variables changed value in dqctl.yaml, or under another --env', async () => {
+    await addEnvironments(repo());
+    const prod = await expectSameAsUncached('prod');
+    expect(await expectSameAsUncached('prod')).toEqual({ reused: prod.parsed, parsed: 0 });
+    await replaceLine(repo(), 'dqctl.yaml', '        orders_min: 10', '        orders_min: 11');
+    expect(await expectSameAsUncached('dev')).toEqual({ reused: prod.parsed - 2, parsed: 2 });
+    expect(await expectSameAsUncached('dev')).toEqual({ reused: prod.parsed, parsed: 0 });
+    await replaceLine(repo(), 'dqctl.yaml', '        orders_min: 11', '        orders_min: 12');
+    expect(await expectSameAsUncached('dev')).toEqual({ reused: prod.parsed - 1, parsed: 1 });
+  });
+
+  it('is ignored and rebuilt when corrupt, of another format, or written by other code (schemas, catalog, dqctl itself)', async () => {
+    const { stats } = await cachedLoad();
+    const files = stats.parsed;
+    const valid = JSON.parse(await readFile(cacheFile, 'utf8')) as { format: string; key: string; entries: Record<string, { spec?: unknown }> };
+
+    for (const broken of ['{"format": "dqctl-parse-cache/1", "key": ', 'null', '[]', JSON.stringify({ ...valid, format: 'other/1' })]) {
+      await writeFile(cacheFile, broken);
+      expect(await expectSameAsUncached()).toEqual({ reused: 0, parsed: files });
+      expect(await expectSameAsUncached()).toEqual({ reused: files, parsed: 0 });
+    }
+
+    // other schemas or code give another key: nothing of it is read, even an entry that looks right
+    const foreign = structuredClone(valid);
+    foreign.key = 'f'.repeat(64);
+    foreign.entries[ORDERS].spec = { columns: {} };
+    await writeFile(cacheFile, JSON.stringify(foreign));
+    expect(await expectSameAsUncached()).toEqual({ reused: 0, parsed: files });
+
+    // an entry of a wrong shape is dropped alone
+    const damaged = structuredClone(valid) as { entries: Record<string, unknown> };
+    damaged.entries[ORDERS] = { sha: 42 };
+    await writeFile(cacheFile, JSON.stringify(damaged));
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 1 });
+  });
+
+  it('is safe with two processes loading and writing it at once', async () => {
+    const script = `
+      import { loadRepository } from ${JSON.stringify(new URL('../../src/manifest/loadRepository.ts', import.meta.url).href)};
+      import { ParseCache } from ${JSON.stringify(new URL('../../src/manifest/parseCache.ts', import.meta.url).href)};
+      const [repo, file] = process.argv.slice(-2);
+      const out = [];
+      for (let i = 0; i < 4; i++) {
+        const cache = await ParseCache.persisted(file);
+        const state = await loadRepository(repo, { cache });
+        await cache.save();
+        out.push(state.fingerprint);
+      }
+      process.stdout.write(JSON.stringify(out));
+    `;
+    const run = () =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, '--', repo(), cacheFile], { cwd: process.cwd() });
+    const expected = (await loadRepository(repo())).fingerprint;
+    const results = await Promise.all([run(), run()]);
+    for (const r of results) expect(JSON.parse(r.stdout)).toEqual([expected, expected, expected, expected]);
+    // what they left is a whole cache that answers for every file
+    const { stats } = await cachedLoad();
+    expect(stats.parsed).toBe(0);
+    expect(await expectSameAsUncached()).toEqual({ reused: stats.reused, parsed: 0 });
+  });
+});
