@@ -93,7 +93,7 @@ interface Comparison {
 
 const MAX_APPLY_ATTEMPTS = 3;
 /** How long a status or pending-plan read waits for a comparison of a store that moved. */
-const FRESHEN_WAIT_MS = 2_000;
+const FRESHEN_WAIT_MS = 5_000;
 
 export class Reconciler {
   readonly webhookSecret: string | null;
