@@ -12,3 +12,4 @@ export * from './appendAll.js';
 export * from './progress.js';
 export * from './clock.js';
 export * from './duration.js';
+export * from './customDefinitions.js';
