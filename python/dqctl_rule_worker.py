@@ -136,6 +136,38 @@ def describe(error):
     return text
 
 
+_template_environments = {}
+
+
+def render_templates(request):
+    """Renders SQL templates of custom sensors with Jinja2, as DQOps renders them (ChainableUndefined, the
+    default delimiters and whitespace settings). `templates` maps names to sources (the sensor's template and
+    dqctl's dialect file under the name templates import, /dialects/postgresql.sql.jinja2); one environment per
+    set of sources is kept, so a changed template is compiled again."""
+    import hashlib
+    import jinja2
+
+    templates = request["templates"]
+    key = hashlib.sha256(json.dumps(templates, sort_keys=True).encode("utf-8")).hexdigest()
+    environment = _template_environments.get(key)
+    if environment is None:
+        loader = jinja2.DictLoader({**templates, **{name.lstrip("/"): text for name, text in templates.items()}})
+        environment = jinja2.Environment(loader=loader, undefined=jinja2.ChainableUndefined)
+        if len(_template_environments) > 64:
+            _template_environments.clear()
+        _template_environments[key] = environment
+    for index, item in enumerate(request["items"]):
+        try:
+            captured = io.StringIO()
+            with redirect_stdout(captured), redirect_stderr(captured):
+                sql = environment.get_template(item["template"]).render(**item["context"])
+            answer({"id": request["id"], "index": index, "result": {"sql": sql}})
+        except BaseException as error:
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            answer({"id": request["id"], "index": index, "error": describe(error)})
+
+
 def main():
     for extra in sys.argv[1:]:
         if extra and extra not in sys.path:
@@ -144,6 +176,9 @@ def main():
         if not line.strip():
             continue
         request = json.loads(line)
+        if "templates" in request:
+            render_templates(request)
+            continue
         calls = request.get("calls") or []
         try:
             module = load_rule(request["rule"], request["version"], request.get("source"))
