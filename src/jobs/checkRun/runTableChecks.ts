@@ -10,6 +10,7 @@ import type { PlannedCheck } from './plannedChecks.js';
 import { runTableComparisons, type ComparisonRunContext } from './runTableComparisons.js';
 import { periodOf, resultBase } from './resultRows.js';
 import { asTableFailure } from './tableFailure.js';
+import { renderCustomSensors } from './renderCustomSensors.js';
 import { tableQueryRequestOf } from './tableQueryRequest.js';
 
 /**
@@ -70,10 +71,11 @@ export async function runTableChecks(
   for (const group of groupsOf(checks)) {
     context.signal.throwIfAborted();
     const byId = new Map(group.checks.map((c) => [String(c.checkHash), c]));
-    const request = tableQueryRequestOf(group.checks, { now: context.now, grouping: true });
+    const rendered = await renderCustomSensors(tableQueryRequestOf(group.checks, { now: context.now, grouping: true }), context.rules, table.spec);
+    const request = rendered.request;
     const plan = planSensorQueries(request);
     const readouts = new Map<string, SensorReadout[]>();
-    const failures = new Map<string, string>();
+    const failures = new Map<string, string>(rendered.failures);
     for (const rejected of plan.rejected) failures.set(rejected.id, `the sensor ${rejected.sensorName} cannot run: ${rejected.reason}`);
     const started = performance.now();
     try {
