@@ -75,8 +75,11 @@ export function templateQuery(request: TableQueryRequest, members: ReadonlyArray
       values.push(renamedFragment(fragments!.expected, 'expected_value', expected));
       return { id: sensor.id, actual, expected };
     });
-    const { prefix, suffix } = members[0].fragments!;
-    text = `${prefix}\n${values.join(',\n')}\n${suffix}`.trim().replace(/(\s*;)+$/, '');
+    const first = members[0].fragments!;
+    const { prefix, suffix } = first;
+    // the comma the macros put after the last value (before the grouping projections) stays after the last value
+    const trailingComma = /,\s*$/.test(first.expected ?? first.actual) ? ',' : '';
+    text = `${prefix}\n${values.join(',\n')}${trailingComma}\n${suffix}`.trim().replace(/(\s*;)+$/, '');
   }
   return {
     kind: 'custom',
