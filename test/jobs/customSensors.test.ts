@@ -191,7 +191,6 @@ describe('custom sensors, check definitions and dictionaries in a check run', ()
     expect(accepted).toContain(`analyzed_table."country" AS grouping_level_1`);
     expect(accepted).toContain(`GROUP BY grouping_level_1`);
     const plan = planSensorQueries(rendered.request);
-    if (process.env.SHOW_SQL) for (const q of plan.queries) console.log(q.text + "\n----");
     expect(plan.rejected).toEqual([]);
     expect(plan.queries.map((q) => [q.kind, [...q.sensorIds].sort()])).toEqual([
       ['scan', ['accepted', 'rows']],
@@ -208,6 +207,24 @@ describe('custom sensors, check definitions and dictionaries in a check run', ()
     expect(results.get('big_any')).toEqual([
       { dataGroup: 'DE', actualValue: 3, expectedValue: 3 },
       { dataGroup: 'PL', actualValue: 1, expectedValue: 2 },
+    ]);
+
+    // partitioned: the template's window and periods are the scan's, so it joins the partitioned scan too
+    const partitioned = { ...request, sensors: sensors.slice(0, 2), partitioning: { column: 'ordered_on', timeScale: 'daily' as const } };
+    const inPartitions = await renderCustomSensors(partitioned, rules, TABLE);
+    const partitionedSql = inPartitions.request.sensors[1].template!.sql;
+    expect(partitionedSql).toContain(`CAST(DATE_TRUNC('day', analyzed_table."ordered_on") AS DATE) AS time_period`);
+    expect(partitionedSql).toContain(`analyzed_table."ordered_on" >= CAST(CAST(E'2024-05-10T12:00:00.000Z' AS TIMESTAMP WITH TIME ZONE) AS DATE) - 7`);
+    const partitionedPlan = planSensorQueries(inPartitions.request);
+    expect(partitionedPlan.queries.map((q) => [q.kind, [...q.sensorIds].sort()])).toEqual([['scan', ['accepted', 'rows']]]);
+    const [scan] = partitionedPlan.queries;
+    const readouts = scan.parse(await source.admin(scan.text, scan.values));
+    // DE: 05-08 rows 3 (paid), 4 (lost); 05-09 rows 7, 8, 9. PL: 05-08 rows 1, 2; 05-09 rows 5 (paid), 6 (unknown)
+    expect(readouts.get('accepted')).toEqual([
+      { dataGroup: 'DE', timePeriod: '2024-05-08', actualValue: 1, expectedValue: 2 },
+      { dataGroup: 'DE', timePeriod: '2024-05-09', actualValue: 3, expectedValue: 3 },
+      { dataGroup: 'PL', timePeriod: '2024-05-08', actualValue: 2, expectedValue: 2 },
+      { dataGroup: 'PL', timePeriod: '2024-05-09', actualValue: 1, expectedValue: 2 },
     ]);
   }, 60_000);
 });
