@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DataSources } from '../../src/datasource/index.js';
-import { planSensorQueries } from '../../src/datasource/sensors/index.js';
+import { planSensorQueries, type SensorRequest, type TableQueryRequest } from '../../src/datasource/sensors/index.js';
 import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { loadCheckRules } from '../../src/jobs/checkRun/checkRules.js';
 import { renderCustomSensors } from '../../src/jobs/checkRun/renderCustomSensors.js';
@@ -175,7 +175,7 @@ describe('custom sensors, check definitions and dictionaries in a check run', ()
 
   it('merges as DQOps merges: a template reading the scan rows joins the scan, equal filtered ones merge, disable_merging_queries stays apart', async () => {
     const rules = await loadCheckRules(deps.objects, python);
-    const sensors = [
+    const sensors: SensorRequest[] = [
       { id: 'rows', sensorName: 'table/volume/row_count', parameters: {} },
       { id: 'accepted', sensorName: 'column/custom/accepted_count', column: 'status', parameters: { expected_values: ["it's", 'paid'] } },
       { id: 'big_paid', sensorName: 'column/custom/accepted_count', column: 'status', parameters: { expected_values: ['paid'], filter: '{alias}.amount > 20' } },
@@ -183,7 +183,7 @@ describe('custom sensors, check definitions and dictionaries in a check run', ()
       { id: 'max', sensorName: 'table/custom/max_amount', parameters: {} },
       { id: 'bad', sensorName: 'column/custom/accepted_count', column: 'status', parameters: { expected_values: [1] } },
     ];
-    const request = { schema: 'shop', table: 'orders', sensors, grouping: { levels: [{ column: 'country' }] }, now: NOW };
+    const request: TableQueryRequest = { schema: 'shop', table: 'orders', sensors, grouping: { levels: [{ column: 'country' }] }, now: NOW };
     const rendered = await renderCustomSensors(request, rules, TABLE);
     expect(Object.fromEntries(rendered.failures)).toEqual({ bad: 'the parameter expected_values of the sensor column/custom/accepted_count must be a list of texts, not [1]' });
     const accepted = rendered.request.sensors.find((s) => s.id === 'accepted')!.template!.sql;
@@ -210,7 +210,7 @@ describe('custom sensors, check definitions and dictionaries in a check run', ()
     ]);
 
     // partitioned: the template's window and periods are the scan's, so it joins the partitioned scan too
-    const partitioned = { ...request, sensors: sensors.slice(0, 2), partitioning: { column: 'ordered_on', timeScale: 'daily' as const } };
+    const partitioned: TableQueryRequest = { ...request, sensors: sensors.slice(0, 2), partitioning: { column: 'ordered_on', timeScale: 'daily' as const } };
     const inPartitions = await renderCustomSensors(partitioned, rules, TABLE);
     const partitionedSql = inPartitions.request.sensors[1].template!.sql;
     expect(partitionedSql).toContain(`CAST(DATE_TRUNC('day', analyzed_table."ordered_on") AS DATE) AS time_period`);
