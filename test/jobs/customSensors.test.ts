@@ -60,7 +60,7 @@ FROM {{ lib.render_target_table() }} AS analyzed_table
 {{- lib.render_order_by() -}}
 `;
 const provider = (extra: JsonObject = {}): JsonObject => ({ type: 'sql_template', supports_grouping: true, supports_partitioned_checks: true, ...extra });
-const ACCEPTED_COUNT: JsonObject = { fields: [{ field_name: 'expected_values', data_type: 'string_list', required: true }] };
+const ACCEPTED_COUNT: JsonObject = { fields: [{ field_name: 'expected_values', data_type: 'string_list', required: true }], default_value: 0 };
 
 const TABLE: JsonObject = {
   timestamp_columns: { partition_by_column: 'ordered_on' },
@@ -86,6 +86,8 @@ const TABLE: JsonObject = {
             custom_checks: {
               // the same sensor with the same check filter: one merged query of its own
               big_paid: { sensor_name: 'column/custom/accepted_count', rule_name: 'comparison/min_count', parameters: { expected_values: ['paid'], filter: '{alias}.amount > 20' }, error: { min_count: 2 } },
+              // no row has amount > 1000: the query returns no row and the definition's default_value (0) is the readout
+              none_huge: { sensor_name: 'column/custom/accepted_count', rule_name: 'comparison/min_count', parameters: { expected_values: ['paid'], filter: '{alias}.amount > 1000' }, error: { min_count: 2 } },
               big_any: { sensor_name: 'column/custom/accepted_count', rule_name: 'comparison/min_count', parameters: { expected_values: ['paid', 'lost', 'unknown'], filter: '{alias}.amount > 20' }, error: { min_count: 2 } },
             },
           },
@@ -170,7 +172,8 @@ describe('custom sensors, check definitions and dictionaries in a check run', ()
       { period: '2024-05-10', group: 'DE', actual: 3, severity: 0, error: null },
       { period: '2024-05-10', group: 'PL', actual: 2, severity: 0, error: null },
     ]);
-    expect(run.result).toMatchObject({ execution_errors: 0, warnings: 1, errors: 3 });
+    expect(await rowsOf('none_huge')).toEqual([{ period: '2024-05-10', group: 'all data', actual: 0, severity: 2, error: null }]);
+    expect(run.result).toMatchObject({ execution_errors: 0, warnings: 1, errors: 4 });
   }, 60_000);
 
   it('merges as DQOps merges: a template reading the scan rows joins the scan, equal filtered ones merge, disable_merging_queries stays apart', async () => {

@@ -29,6 +29,8 @@ export interface RenderedSensorTemplate {
   reference: string;
   supportsGrouping: boolean;
   disableMergingQueries: boolean;
+  /** The sensor definition's `default_value`: the readout when its query returns no row. */
+  defaultValue?: number;
 }
 
 export type DataGroupingLevel = { column: string } | { tag: string };

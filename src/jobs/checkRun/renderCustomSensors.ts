@@ -43,6 +43,13 @@ export async function renderCustomSensors(
       continue;
     }
     const sensorDefinition = definition as CustomSensorDefinition;
+    const missingTimestamp = (['event', 'ingestion'] as const).find(
+      (kind) => sensorDefinition.definition[`requires_${kind}_timestamp`] === true && !request.timestampColumns?.[`${kind}TimestampColumn`],
+    );
+    if (missingTimestamp !== undefined) {
+      failures.set(sensor.id, `the custom sensor ${sensor.sensorName} needs timestamp_columns.${missingTimestamp}_timestamp_column of the table`);
+      continue;
+    }
     if (request.partitioning !== undefined && !sensorDefinition.supportsPartitionedChecks) {
       failures.set(sensor.id, `the custom sensor ${sensor.sensorName} does not support partitioned checks (supports_partitioned_checks: false)`);
       continue;
@@ -70,6 +77,7 @@ export async function renderCustomSensors(
             reference: reference.sql,
             supportsGrouping: definition.supportsGrouping,
             disableMergingQueries: definition.disableMergingQueries,
+            ...(typeof definition.definition.default_value === 'number' ? { defaultValue: definition.definition.default_value } : {}),
           },
         });
       }

@@ -1,5 +1,5 @@
 import type { DataSource } from '../../datasource/index.js';
-import { planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
+import { ALL_DATA_GROUP, planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
 import type { DqError } from '../../model/index.js';
 import type { Readout } from '../../rules/index.js';
 import { outcomeOf } from './resultRows.js';
@@ -135,6 +135,11 @@ export async function runTableChecks(
       }
     }
     const durationMs = Math.round(performance.now() - started);
+    // a custom sensor's default_value stands for a query that returned no row, as in DQOps
+    for (const sensor of request.sensors) {
+      const defaultValue = sensor.template?.defaultValue;
+      if (defaultValue !== undefined && readouts.get(sensor.id)?.length === 0) readouts.set(sensor.id, [{ dataGroup: ALL_DATA_GROUP, actualValue: defaultValue }]);
+    }
 
     for (const [id, check] of byId) {
       const period = periodOf(group.checkType, group.timeScale, context.now);
