@@ -6,6 +6,8 @@ Protocol: JSON lines. dqctl writes one request per line on stdin:
 and the worker answers one line per call, in order, on its protocol stream (the original stdout):
   {"id": 7, "index": 0, "result": {"passed": true, "expected_value": 1.0, "lower_bound": null, ...}}
   {"id": 7, "index": 1, "error": "..."}
+A request with "templates" renders custom sensors' SQL templates instead (render_templates): one answer per item,
+{"id": 8, "index": 0, "result": {"sql": "..."}} or an error.
 Each call's rule_parameters reach `evaluate_rule` as an object whose JSON objects are attributes
 (`rule_parameters.parameters.min_count`), as DQOps gives them. Anything the rule prints to stdout or stderr makes
 that call an error (the protocol stream is a private copy of stdout; writes to fd 1 from C code go to stderr).
@@ -146,13 +148,15 @@ def render_templates(request):
     set of sources is kept, so a changed template is compiled again."""
     import hashlib
     import jinja2
+    import jinja2.sandbox
 
     templates = request["templates"]
     key = hashlib.sha256(json.dumps(templates, sort_keys=True).encode("utf-8")).hexdigest()
     environment = _template_environments.get(key)
     if environment is None:
         loader = jinja2.DictLoader({**templates, **{name.lstrip("/"): text for name, text in templates.items()}})
-        environment = jinja2.Environment(loader=loader, undefined=jinja2.ChainableUndefined)
+        # sandboxed: a template reaches its variables and their public methods, not Python's internals
+        environment = jinja2.sandbox.SandboxedEnvironment(loader=loader, undefined=jinja2.ChainableUndefined)
         if len(_template_environments) > 64:
             _template_environments.clear()
         _template_environments[key] = environment

@@ -136,6 +136,7 @@ describe('custom sensors, check definitions and dictionaries in a check run', ()
       objects.create('sensor', name, spec, caller, { providers: { postgresql: { provider_definition: providerSpec, sql_template: template } } });
     await sensor('column/custom/accepted_count', ACCEPTED_COUNT, provider(), ACCEPTED_COUNT_TEMPLATE);
     await sensor('table/custom/max_amount', {}, provider({ disable_merging_queries: true }), MAX_AMOUNT_TEMPLATE);
+    await sensor('table/custom/escapes', {}, provider(), "SELECT\n    {{ ''.__class__.__mro__[1].__subclasses__() }} AS actual_value\n");
     await objects.create('check', 'column/partitioned/daily/accepted_values/paid_status_count', { sensor_name: 'column/custom/accepted_count', rule_name: 'comparison/min_count' }, caller);
     await objects.create('check', 'table/monitoring/daily/custom/max_amount', { sensor_name: 'table/custom/max_amount', rule_name: 'comparison/max_value', default_severity: 'warning' }, caller);
     await objects.create('dictionary', 'statuses.csv', {}, caller, { file_content: 'paid\nshipped,paid\n\n' });
@@ -185,10 +186,15 @@ describe('custom sensors, check definitions and dictionaries in a check run', ()
       { id: 'big_any', sensorName: 'column/custom/accepted_count', column: 'status', parameters: { expected_values: ['paid', 'lost'], filter: '{alias}.amount > 20' } },
       { id: 'max', sensorName: 'table/custom/max_amount', parameters: {} },
       { id: 'bad', sensorName: 'column/custom/accepted_count', column: 'status', parameters: { expected_values: [1] } },
+      { id: 'escapes', sensorName: 'table/custom/escapes', parameters: {} },
     ];
     const request: TableQueryRequest = { schema: 'shop', table: 'orders', sensors, grouping: { levels: [{ column: 'country' }] }, now: NOW };
     const rendered = await renderCustomSensors(request, rules, TABLE);
-    expect(Object.fromEntries(rendered.failures)).toEqual({ bad: 'the parameter expected_values of the sensor column/custom/accepted_count must be a list of texts, not [1]' });
+    expect(Object.fromEntries(rendered.failures)).toEqual({
+      bad: 'the parameter expected_values of the sensor column/custom/accepted_count must be a list of texts, not [1]',
+      // templates render in Jinja2's sandbox: Python's internals are out of reach
+      escapes: expect.stringMatching(/^the template of the custom sensor table\/custom\/escapes cannot be rendered: jinja2\.exceptions\.SecurityError: access to attribute '__class__' of 'str' object is unsafe/),
+    });
     const accepted = rendered.request.sensors.find((s) => s.id === 'accepted')!.template!.sql;
     expect(accepted).toContain(`IN (E'it''s', E'paid')`);
     expect(accepted).toContain(`analyzed_table."country" AS grouping_level_1`);
