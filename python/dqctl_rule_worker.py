@@ -6,6 +6,8 @@ Protocol: JSON lines. dqctl writes one request per line on stdin:
 and the worker answers one line per call, in order, on its protocol stream (the original stdout):
   {"id": 7, "index": 0, "result": {"passed": true, "expected_value": 1.0, "lower_bound": null, ...}}
   {"id": 7, "index": 1, "error": "..."}
+A request with "templates" renders custom sensors' SQL templates instead (render_templates): one answer per item,
+{"id": 8, "index": 0, "result": {"sql": "..."}} or an error.
 Each call's rule_parameters reach `evaluate_rule` as an object whose JSON objects are attributes
 (`rule_parameters.parameters.min_count`), as DQOps gives them. Anything the rule prints to stdout or stderr makes
 that call an error (the protocol stream is a private copy of stdout; writes to fd 1 from C code go to stderr).
@@ -136,6 +138,40 @@ def describe(error):
     return text
 
 
+_template_environments = {}
+
+
+def render_templates(request):
+    """Renders SQL templates of custom sensors with Jinja2, as DQOps renders them (ChainableUndefined, the
+    default delimiters and whitespace settings). `templates` maps names to sources (the sensor's template and
+    dqctl's dialect file under the name templates import, /dialects/postgresql.sql.jinja2); one environment per
+    set of sources is kept, so a changed template is compiled again."""
+    import hashlib
+    import jinja2
+    import jinja2.sandbox
+
+    templates = request["templates"]
+    key = hashlib.sha256(json.dumps(templates, sort_keys=True).encode("utf-8")).hexdigest()
+    environment = _template_environments.get(key)
+    if environment is None:
+        loader = jinja2.DictLoader({**templates, **{name.lstrip("/"): text for name, text in templates.items()}})
+        # sandboxed: a template reaches its variables and their public methods, not Python's internals
+        environment = jinja2.sandbox.SandboxedEnvironment(loader=loader, undefined=jinja2.ChainableUndefined)
+        if len(_template_environments) > 64:
+            _template_environments.clear()
+        _template_environments[key] = environment
+    for index, item in enumerate(request["items"]):
+        try:
+            captured = io.StringIO()
+            with redirect_stdout(captured), redirect_stderr(captured):
+                sql = environment.get_template(item["template"]).render(**item["context"])
+            answer({"id": request["id"], "index": index, "result": {"sql": sql}})
+        except BaseException as error:
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            answer({"id": request["id"], "index": index, "error": describe(error)})
+
+
 def main():
     for extra in sys.argv[1:]:
         if extra and extra not in sys.path:
@@ -144,6 +180,9 @@ def main():
         if not line.strip():
             continue
         request = json.loads(line)
+        if "templates" in request:
+            render_templates(request)
+            continue
         calls = request.get("calls") or []
         try:
             module = load_rule(request["rule"], request["version"], request.get("source"))

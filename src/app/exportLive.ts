@@ -1,8 +1,8 @@
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
-import { classifyPath, encodeNamePart, SETTINGS_FILES, suffixOfKind } from '../manifest/objectPaths.js';
+import { classifyPath, encodeNamePart, PROVIDER_SENSOR_SUFFIX, SENSOR_DEFINITION_FILE, SETTINGS_FILES, SQL_TEMPLATE_SUFFIX, suffixOfKind } from '../manifest/objectPaths.js';
 import { SETTINGS_FILE } from '../manifest/repositorySource.js';
 import { DEFAULT_SETTINGS } from '../manifest/settings.js';
-import { compareKeys, isJsonObject, parseTableKey, type JsonObject, type JsonValue, type LiveObject, type ObjectKey, type ObjectKind } from '../model/index.js';
+import { compareKeys, isJsonObject, parseTableKey, sensorProviders, type JsonObject, type JsonValue, type LiveObject, type ObjectKey, type ObjectKind } from '../model/index.js';
 import { readSchemaFile, SCHEMA_FILES, validateDocument, type DocumentKind } from '../schema/index.js';
 import { emitYaml } from './emitYaml.js';
 import { compareCodePoints, SchemaKeyOrder } from './orderBySchema.js';
@@ -35,7 +35,7 @@ export interface ExportFile {
   path: string;
   content: string;
   /** The object the file holds (a rule's `.py` belongs to its rule); absent for dqctl.yaml. */
-  object?: ObjectKey & { contentHash: string; appliedHash: string | null; part: 'document' | 'module' };
+  object?: ObjectKey & { contentHash: string; appliedHash: string | null; part: 'document' | 'module' | 'sensor_file' };
   /** Written only when the folder has no such file: a repository's own dqctl.yaml wins over ours. */
   onlyIfAbsent?: boolean;
 }
@@ -81,20 +81,42 @@ export function exportLive(objects: readonly LiveObject[], options: ExportOption
       warnings.push(`${label} is not exported: its name cannot be written as a DQOps file name`);
       continue;
     }
+    const ref = { kind: object.kind, name: object.name, contentHash: object.contentHash, appliedHash: object.appliedHash };
+    if (object.kind === 'dictionary') {
+      // a dictionary is its CSV file, nothing more
+      const content = typeof object.attachments.file_content === 'string' ? object.attachments.file_content : '';
+      files.push({ path, content, object: { ...ref, part: 'document' } });
+      if (object.managedBy === 'git') namespaces.add(object.owner);
+      written++;
+      continue;
+    }
     const spec = options.includeSecrets ? object.spec : replaceSecrets(object, usedVariables, replacedSecrets);
     const document: JsonObject = { apiVersion: API_VERSION, kind: object.kind, spec };
     const violations = validateDocument(object.kind, document);
     if (violations.length > 0) {
       warnings.push(`${label} does not pass validation as a file (${violations[0].summary}); it is exported as it is`);
     }
-    const ref = { kind: object.kind, name: object.name, contentHash: object.contentHash, appliedHash: object.appliedHash };
     files.push({ path, content: renderDocument(object.kind, document, options.schemaBase), object: { ...ref, part: 'document' } });
 
-    const { python_module: module, ...others } = object.attachments;
+    const { python_module: module, providers, ...others } = object.attachments;
     if (object.kind === 'rule' && typeof module === 'string') {
       files.push({ path: path.slice(0, -'.dqorule.yaml'.length) + '.py', content: module, object: { ...ref, part: 'module' } });
     } else if (module !== undefined) {
       others.python_module = module;
+    }
+    if (object.kind === 'sensor' && providers !== undefined) {
+      const folder = path.slice(0, path.lastIndexOf('/') + 1);
+      for (const [provider, files_] of sensorProviders(object.attachments)) {
+        if (files_.definition !== undefined) {
+          const providerDocument: JsonObject = { apiVersion: API_VERSION, kind: 'provider_sensor', spec: files_.definition };
+          files.push({ path: `${folder}${provider}${PROVIDER_SENSOR_SUFFIX}`, content: renderDocument('provider_sensor', providerDocument, options.schemaBase), object: { ...ref, part: 'sensor_file' } });
+        }
+        if (files_.sqlTemplate !== undefined) {
+          files.push({ path: `${folder}${provider}${SQL_TEMPLATE_SUFFIX}`, content: files_.sqlTemplate, object: { ...ref, part: 'sensor_file' } });
+        }
+      }
+    } else if (providers !== undefined) {
+      others.providers = providers;
     }
     if (Object.keys(others).length > 0) {
       warnings.push(`${label}: attachments ${Object.keys(others).sort().join(', ')} have no DQOps file and are not exported`);
@@ -132,11 +154,22 @@ export function objectPath(kind: ObjectKind, name: string): string | undefined {
       path = parts && folder && schema && parts.table !== '' ? `sources/${folder}/${schema}.${encodeNamePart(parts.table)}.dqotable.yaml` : undefined;
       break;
     }
+    case 'sensor': {
+      const segments = name.split('/').map(segment);
+      path = segments.every((s) => s !== undefined) ? `sensors/${segments.join('/')}/${SENSOR_DEFINITION_FILE}` : undefined;
+      break;
+    }
+    case 'dictionary': {
+      const segments = name.split('/').map(segment);
+      path = segments.every((s) => s !== undefined) ? `dictionaries/${segments.join('/')}` : undefined;
+      break;
+    }
     case 'rule':
+    case 'check':
     case 'default_table_checks':
     case 'default_column_checks': {
       const segments = name.split('/').map(segment);
-      const top = kind === 'rule' ? 'rules' : 'patterns';
+      const top = kind === 'rule' ? 'rules' : kind === 'check' ? 'checks' : 'patterns';
       path = segments.every((s) => s !== undefined) ? `${top}/${segments.join('/')}${suffixOfKind(kind)}` : undefined;
       break;
     }

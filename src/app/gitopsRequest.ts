@@ -12,6 +12,7 @@ import {
   type DesiredObject,
   type JsonObject,
   type JsonValue,
+  isJsonObject,
 } from '../model/index.js';
 import { formatPath, validateDocument } from '../schema/index.js';
 
@@ -133,8 +134,12 @@ export function desiredFromRequest(request: GitopsRequest): DesiredState {
     const attachmentKeys = Object.keys(object.attachments);
     const attachmentsValid =
       attachmentKeys.length === 0 ||
-      (kind === 'rule' && attachmentKeys.length === 1 && typeof object.attachments.python_module === 'string');
-    if (!attachmentsValid) add(`${at}/attachments`, `${label}: only a rule may carry an attachment, its python_module text`);
+      (kind === 'rule' && attachmentKeys.length === 1 && typeof object.attachments.python_module === 'string') ||
+      (kind === 'dictionary' && attachmentKeys.length === 1 && typeof object.attachments.file_content === 'string') ||
+      (kind === 'sensor' && attachmentKeys.length === 1 && isJsonObject(object.attachments.providers));
+    if (!attachmentsValid) {
+      add(`${at}/attachments`, `${label}: only a rule (python_module), a sensor (providers) and a dictionary (file_content) carry attachments`);
+    }
     const schemaViolations = validateDocument(kind, { apiVersion: 'dqo/v1', kind, spec: object.spec });
     for (const v of schemaViolations) add(`${at}${pointer(v.path)}`, `${label}: ${formatPath(v.path)}: ${v.summary}`);
     if (schemaViolations.length > 0 || !attachmentsValid) return;

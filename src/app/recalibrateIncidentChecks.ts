@@ -48,8 +48,13 @@ export async function recalibrateIncidentChecks(
   const table = await deps.objects.get('table', name);
   const ref = table && tableRefOf(table.name, table.spec);
   if (!ref) return [];
-  const [tablePolicies, columnPolicies] = await Promise.all([deps.objects.list('default_table_checks'), deps.objects.list('default_column_checks')]);
-  const checks = plannedChecksOfTable(ref, connection.spec, compilePolicies([...tablePolicies, ...columnPolicies]), {}).filter(
+  const [tablePolicies, columnPolicies, definitions] = await Promise.all([
+    deps.objects.list('default_table_checks'),
+    deps.objects.list('default_column_checks'),
+    deps.objects.list('check'),
+  ]);
+  const checkDefinitions = new Map(definitions.map((d) => [d.name, d.spec]));
+  const checks = plannedChecksOfTable(ref, connection.spec, compilePolicies([...tablePolicies, ...columnPolicies]), {}, checkDefinitions).filter(
     (check) => check.checkType !== 'profiling' && matchesIncident(check, incident) && SLOTS.some((slot) => isJsonObject(check.spec[slot])),
   );
   if (checks.length === 0) return [];

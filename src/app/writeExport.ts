@@ -121,7 +121,12 @@ async function readIfExists(path: string): Promise<string | undefined> {
 /** The content hash of the object as the folder holds it (its file and, for a rule, its `.py`); undefined if unreadable. */
 async function hashInFolder(root: string, file: ExportFile, scope: VariableScope | undefined): Promise<string | undefined> {
   const object = file.object;
-  if (!object) return undefined;
+  if (!object || object.part === 'sensor_file') return undefined; // a sensor's files are compared as written
+  if (object.kind === 'dictionary') {
+    const content = await readIfExists(join(root, file.path));
+    return content === undefined ? undefined : contentHash({}, { file_content: content });
+  }
+  if (object.kind === 'sensor') return undefined;
   const documentPath = object.part === 'module' ? file.path.slice(0, -'.py'.length) + '.dqorule.yaml' : file.path;
   const text = await readIfExists(join(root, documentPath));
   if (text === undefined) return undefined;

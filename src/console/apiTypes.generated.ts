@@ -1329,7 +1329,7 @@ export interface ObjectStatusListModel {
 
 /** One live object with its owner, its sync status (the reconcile loop's, or the store's records) and its data quality status */
 export interface ObjectStatusRowModel {
-  kind: 'source' | 'table' | 'rule' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
+  kind: 'source' | 'table' | 'rule' | 'sensor' | 'check' | 'dictionary' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
   name: string;
   connection: string | null;
   schema: string | null;
@@ -1393,7 +1393,7 @@ export interface OverviewModel {
     };
   };
   not_synced: Array<{
-    kind: 'source' | 'table' | 'rule' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
+    kind: 'source' | 'table' | 'rule' | 'sensor' | 'check' | 'dictionary' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
     name: string;
     status: 'Synced' | 'OutOfSync' | 'Missing' | 'Extraneous' | 'Drifted';
     reason: string;
@@ -1524,7 +1524,7 @@ export interface PlanDocumentModel {
   };
   changes: Array<{
     address: string;
-    kind: 'source' | 'table' | 'rule' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
+    kind: 'source' | 'table' | 'rule' | 'sensor' | 'check' | 'dictionary' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
     name: string;
     actions: Array<'create' | 'update' | 'delete'>;
     reason: string;
@@ -1544,7 +1544,7 @@ export interface PlanDocumentModel {
   }>;
   drift: Array<{
     address: string;
-    kind: 'source' | 'table' | 'rule' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
+    kind: 'source' | 'table' | 'rule' | 'sensor' | 'check' | 'dictionary' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
     name: string;
     restored: boolean;
     fields: Array<{
@@ -1559,7 +1559,7 @@ export interface PlanDocumentModel {
   }>;
   kept: Array<{
     address: string;
-    kind: 'source' | 'table' | 'rule' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
+    kind: 'source' | 'table' | 'rule' | 'sensor' | 'check' | 'dictionary' | 'default_table_checks' | 'default_column_checks' | 'default_schedules' | 'default_notifications';
     name: string;
     reason: string;
     managed_by: string;

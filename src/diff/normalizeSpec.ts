@@ -84,6 +84,9 @@ function keepEmptyFor(kind: ObjectKind): KeepEmpty {
       return isCheckPath;
     case 'source':
     case 'rule':
+    case 'sensor':
+    case 'check':
+    case 'dictionary':
     case 'default_schedules':
     case 'default_notifications':
       return () => false;

@@ -27,7 +27,7 @@ export interface WriteContext {
   caller: string;
 }
 
-const CACHED_LIST_KINDS: ReadonlySet<ObjectKind> = new Set(['source', 'rule', 'default_table_checks', 'default_column_checks']);
+const CACHED_LIST_KINDS: ReadonlySet<ObjectKind> = new Set(['source', 'rule', 'sensor', 'check', 'dictionary', 'default_table_checks', 'default_column_checks']);
 
 export class LiveObjects {
   private readonly objects = new Map<string, LiveObject | null>();

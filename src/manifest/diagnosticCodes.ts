@@ -26,6 +26,12 @@ export const LOADER_DIAGNOSTICS = {
   unreadable_file: { severity: 'error', description: 'A file cannot be read (a broken link, permissions).' },
   file_too_large: { severity: 'error', description: 'A file over 10 MB; it is not read.' },
   orphan_rule_module: { severity: 'warning', description: 'A rule .py module without its .dqorule.yaml.' },
+  orphan_sensor_file: { severity: 'warning', description: 'A <provider>.dqoprovidersensor.yaml or <provider>.sql.jinja2 in a sensors/ folder without its sensordefinition.dqosensor.yaml.' },
+  sensor_provider_incomplete: {
+    severity: 'error',
+    description: 'A custom sensor folder with a <provider>.dqoprovidersensor.yaml but no <provider>.sql.jinja2 (of a sql_template sensor), or a template without its provider file.',
+  },
+  unknown_dictionary: { severity: 'error', description: 'A ${dictionary://name.csv} element of a list parameter naming no dictionaries/name.csv of the repository (with a did-you-mean).' },
   duplicate_object: { severity: 'error', description: 'Two files decode to the same object name.' },
   unknown_connection: { severity: 'error', description: 'A table whose connection folder has no connection.dqoconnection.yaml.' },
   lineage_unknown_connection: { severity: 'error', description: 'A lineage source names a connection that is not in the repository.' },
@@ -41,10 +47,14 @@ export const LOADER_DIAGNOSTICS = {
   },
   custom_check_incomplete: {
     severity: 'error',
-    description: 'A custom check (under custom_checks or custom) without sensor_name or rule_name, and whose name is not a built-in check that would give them.',
+    description:
+      'A custom check (under custom_checks or custom) without sensor_name or rule_name, whose name is neither a built-in check nor a check definition of the repository (checks/<target>/<type>[/<scale>]/<category>/<name>.dqocheck.yaml) that would give them; or a check definition without them.',
   },
-  unknown_sensor: { severity: 'error', description: "A custom check's sensor_name that is not a built-in sensor of its target (with a did-you-mean)." },
-  unknown_rule: { severity: 'error', description: "A custom check's rule_name that is neither a built-in rule nor a rule of the repository (with a did-you-mean)." },
+  unknown_sensor: {
+    severity: 'error',
+    description: "A custom check's or check definition's sensor_name that is neither a built-in sensor nor a sensor of the repository of its target (with a did-you-mean).",
+  },
+  unknown_rule: { severity: 'error', description: "A custom check's or check definition's rule_name that is neither a built-in rule nor a rule of the repository (with a did-you-mean)." },
   comparison_unknown: { severity: 'error', description: "Comparison checks name a table comparison that the table's table_comparisons does not define." },
   comparison_unknown_connection: { severity: 'error', description: 'A table comparison names a reference connection that is not in the repository.' },
   policy_target_unknown_connection: { severity: 'warning', description: 'A policy targets connections none of which is in the repository.' },

@@ -16,7 +16,7 @@ import {
  * A repository read from a git ref (branch, tag, commit, `HEAD~1`…) without touching the working copy, so a
  * plan of `main` or a diff of a pull request never sees uncommitted edits and never needs a checkout. The
  * files are the ones DirectorySource would read in a checkout of that commit, under the same rules: only
- * sources/, rules/, patterns/ and dqctl.yaml; blobs over 10 MB refused; symbolic links followed only while
+ * sources/, rules/, sensors/, checks/, dictionaries/, patterns/, settings/ and dqctl.yaml; blobs over 10 MB refused; symbolic links followed only while
  * their target stays inside the tree read (the sub-path, when one is given).
  *
  * `description` is the folder (plus the sub-path): a plan saved from a ref can be applied from a checkout,

@@ -9,16 +9,18 @@ import {
   isObjectKind,
   type DesiredObject,
   type Diagnostic,
+  sensorAttachments,
   type JsonObject,
   type ObjectKind,
+  type SensorProviderFiles,
   type ProgressReporter,
 } from '../model/index.js';
-import { coerceQuotedScalars, validateDocument } from '../schema/index.js';
+import { coerceQuotedScalars, validateDocument, type DocumentKind } from '../schema/index.js';
 import type { DesiredState } from './desiredState.js';
 import { DirectorySource } from './directorySource.js';
 import { environmentDiagnostics, substituteVariables, variableInFileName, VariableScope } from './environmentVariables.js';
 import type { ParseCache, ParsedFile } from './parseCache.js';
-import { classifyPath, suffixOfKind } from './objectPaths.js';
+import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX, suffixOfKind } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
 import { runSemanticChecks, type LoadedObject } from './semanticChecks.js';
 import { DEFAULT_SETTINGS, readSettings, type RepositorySettings } from './settings.js';
@@ -57,7 +59,8 @@ export async function loadRepository(source: RepositorySource | string, options:
 
   type Pending = { path: string; kind: ObjectKind; name: string; connection?: string };
   const pending: Pending[] = [];
-  const attachments = new Map<string, string>(); // owner yaml path -> .py path
+  const attachments = new Map<string, string[]>(); // owner yaml path -> the paths of its attachments (.py, provider files)
+  const dictionaries: Array<{ path: string; name: string }> = [];
   let settingsPath: string | undefined;
   for (const file of files) {
     const named = variableInFileName(file.path);
@@ -69,10 +72,14 @@ export async function loadRepository(source: RepositorySource | string, options:
     switch (c.type) {
       case 'object':
         if (unstorableName(file.path, c.name, diagnostics)) break;
+        if (c.kind === 'dictionary') {
+          dictionaries.push({ path: file.path, name: c.name });
+          break;
+        }
         pending.push({ path: file.path, kind: c.kind, name: c.name, connection: c.connection });
         break;
       case 'attachment':
-        attachments.set(c.ownerPath, file.path);
+        attachments.set(c.ownerPath, [...(attachments.get(c.ownerPath) ?? []), file.path]);
         break;
       case 'settings':
         settingsPath = file.path;
@@ -141,15 +148,31 @@ export async function loadRepository(source: RepositorySource | string, options:
   });
   cache?.endLoad();
 
-  for (const [ownerPath, modulePath] of attachments) {
-    if (!pending.some((p) => p.path === ownerPath)) {
+  for (const [ownerPath, paths] of attachments) {
+    if (pending.some((p) => p.path === ownerPath)) continue;
+    for (const path of paths) {
+      const rule = path.endsWith('.py');
       diagnostics.push({
         severity: 'warning',
-        code: 'orphan_rule_module',
-        summary: `${modulePath} has no ${ownerPath.split('/').pop()} beside it; a custom rule needs both files`,
-        range: fileStart(modulePath),
+        code: rule ? 'orphan_rule_module' : 'orphan_sensor_file',
+        summary: rule
+          ? `${path} has no ${ownerPath.split('/').pop()} beside it; a custom rule needs both files`
+          : `${path} has no ${ownerPath.split('/').pop()} beside it; a custom sensor needs its definition, a provider file and a template`,
+        range: fileStart(path),
       });
     }
+  }
+  const dictionaryObjects: DesiredObject[] = [];
+  for (const dictionary of dictionaries) {
+    const text = await repo.readFile(dictionary.path);
+    const unstorable = unstorableText(dictionary.path, text, 'the dictionary', 'A dictionary is text: remove the NUL character.');
+    if (unstorable) {
+      diagnostics.push(unstorable);
+      texts.set(dictionary.path, text);
+      continue;
+    }
+    const attachmentsOfObject: JsonObject = { file_content: text };
+    dictionaryObjects.push({ kind: 'dictionary', name: dictionary.name, spec: {}, attachments: attachmentsOfObject, hash: contentHash({}, attachmentsOfObject), origin: { file: dictionary.path } });
   }
 
   // Reads finish in any order; sort so that "first" and "second" of a duplicate are always the same files.
@@ -162,7 +185,7 @@ export async function loadRepository(source: RepositorySource | string, options:
     tables.add(p.name.slice(p.connection.length + 1));
     declaredTables.set(p.connection, tables);
   }
-  const semantic = runSemanticChecks(loaded, { declaredConnections, declaredTables });
+  const semantic = runSemanticChecks(loaded, { declaredConnections, declaredTables, dictionaries: new Set(dictionaries.map((d) => d.name)) });
   for (const d of semantic) if (d.range && !texts.has(d.range.filename)) {
     const owner = loaded.find((o) => o.file === d.range!.filename);
     if (owner) texts.set(owner.file, owner.parsed.text);
@@ -175,11 +198,12 @@ export async function loadRepository(source: RepositorySource | string, options:
     if (excluded.has(item.file)) continue;
     const entry = parsedFiles.get(item.file)!;
     const spec = (entry.spec ??= normalizeSpec(item.kind, item.rawSpec));
-    const attachmentsOfObject: JsonObject = {};
-    const modulePath = attachments.get(item.file);
-    if (item.kind === 'rule' && modulePath) {
+    let attachmentsOfObject: JsonObject = {};
+    const attached = attachments.get(item.file) ?? [];
+    const modulePath = item.kind === 'rule' ? attached[0] : undefined;
+    if (modulePath) {
       const module = await repo.readFile(modulePath);
-      const unstorable = unstorableModule(modulePath, module);
+      const unstorable = unstorableText(modulePath, module, 'the rule module', 'Python source needs no NUL character: remove it (write "\\0" inside a string literal instead).');
       if (unstorable) {
         diagnostics.push(unstorable);
         texts.set(modulePath, module);
@@ -187,7 +211,14 @@ export async function loadRepository(source: RepositorySource | string, options:
       }
       attachmentsOfObject.python_module = module;
     }
-    const hash = modulePath ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
+    if (item.kind === 'sensor') {
+      const files = await readSensorFiles(repo, item.file, attached, scope);
+      appendAll(diagnostics, files.diagnostics);
+      for (const [path, text] of files.texts) texts.set(path, text);
+      if (files.diagnostics.some((d) => d.severity === 'error')) continue;
+      attachmentsOfObject = files.attachments;
+    }
+    const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
     objects.push({
       kind: item.kind,
       name: item.name,
@@ -197,6 +228,7 @@ export async function loadRepository(source: RepositorySource | string, options:
       origin: { file: item.file },
     });
   }
+  objects.push(...dictionaryObjects);
   objects.sort(compareKeys);
   diagnostics.sort(compareDiagnostics);
 
@@ -226,8 +258,8 @@ function unstorableName(path: string, name: string, diagnostics: Diagnostic[]): 
   return true;
 }
 
-/** A rule's .py module holding a NUL (or an unpaired surrogate): reported at its line and column. */
-function unstorableModule(path: string, text: string): Diagnostic | null {
+/** A rule's .py module, a template or a dictionary holding a NUL (or an unpaired surrogate): reported at its line and column. */
+function unstorableText(path: string, text: string, what: string, detail: string): Diagnostic | null {
   const found = findUnstorableText(text);
   if (!found) return null;
   const before = text.slice(0, found.index);
@@ -237,21 +269,74 @@ function unstorableModule(path: string, text: string): Diagnostic | null {
   return {
     severity: 'error',
     code: 'unstorable_text',
-    summary: `the rule module holds ${found.reason}, which the live store cannot hold`,
-    detail: 'Python source needs no NUL character: remove it (write "\\0" inside a string literal instead).',
+    summary: `${what} holds ${found.reason}, which the live store cannot hold`,
+    detail,
     range: { filename: path, start: position, end: position },
   };
 }
 
-/** The folders whose files may use `${var.NAME}`: the connections and tables, the policies and the rules. */
-const VARIABLE_FOLDERS = ['sources/', 'patterns/', 'rules/'];
+/** The folders whose files may use `${var.NAME}`: the connections and tables, the policies, rules, sensors and checks. */
+const VARIABLE_FOLDERS = ['sources/', 'patterns/', 'rules/', 'sensors/', 'checks/'];
+
+/**
+ * The files beside a sensor definition: each `<provider>.dqoprovidersensor.yaml` (envelope and schema checked,
+ * located in its file) and `<provider>.sql.jinja2`. A provider file without a template, or a template without
+ * a provider file, is an error at that file (DQOps would not run the sensor on that provider).
+ */
+async function readSensorFiles(
+  repo: RepositorySource,
+  definitionPath: string,
+  paths: readonly string[],
+  scope: VariableScope,
+): Promise<{ attachments: JsonObject; diagnostics: Diagnostic[]; texts: Map<string, string> }> {
+  const diagnostics: Diagnostic[] = [];
+  const texts = new Map<string, string>();
+  const providers = new Map<string, SensorProviderFiles>();
+  const where = new Map<string, string>();
+  for (const path of [...paths].sort()) {
+    const fileName = path.slice(path.lastIndexOf('/') + 1);
+    const part = sensorFilePart(fileName);
+    if (!part) continue;
+    const text = await repo.readFile(path);
+    const files = providers.get(part.provider) ?? {};
+    providers.set(part.provider, files);
+    where.set(`${part.provider}:${part.part}`, path);
+    if (part.part === 'sql_template') {
+      const unstorable = unstorableText(path, text, 'the SQL template', 'A template is text: remove the NUL character.');
+      if (unstorable) {
+        diagnostics.push(unstorable);
+        texts.set(path, text);
+      } else files.sqlTemplate = text;
+      continue;
+    }
+    const parsed = parseObjectFile({ path, kind: 'provider_sensor', name: part.provider }, text, scope);
+    if (parsed.diagnostics.length > 0) texts.set(path, text);
+    appendAll(diagnostics, parsed.diagnostics);
+    if (parsed.loaded) files.definition = normalizeSpec('sensor', parsed.loaded.rawSpec);
+  }
+  const folder = definitionPath.slice(0, definitionPath.lastIndexOf('/') + 1);
+  for (const [provider, files] of providers) {
+    if (diagnostics.some((d) => d.severity === 'error')) break;
+    const missing = files.definition === undefined ? `${provider}${PROVIDER_SENSOR_SUFFIX}` : files.sqlTemplate === undefined && files.definition.type !== 'java_class' ? `${provider}${SQL_TEMPLATE_SUFFIX}` : undefined;
+    if (missing === undefined) continue;
+    const present = where.get(`${provider}:${files.definition === undefined ? 'sql_template' : 'provider_definition'}`)!;
+    diagnostics.push({
+      severity: 'error',
+      code: 'sensor_provider_incomplete',
+      summary: `${present} has no ${folder}${missing} beside it`,
+      detail: 'A custom sensor runs on a provider with both files: <provider>.dqoprovidersensor.yaml (type: sql_template) and <provider>.sql.jinja2.',
+      range: fileStart(present),
+    });
+  }
+  return { attachments: sensorAttachments(providers), diagnostics, texts };
+}
 
 /**
  * One object file on its own: YAML, envelope (apiVersion, kind), `${var.…}` substitution, then the JSON Schema
  * on the substituted values (located in the file as written).
  */
 function parseObjectFile(
-  item: { path: string; kind: ObjectKind; name: string; connection?: string },
+  item: { path: string; kind: ObjectKind | 'provider_sensor'; name: string; connection?: string },
   text: string,
   scope: VariableScope,
 ): Omit<ParsedFile, 'version'> {
@@ -283,7 +368,8 @@ function parseObjectFile(
     text,
     diagnostics: fileDiagnostics,
     variables,
-    loaded: { kind: item.kind, name: item.name, connection: item.connection, file: item.path, rawSpec, parsed },
+    // a provider file is read as part of its sensor: its spec is all that is used
+    loaded: { kind: item.kind === 'provider_sensor' ? 'sensor' : item.kind, name: item.name, connection: item.connection, file: item.path, rawSpec, parsed },
   };
 }
 
@@ -297,7 +383,11 @@ export function desiredFingerprint(objects: readonly DesiredObject[], settings: 
   return hash.digest('hex');
 }
 
-function envelopeDiagnostics(expectedKind: ObjectKind, parsed: ParsedYaml): Diagnostic[] {
+function suffixOf(kind: ObjectKind | 'provider_sensor'): string {
+  return kind === 'provider_sensor' ? PROVIDER_SENSOR_SUFFIX : suffixOfKind(kind);
+}
+
+function envelopeDiagnostics(expectedKind: ObjectKind | 'provider_sensor', parsed: ParsedYaml): Diagnostic[] {
   const doc = parsed.value;
   if (!isJsonObject(doc)) {
     return [
@@ -321,19 +411,19 @@ function envelopeDiagnostics(expectedKind: ObjectKind, parsed: ParsedYaml): Diag
   }
   if (doc.kind === undefined) {
     out.push({ severity: 'error', code: 'wrong_kind', summary: `missing kind (expected ${expectedKind})`, range: parsed.locate([]) });
-  } else if (!isObjectKind(doc.kind)) {
+  } else if (!isObjectKind(doc.kind) && doc.kind !== 'provider_sensor') {
     out.push({
       severity: 'error',
       code: 'wrong_kind',
-      summary: `unknown kind ${JSON.stringify(doc.kind)} (expected ${expectedKind} in a ${suffixOfKind(expectedKind)} file)`,
+      summary: `unknown kind ${JSON.stringify(doc.kind)} (expected ${expectedKind} in a ${suffixOf(expectedKind)} file)`,
       range: parsed.locate(['kind']),
     });
   } else if (doc.kind !== expectedKind) {
     out.push({
       severity: 'error',
       code: 'kind_mismatch',
-      summary: `kind ${doc.kind} does not match the file name: a ${suffixOfKind(expectedKind)} file holds kind ${expectedKind}`,
-      detail: `kind ${doc.kind} belongs in a ${suffixOfKind(doc.kind)} file.`,
+      summary: `kind ${doc.kind} does not match the file name: a ${suffixOf(expectedKind)} file holds kind ${expectedKind}`,
+      detail: `kind ${doc.kind} belongs in a ${suffixOf(doc.kind)} file.`,
       range: parsed.locate(['kind']),
     });
   }
@@ -341,7 +431,7 @@ function envelopeDiagnostics(expectedKind: ObjectKind, parsed: ParsedYaml): Diag
 }
 
 /** `origins`: the values that came from a variable, so a wrong one says which variable gave it. */
-function schemaDiagnostics(kind: ObjectKind | 'settings', parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
+function schemaDiagnostics(kind: DocumentKind, parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
   const violations = schemaViolationDiagnostics(kind, parsed, origins);
   if (!violations.some((d) => d.code === 'wrong_type')) return violations;
   // the value is this parse's own (a cache keeps the result with these diagnostics), so it may be converted in place
@@ -357,7 +447,7 @@ function schemaDiagnostics(kind: ObjectKind | 'settings', parsed: ParsedYaml, or
   return quoted.length === 0 ? violations : [...quoted, ...schemaViolationDiagnostics(kind, parsed, origins)];
 }
 
-function schemaViolationDiagnostics(kind: ObjectKind | 'settings', parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
+function schemaViolationDiagnostics(kind: DocumentKind, parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
   return validateDocument(kind, parsed.value).map((v) => {
     const origin = v.onKey ? undefined : origins?.get(JSON.stringify(v.path));
     return {

@@ -6,6 +6,12 @@ import { tableKey, type ObjectKind } from '../model/index.js';
  * - `sources/<connection>/<schema>.<table>.dqotable.yaml`           → table `<connection>/<schema>.<table>`
  *   (split on the FIRST dot; `%XX` sequences decoded in both parts)
  * - `rules/<folder…>/<name>.dqorule.yaml`                           → rule `<folder…>/<name>`
+ * - `sensors/<target>/<category>/<name>/sensordefinition.dqosensor.yaml` → sensor `<target>/<category>/<name>`;
+ *   its `<provider>.dqoprovidersensor.yaml` and `<provider>.sql.jinja2` are attachments of it
+ * - `checks/<table|column>/profiling/<category>/<name>.dqocheck.yaml`,
+ *   `checks/<table|column>/<monitoring|partitioned>/<daily|monthly>/<category>/<name>.dqocheck.yaml`
+ *   → check `<table|column>/<type>[/<scale>]/<category>/<name>` (the path under checks/)
+ * - `dictionaries/[<folder…>/]<name>.csv`                            → dictionary `[<folder…>/]<name>.csv`
  * - `patterns/[<folder…>/]<name>.dqotablepattern.yaml|.dqocolumnpattern.yaml` → policy `<folder…>/<name>`
  * - `settings/defaultschedules.dqoschedules.yaml`, `settings/defaultnotifications.dqonotifications.yaml`
  *   → default_schedules / default_notifications `default`; DQOps's other settings files (default checks of
@@ -22,6 +28,8 @@ const SUFFIXES: Array<[suffix: string, kind: ObjectKind]> = [
   ['.dqoconnection.yaml', 'source'],
   ['.dqotable.yaml', 'table'],
   ['.dqorule.yaml', 'rule'],
+  ['.dqosensor.yaml', 'sensor'],
+  ['.dqocheck.yaml', 'check'],
   ['.dqotablepattern.yaml', 'default_table_checks'],
   ['.dqocolumnpattern.yaml', 'default_column_checks'],
   ['.dqoschedules.yaml', 'default_schedules'],
@@ -39,8 +47,29 @@ export const SETTINGS_OBJECT_NAME = 'default';
 
 /** The file-name suffix a kind must live in; used to say "kind source does not belong in a .dqotable.yaml file". */
 export function suffixOfKind(kind: ObjectKind): string {
+  if (kind === 'dictionary') return DICTIONARY_SUFFIX;
   return SUFFIXES.find(([, k]) => k === kind)![0];
 }
+
+/** The one file name of a sensor definition, in the sensor's folder. */
+export const SENSOR_DEFINITION_FILE = 'sensordefinition.dqosensor.yaml';
+export const PROVIDER_SENSOR_SUFFIX = '.dqoprovidersensor.yaml';
+export const SQL_TEMPLATE_SUFFIX = '.sql.jinja2';
+export const DICTIONARY_SUFFIX = '.csv';
+/** The files beside a sensor definition: a provider's settings and its SQL template. */
+export type SensorFilePart = 'provider_definition' | 'sql_template';
+
+/** `postgresql.dqoprovidersensor.yaml` → provider `postgresql`, part `provider_definition`; undefined for other files. */
+export function sensorFilePart(fileName: string): { provider: string; part: SensorFilePart } | undefined {
+  if (fileName.endsWith(PROVIDER_SENSOR_SUFFIX)) return { provider: fileName.slice(0, -PROVIDER_SENSOR_SUFFIX.length), part: 'provider_definition' };
+  // error-sampling templates (`<provider>.sample.sql.jinja2`) are not read: dqctl samples errors of built-in sensors only
+  if (fileName.endsWith(SQL_TEMPLATE_SUFFIX) && !fileName.endsWith('.sample.sql.jinja2')) {
+    return { provider: fileName.slice(0, -SQL_TEMPLATE_SUFFIX.length), part: 'sql_template' };
+  }
+  return undefined;
+}
+
+const CHECK_TYPES_WITH_SCALE = new Set(['monitoring', 'partitioned']);
 
 export function kindOfFileName(fileName: string): ObjectKind | undefined {
   return SUFFIXES.find(([suffix]) => fileName.endsWith(suffix))?.[1];
@@ -76,6 +105,16 @@ export function classifyPath(path: string): PathClassification {
   if (top === 'rules' && fileName.endsWith('.py')) {
     return { type: 'attachment', ownerPath: path.slice(0, -'.py'.length) + '.dqorule.yaml' };
   }
+  if (top === 'sensors' && segments[1] === 'dialects') return { type: 'ignored' }; // DQOps's own macro files: dqctl has its own
+  if (top === 'sensors' && sensorFilePart(fileName) && segments.length >= 3) {
+    return { type: 'attachment', ownerPath: [...segments.slice(0, -1), SENSOR_DEFINITION_FILE].join('/') };
+  }
+  if (top === 'dictionaries' && fileName.endsWith(DICTIONARY_SUFFIX)) {
+    if (segments.length < 2) return { type: 'ignored' };
+    const decoded = decodeSegments(segments.slice(1), '');
+    if (decoded === undefined || fileName === DICTIONARY_SUFFIX) return undecodable(path, segments.slice(1).join('/'));
+    return { type: 'object', kind: 'dictionary', name: decoded };
+  }
   if (!kind) {
     const ymlKind = fileName.endsWith('.yml') ? kindOfFileName(fileName.slice(0, -4) + '.yaml') : undefined;
     if (ymlKind) {
@@ -89,7 +128,7 @@ export function classifyPath(path: string): PathClassification {
       return {
         type: 'invalid',
         code: 'unrecognized_file',
-        summary: `${path} is not a DQOps file name (expected *.dqoconnection.yaml, *.dqotable.yaml, *.dqorule.yaml, *.dqotablepattern.yaml, *.dqocolumnpattern.yaml, settings/defaultschedules.dqoschedules.yaml or settings/defaultnotifications.dqonotifications.yaml); it is ignored`,
+        summary: `${path} is not a DQOps file name (expected *.dqoconnection.yaml, *.dqotable.yaml, *.dqorule.yaml, sensordefinition.dqosensor.yaml, *.dqoprovidersensor.yaml, *.dqocheck.yaml, *.dqotablepattern.yaml, *.dqocolumnpattern.yaml, settings/defaultschedules.dqoschedules.yaml or settings/defaultnotifications.dqonotifications.yaml); it is ignored`,
       };
     }
     return { type: 'ignored' };
@@ -135,6 +174,35 @@ export function classifyPath(path: string): PathClassification {
       if (decoded === undefined) return undecodable(path, segments.slice(1).join('/').slice(0, -'.dqorule.yaml'.length));
       return { type: 'object', kind, name: decoded };
     }
+    case 'sensor': {
+      if (top !== 'sensors' || segments.length < 3) return misplaced('sensors/<target>/<category>/<name>/');
+      if (fileName !== SENSOR_DEFINITION_FILE) {
+        return { type: 'invalid', code: 'file_name_invalid', summary: `a sensor definition must be named ${SENSOR_DEFINITION_FILE}, not ${fileName}` };
+      }
+      const folders = segments.slice(1, -1).map(decodeNamePart);
+      if (folders.some((f) => f === undefined || f === '')) return undecodable(path, segments.slice(1, -1).join('/'));
+      return { type: 'object', kind, name: folders.join('/') };
+    }
+    case 'check': {
+      if (top !== 'checks') return misplaced('checks/');
+      const [target, type, ...rest] = segments.slice(1);
+      const scaled = CHECK_TYPES_WITH_SCALE.has(type ?? '');
+      const validTarget = target === 'table' || target === 'column';
+      const validType = scaled || type === 'profiling';
+      const validScale = !scaled || rest[0] === 'daily' || rest[0] === 'monthly';
+      if (!validTarget || !validType || !validScale || rest.length !== (scaled ? 3 : 2)) {
+        return {
+          type: 'invalid',
+          code: 'file_name_invalid',
+          summary: `${path}: a check definition lives in checks/<table|column>/profiling/<category>/ or checks/<table|column>/<monitoring|partitioned>/<daily|monthly>/<category>/`,
+        };
+      }
+      const decoded = decodeSegments(segments.slice(1), '.dqocheck.yaml');
+      if (decoded === undefined) return undecodable(path, segments.slice(1).join('/').slice(0, -'.dqocheck.yaml'.length));
+      return { type: 'object', kind, name: decoded };
+    }
+    case 'dictionary':
+      return { type: 'ignored' }; // never a suffix of SUFFIXES: classified above
     case 'default_table_checks':
     case 'default_column_checks': {
       if (top !== 'patterns' || segments.length < 2) return misplaced('patterns/');
@@ -156,7 +224,7 @@ export const DEFAULT_NOTIFICATIONS_NAME = SETTINGS_OBJECT_NAME;
 
 function decodeSegments(segments: string[], suffix: string): string | undefined {
   const parts = [...segments];
-  parts[parts.length - 1] = parts[parts.length - 1].slice(0, -suffix.length);
+  if (suffix !== '') parts[parts.length - 1] = parts[parts.length - 1].slice(0, -suffix.length);
   if (parts[parts.length - 1] === '') return undefined;
   const decoded = parts.map(decodeNamePart);
   if (decoded.some((p) => p === undefined)) return undefined;

@@ -88,7 +88,7 @@ function wellFormed(entry: unknown): entry is PersistedEntry {
   if (e.loaded !== undefined && (typeof e.loaded !== 'object' || typeof e.loaded.kind !== 'string' || typeof e.loaded.name !== 'string')) return false;
   if (e.loaded && !isJsonObject(e.loaded.value)) return false;
   if (e.variables !== undefined && (typeof e.variables.key !== 'string' || !Array.isArray(e.variables.names))) return false;
-  if (e.semantics !== undefined && (!Array.isArray(e.semantics.findings) || !Array.isArray(e.semantics.ruleReferences))) return false;
+  if (e.semantics !== undefined && (!Array.isArray(e.semantics.findings) || !Array.isArray(e.semantics.customChecks) || !Array.isArray(e.semantics.dictionaryReferences))) return false;
   return true;
 }
 

@@ -38,6 +38,6 @@ export interface RepositorySource {
 /** Files larger than this are refused: no configuration file is that big, and parsing one would stall. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
-/** Top-level entries of a DQOps user home that dqctl reads; everything else (.data, sensors/, …) is ignored. */
-export const READ_ROOTS = ['sources', 'rules', 'patterns', 'settings'] as const;
+/** Top-level entries of a DQOps user home that dqctl reads; everything else (.data, .credentials, …) is ignored. */
+export const READ_ROOTS = ['sources', 'rules', 'sensors', 'checks', 'dictionaries', 'patterns', 'settings'] as const;
 export const SETTINGS_FILE = 'dqctl.yaml';

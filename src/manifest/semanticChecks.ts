@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import { didYouMean, getCheckCatalog } from '../catalog/index.js';
 import { CUSTOM_CATEGORY, CUSTOM_CHECKS_KEY } from '../schema/build/checkContainerSchemas.js';
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
-import { appendAll, isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
+import { appendAll, checkDefinitionName, dictionaryReference, isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
 import { checkAddress } from './notificationAddresses.js';
 import type { ParsedYaml } from './yamlDocument.js';
 
@@ -23,6 +23,8 @@ export interface SemanticContext {
   declaredConnections: ReadonlySet<string>;
   /** Tables that have a file (`conn` -> `schema.table`), even one with errors, for the same reason. */
   declaredTables: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The dictionaries of the repository (`name.csv`, the path under dictionaries/). */
+  dictionaries: ReadonlySet<string>;
 }
 
 /**
@@ -47,12 +49,15 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
         break;
       case 'source':
       case 'rule':
+      case 'sensor':
+      case 'check':
+      case 'dictionary':
       case 'default_schedules':
       case 'default_notifications':
         break;
     }
   }
-  checkCustomRuleReferences(objects, out);
+  checkCustomReferences(objects, context, out);
   return out;
 }
 
@@ -77,19 +82,22 @@ function documentFindings(o: LoadedObject): readonly Diagnostic[] {
       break;
     case 'table':
       checkEachCheck(o, out);
-      checkCustomChecks(o, out);
+      checkCustomChecks(o);
       checkPartitioning(o, out);
       checkComparisonReferences(o, out);
       break;
     case 'default_table_checks':
     case 'default_column_checks':
       checkEachCheck(o, out);
-      checkCustomChecks(o, out);
+      checkCustomChecks(o);
       break;
     case 'default_schedules':
       checkScheduleGroups(o, o.rawSpec, ['spec'], out);
       break;
     case 'rule':
+    case 'sensor':
+    case 'check':
+    case 'dictionary':
     case 'default_notifications':
       break;
   }
@@ -99,95 +107,174 @@ function documentFindings(o: LoadedObject): readonly Diagnostic[] {
 }
 
 /**
- * What depends on one document alone (its findings, the rule names its custom checks use), as plain data: the
- * persisted parse cache keeps it beside the parsed file, so that a new process walks the checks of the changed
- * files only. Undefined until runSemanticChecks has seen the object.
+ * What depends on one document alone (its findings, the custom checks and dictionary references it holds), as
+ * plain data: the persisted parse cache keeps it beside the parsed file, so that a new process walks the checks of
+ * the changed files only. Undefined until runSemanticChecks has seen the object.
  */
 export interface DocumentSemantics {
   findings: readonly Diagnostic[];
-  ruleReferences: readonly RuleReference[];
+  customChecks: readonly CustomCheckReference[];
+  dictionaryReferences: readonly DictionaryReference[];
 }
 
 export function documentSemanticsOf(o: LoadedObject): DocumentSemantics | undefined {
   const findings = findingsOfDocument.get(o);
-  return findings ? { findings, ruleReferences: ruleReferencesOfDocument.get(o) ?? [] } : undefined;
+  if (!findings) return undefined;
+  return { findings, customChecks: customChecksOfDocument.get(o) ?? [], dictionaryReferences: dictionaryReferencesOfDocument.get(o) ?? [] };
 }
 
 /** Gives `o` what an earlier process found in the same document with the same code (see DocumentSemantics). */
 export function restoreDocumentSemantics(o: LoadedObject, semantics: DocumentSemantics): void {
   findingsOfDocument.set(o, semantics.findings);
-  ruleReferencesOfDocument.set(o, semantics.ruleReferences);
+  customChecksOfDocument.set(o, semantics.customChecks);
+  dictionaryReferencesOfDocument.set(o, semantics.dictionaryReferences);
 }
 
-/** A custom check's `rule_name`, checked against the repository's rules once all files are read. */
-export interface RuleReference {
-  ruleName: string;
+/**
+ * A custom check of a table or policy, kept per document and resolved against the repository's sensors, rules
+ * and check definitions once all files are read (checkCustomReferences).
+ */
+export interface CustomCheckReference {
+  name: string;
+  target: 'table' | 'column';
+  /** The check definition it would run (checks/<definition>.dqocheck.yaml). */
+  definition: string;
+  sensorName?: string;
+  ruleName?: string;
   path: Array<string | number>;
 }
 
-const ruleReferencesOfDocument = new WeakMap<LoadedObject, readonly RuleReference[]>();
+/** A `${dictionary://name.csv}` element of a list parameter. */
+export interface DictionaryReference {
+  dictionary: string;
+  path: Array<string | number>;
+}
+
+const customChecksOfDocument = new WeakMap<LoadedObject, readonly CustomCheckReference[]>();
+const dictionaryReferencesOfDocument = new WeakMap<LoadedObject, readonly DictionaryReference[]>();
 
 /**
- * The custom checks of a table or policy (`custom_checks` of a category, `custom` of a container): each names a
- * built-in sensor of its target and a rule (unless its name is a built-in check's, which gives both); the rule
- * names are kept for checkCustomRuleReferences.
+ * The custom checks of a table or policy (`custom_checks` of a category, `custom` of a container), and every
+ * `${dictionary://…}` element of a check's list parameters: kept for the checks across files.
  */
-function checkCustomChecks(o: LoadedObject, out: Diagnostic[]): void {
-  const references: RuleReference[] = [];
-  const catalog = getCheckCatalog();
+function checkCustomChecks(o: LoadedObject): void {
+  const references: CustomCheckReference[] = [];
+  const dictionaries: DictionaryReference[] = [];
   forEachCheck(o.rawSpec, ['spec'], (check, path) => {
-    const custom = path[path.length - 2] === CUSTOM_CHECKS_KEY || path[path.length - 2] === CUSTOM_CATEGORY;
-    if (!custom) return;
-    const name = String(path[path.length - 1]);
-    const target = path.includes('columns') || o.kind === 'default_column_checks' ? 'column' : 'table';
-    const sensorName = typeof check.sensor_name === 'string' ? check.sensor_name : undefined;
-    const ruleName = typeof check.rule_name === 'string' ? check.rule_name : undefined;
-    const builtIn = catalog.checkByName(name);
-    if ((!sensorName || !ruleName) && !builtIn) {
-      const missing = [!sensorName ? 'sensor_name' : undefined, !ruleName ? 'rule_name' : undefined].filter(Boolean).join(' and ');
-      out.push({
-        severity: 'error',
-        code: 'custom_check_incomplete',
-        summary: `custom check ${JSON.stringify(name)} names no ${missing}`,
-        detail: 'A custom check runs the sensor and the rule it names (custom check definitions in checks/ are not supported yet); e.g. sensor_name: table/volume/row_count, rule_name: myrules/my_rule.',
-        range: o.parsed.locate(path, true),
-      });
-    }
-    if (sensorName) {
-      const sensor = catalog.sensors.get(sensorName);
-      if (!sensor || sensor.target !== target) {
-        const candidates = [...catalog.sensors.values()].filter((s) => s.target === target).map((s) => s.name);
-        const suggestions = didYouMean(sensorName, candidates);
-        out.push({
-          severity: 'error',
-          code: 'unknown_sensor',
-          summary: sensor
-            ? `sensor ${JSON.stringify(sensorName)} is a ${sensor.target} sensor; a ${target} check needs a ${target}/… sensor`
-            : `unknown sensor ${JSON.stringify(sensorName)}${suggestions.length > 0 ? `; did you mean ${suggestions.map((x) => JSON.stringify(x)).join(', ')}?` : ''}`,
-          detail: 'A custom check runs a built-in sensor (custom sensors in sensors/ are not supported yet).',
-          range: o.parsed.locate([...path, 'sensor_name']),
+    if (isJsonObject(check.parameters)) {
+      for (const [parameter, value] of Object.entries(check.parameters)) {
+        if (!Array.isArray(value)) continue;
+        value.forEach((element, index) => {
+          const dictionary = dictionaryReference(element);
+          if (dictionary !== undefined) dictionaries.push({ dictionary, path: [...path, 'parameters', parameter, index] });
         });
       }
     }
-    if (ruleName) references.push({ ruleName, path: [...path, 'rule_name'] });
+    const root = path[path.length - 2] === CUSTOM_CATEGORY;
+    const custom = path[path.length - 2] === CUSTOM_CHECKS_KEY || root;
+    if (!custom) return;
+    const name = String(path[path.length - 1]);
+    const target = path.includes('columns') || o.kind === 'default_column_checks' ? 'column' : 'table';
+    const containerAt = path.findIndex((p) => p === 'profiling_checks' || p === 'monitoring_checks' || p === 'partitioned_checks');
+    const checkType = String(path[containerAt]).slice(0, -'_checks'.length);
+    const timeScale = checkType === 'profiling' ? undefined : String(path[containerAt + 1]);
+    const category = root ? CUSTOM_CATEGORY : String(path[path.length - 3]);
+    references.push({
+      name,
+      target,
+      definition: checkDefinitionName({ target, checkType, timeScale, category, name }),
+      sensorName: typeof check.sensor_name === 'string' ? check.sensor_name : undefined,
+      ruleName: typeof check.rule_name === 'string' ? check.rule_name : undefined,
+      path,
+    });
   });
-  ruleReferencesOfDocument.set(o, references);
+  customChecksOfDocument.set(o, references);
+  dictionaryReferencesOfDocument.set(o, dictionaries);
 }
 
-/** Every `rule_name` of a custom check must be a built-in rule or a rule of the repository. */
-function checkCustomRuleReferences(objects: readonly LoadedObject[], out: Diagnostic[]): void {
+/**
+ * Across files: a custom check runs the sensor and rule it names, else those of its check definition
+ * (checks/<target>/<type>[/<scale>]/<category>/<name>.dqocheck.yaml) or of the built-in check of its name; the
+ * sensor must be one of its target (built-in or sensors/ of the repository), the rule built-in or of rules/. A
+ * check definition's own sensor_name and rule_name are checked the same way. A dictionary reference must name
+ * a dictionaries/ file.
+ */
+function checkCustomReferences(objects: readonly LoadedObject[], context: SemanticContext, out: Diagnostic[]): void {
   const catalog = getCheckCatalog();
-  const customRules = objects.filter((o) => o.kind === 'rule').map((o) => o.name);
-  const known = new Set([...catalog.rules.keys(), ...customRules]);
+  const customSensors = new Set(objects.filter((o) => o.kind === 'sensor').map((o) => o.name));
+  const sensors = new Set([...catalog.sensors.keys(), ...customSensors]);
+  const rules = new Set([...catalog.rules.keys(), ...objects.filter((o) => o.kind === 'rule').map((o) => o.name)]);
+  const definitions = new Map(objects.filter((o) => o.kind === 'check').map((o) => [o.name, o]));
+  const quoted = (names: string[]) => names.map((x) => JSON.stringify(x)).join(', ');
+  const sensorFinding = (o: LoadedObject, sensorName: string, target: 'table' | 'column', path: Array<string | number>): void => {
+    const known = sensors.has(sensorName);
+    const sensorTarget = sensorName.split('/')[0];
+    if (known && sensorTarget === target) return;
+    const candidates = [...sensors].filter((name) => name.startsWith(`${target}/`));
+    const suggestions = didYouMean(sensorName, candidates);
+    out.push({
+      severity: 'error',
+      code: 'unknown_sensor',
+      summary: known
+        ? `sensor ${JSON.stringify(sensorName)} is a ${sensorTarget} sensor; a ${target} check needs a ${target}/… sensor`
+        : `unknown sensor ${JSON.stringify(sensorName)}${suggestions.length > 0 ? `; did you mean ${quoted(suggestions)}?` : ''}`,
+      detail: 'A sensor is a built-in DQOps sensor (table/volume/row_count) or a custom one: sensors/<target>/<category>/<name>/sensordefinition.dqosensor.yaml.',
+      range: o.parsed.locate(path),
+    });
+  };
+  const ruleFinding = (o: LoadedObject, ruleName: string, path: Array<string | number>): void => {
+    if (rules.has(ruleName)) return;
+    const suggestions = didYouMean(ruleName, rules);
+    out.push({
+      severity: 'error',
+      code: 'unknown_rule',
+      summary: `unknown rule ${JSON.stringify(ruleName)}${suggestions.length > 0 ? `; did you mean ${quoted(suggestions)}?` : ''}`,
+      detail: 'A rule is a built-in DQOps rule (comparison/min_count) or a custom one: rules/<name>.dqorule.yaml with rules/<name>.py.',
+      range: o.parsed.locate(path),
+    });
+  };
   for (const o of objects) {
-    for (const reference of ruleReferencesOfDocument.get(o) ?? []) {
-      if (known.has(reference.ruleName)) continue;
-      const suggestions = didYouMean(reference.ruleName, known);
+    if (o.kind === 'check') {
+      const target = o.name.startsWith('column/') ? 'column' : 'table';
+      if (typeof o.rawSpec.sensor_name === 'string') sensorFinding(o, o.rawSpec.sensor_name, target, ['spec', 'sensor_name']);
+      if (typeof o.rawSpec.rule_name === 'string') ruleFinding(o, o.rawSpec.rule_name, ['spec', 'rule_name']);
+      const missing = [typeof o.rawSpec.sensor_name === 'string' ? undefined : 'sensor_name', typeof o.rawSpec.rule_name === 'string' ? undefined : 'rule_name'].filter(Boolean);
+      if (missing.length > 0) {
+        out.push({
+          severity: 'error',
+          code: 'custom_check_incomplete',
+          summary: `check definition ${JSON.stringify(o.name)} names no ${missing.join(' and ')}`,
+          detail: 'A check definition runs the sensor and the rule it names.',
+          range: o.parsed.locate(['spec'], true),
+        });
+      }
+      continue;
+    }
+    for (const reference of customChecksOfDocument.get(o) ?? []) {
+      const definition = definitions.get(reference.definition);
+      const builtIn = catalog.checkByName(reference.name);
+      if ((!reference.sensorName || !reference.ruleName) && !definition && !builtIn) {
+        const missing = [!reference.sensorName ? 'sensor_name' : undefined, !reference.ruleName ? 'rule_name' : undefined].filter(Boolean).join(' and ');
+        const similar = didYouMean(reference.definition, [...definitions.keys()]);
+        out.push({
+          severity: 'error',
+          code: 'custom_check_incomplete',
+          summary: `custom check ${JSON.stringify(reference.name)} names no ${missing}${similar.length > 0 ? `; did you mean the check definition ${quoted(similar)}?` : ''}`,
+          detail: `A custom check runs the sensor and the rule it names, else those of its check definition, here checks/${reference.definition}.dqocheck.yaml, which the repository does not have; e.g. sensor_name: table/volume/row_count, rule_name: myrules/my_rule.`,
+          range: o.parsed.locate(reference.path, true),
+        });
+      }
+      if (reference.sensorName) sensorFinding(o, reference.sensorName, reference.target, [...reference.path, 'sensor_name']);
+      if (reference.ruleName) ruleFinding(o, reference.ruleName, [...reference.path, 'rule_name']);
+    }
+    for (const reference of dictionaryReferencesOfDocument.get(o) ?? []) {
+      if (context.dictionaries.has(reference.dictionary)) continue;
+      const suggestions = didYouMean(reference.dictionary, context.dictionaries);
       out.push({
         severity: 'error',
-        code: 'unknown_rule',
-        summary: `unknown rule ${JSON.stringify(reference.ruleName)}${suggestions.length > 0 ? `; did you mean ${suggestions.map((x) => JSON.stringify(x)).join(', ')}?` : ''}`,
-        detail: 'A rule is a built-in DQOps rule (comparison/min_count) or a custom one: rules/<name>.dqorule.yaml with rules/<name>.py.',
+        code: 'unknown_dictionary',
+        summary: `unknown dictionary ${JSON.stringify(reference.dictionary)}${suggestions.length > 0 ? `; did you mean ${quoted(suggestions)}?` : ''}`,
+        detail: 'A dictionary is a file dictionaries/<name>.csv of the repository, referenced as ${dictionary://<name>.csv}.',
         range: o.parsed.locate(reference.path),
       });
     }

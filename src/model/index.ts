@@ -15,3 +15,4 @@ export * from './duration.js';
 export * from './durationText.js';
 export * from './incidentStatus.js';
 export * from './int64.js';
+export * from './customDefinitions.js';

@@ -3,6 +3,10 @@ export const OBJECT_KINDS = [
   'source',
   'table',
   'rule',
+  // a customized DQOps home: sensors/ (with their provider files and templates), checks/, dictionaries/*.csv
+  'sensor',
+  'check',
+  'dictionary',
   'default_table_checks',
   'default_column_checks',
   // settings/ files: one object each, named `default` (DQOps has one file of each per user home)
@@ -17,7 +21,8 @@ export function isObjectKind(value: unknown): value is ObjectKind {
 
 /**
  * Identity of an object. Names are derived from paths as DQOps derives them:
- * source `conn`, table `conn/schema.table`, rule `folder/name`, policies `sub/folder/name`, settings `default`.
+ * source `conn`, table `conn/schema.table`, rule `folder/name`, sensor `target/category/name`, check
+ * `target/type[/scale]/category/name`, dictionary `name.csv`, policies `sub/folder/name`, settings `default`.
  */
 export interface ObjectKey {
   kind: ObjectKind;

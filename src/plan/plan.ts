@@ -86,7 +86,7 @@ export function planFingerprint(desired: string, liveRevision: number, options: 
 }
 
 /** Steps in the order they are shown and applied: creates and updates parents first, deletes children first. */
-const CREATE_ORDER = ['default_schedules', 'source', 'rule', 'default_table_checks', 'default_column_checks', 'table', 'default_notifications'];
+const CREATE_ORDER = ['default_schedules', 'source', 'dictionary', 'rule', 'sensor', 'check', 'default_table_checks', 'default_column_checks', 'table', 'default_notifications'];
 
 function orderChanges(changes: Change[]): Change[] {
   const rank = (c: Change) => {

@@ -7,4 +7,5 @@ export {
   type PythonRuleRunnerOptions,
   type RuleCallOutcome,
   type RuleModule,
+  type TemplateRenderOutcome,
 } from './pythonRuleRunner.js';

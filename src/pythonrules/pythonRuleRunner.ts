@@ -24,6 +24,9 @@ export interface RuleModule {
 /** The answer of one call: what `evaluate_rule` returned (checked), or why there is none. */
 export type RuleCallOutcome = { result: PythonRuleResult } | { error: string };
 
+/** A rendered template, or why it could not be rendered. */
+export type TemplateRenderOutcome = { sql: string } | { error: string };
+
 /** DQOps's RuleExecutionResult: passed null means the rule gave no verdict. Numbers are finite when present. */
 export interface PythonRuleResult {
   passed: boolean | null;
@@ -214,6 +217,27 @@ export class PythonRuleRunner {
       const outcomes = await worker.send(request, calls.length);
       if (!worker.dead && !known) worker.versions.set(module.name, version);
       return outcomes;
+    } finally {
+      this.release(worker);
+    }
+  }
+
+  /**
+   * Renders SQL templates with Jinja2 (custom sensors): `templates` maps template names to their sources, each
+   * item names the template to render and its variables. One worker renders them all, under the same time limit
+   * per item as a rule's call. Never rejects: each item answers its SQL or its error.
+   */
+  async render(templates: Readonly<Record<string, string>>, items: ReadonlyArray<{ template: string; context: JsonObject }>): Promise<TemplateRenderOutcome[]> {
+    if (items.length === 0) return [];
+    if (this.closed) return items.map(() => ({ error: 'the Python runner is closed' }));
+    const worker = await this.acquire();
+    try {
+      const outcomes = await worker.send({ id: this.nextId++, templates: { ...templates }, items: items.map((i) => ({ template: i.template, context: i.context })) }, items.length);
+      return outcomes.map((outcome) => {
+        if ('error' in outcome) return outcome;
+        const sql = (outcome.result as unknown as { sql?: unknown }).sql;
+        return typeof sql === 'string' ? { sql } : { error: 'the template renderer answered no SQL' };
+      });
     } finally {
       this.release(worker);
     }

@@ -4,12 +4,17 @@
  */
 import type { ObjectKind } from '../model/index.js';
 
-export type DocumentKind = ObjectKind | 'settings';
+/** `provider_sensor`: the provider files beside a sensor definition (attachments of the sensor object). */
+export type DocumentKind = ObjectKind | 'provider_sensor' | 'settings';
 
 export const SCHEMA_FILES: Readonly<Record<DocumentKind, string>> = {
   source: 'connection.dqoconnection.schema.json',
   table: 'table.dqotable.schema.json',
   rule: 'rule.dqorule.schema.json',
+  sensor: 'sensor.dqosensor.schema.json',
+  provider_sensor: 'provider.dqoprovidersensor.schema.json',
+  check: 'check.dqocheck.schema.json',
+  dictionary: 'dictionary.schema.json',
   default_table_checks: 'table.dqotablepattern.schema.json',
   default_column_checks: 'column.dqocolumnpattern.schema.json',
   default_schedules: 'defaultschedules.dqoschedules.schema.json',

@@ -58,6 +58,36 @@ describe('exportLive: live objects → DQOps files', () => {
     expect(again.fingerprint).toBe(desired.fingerprint);
   });
 
+  it('round trip of a customized home: a sensor with its provider file and template, a check definition, a dictionary', async () => {
+    const home = join(EXAMPLE, '..', '..', 'test', 'fixtures', 'customHome');
+    const desired = await loadRepository(home);
+    expect(desired.diagnostics).toEqual([]);
+    expect(desired.objects.map((o) => `${o.kind}:${o.name}`)).toEqual([
+      'source:shop',
+      'table:shop/public.orders',
+      'sensor:column/custom/accepted_count',
+      'check:column/partitioned/daily/accepted_values/paid_status_count',
+      'dictionary:statuses.csv',
+    ]);
+    const result = exportLive(desired.objects.map((d) => liveOf(d))); // owner "shop": a dqctl.yaml says so
+    expect(result.warnings).toEqual([]);
+    expect(result.files.map((f) => f.path)).toEqual([
+      'checks/column/partitioned/daily/accepted_values/paid_status_count.dqocheck.yaml',
+      'dictionaries/statuses.csv',
+      'dqctl.yaml',
+      'sensors/column/custom/accepted_count/postgresql.dqoprovidersensor.yaml',
+      'sensors/column/custom/accepted_count/postgresql.sql.jinja2',
+      'sensors/column/custom/accepted_count/sensordefinition.dqosensor.yaml',
+      'sources/shop/connection.dqoconnection.yaml',
+      'sources/shop/public.orders.dqotable.yaml',
+    ]);
+    await writeExport(dir, result.files);
+    const again = await loadRepository(dir);
+    expect(again.diagnostics).toEqual([]);
+    expect(again.objects.map((o) => [o.kind, o.name, o.hash])).toEqual(desired.objects.map((o) => [o.kind, o.name, o.hash]));
+    expect(await readFile(join(dir, 'dictionaries/statuses.csv'), 'utf8')).toBe('paid\nshipped\n');
+  });
+
   it('writes keys in the schema order and the same bytes whatever order the keys arrive in', async () => {
     const desired = await loadRepository(EXAMPLE);
     const objects = desired.objects.map((d) => liveOf(d));

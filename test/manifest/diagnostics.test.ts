@@ -270,6 +270,20 @@ const CASES: Case[] = [
     objects: ['source:shop', 'rule:myrules/at_least'],
   },
   {
+    name: 'custom_definitions_unknown',
+    golden: true,
+    expected: [
+      ['error', 'unknown_rule', 'checks/table/monitoring/daily/custom/many_big_orders.dqocheck.yaml:5:14', 'comparison/min_cont', 'unknown rule "comparison/min_cont"; did you mean "comparison/min_count"?'],
+      ['error', 'sensor_provider_incomplete', 'sensors/column/custom/no_template/postgresql.dqoprovidersensor.yaml:1:1', null, 'has no sensors/column/custom/no_template/postgresql.sql.jinja2 beside it'],
+      ['error', 'wrong_type', 'sensors/table/custom/big_orders/postgresql.dqoprovidersensor.yaml:5:22', 'yes', 'expected boolean, got string "yes"'],
+      ['warning', 'orphan_sensor_file', 'sensors/table/custom/orphan/postgresql.sql.jinja2:1:1', null, 'has no sensordefinition.dqosensor.yaml beside it'],
+      ['error', 'unknown_sensor', `${ORDERS}:10:26`, 'table/custom/big_order', 'unknown sensor "table/custom/big_order"; did you mean "table/custom/big_orders"?'],
+      ['error', 'custom_check_incomplete', `${ORDERS}:16:9`, 'many_big_order:', 'did you mean the check definition "table/monitoring/daily/custom/many_big_orders"?'],
+      ['error', 'unknown_dictionary', `${ORDERS}:27:21`, '${dictionary://status.csv}', 'unknown dictionary "status.csv"; did you mean "statuses.csv"?'],
+    ],
+    objects: ['source:shop', 'dictionary:statuses.csv'],
+  },
+  {
     name: 'comparison_unknown',
     expected: [
       ['error', 'comparison_unknown', `${ORDERS}:13:9`, 'orders_in_warehous', 'name the table comparison "orders_in_warehous", which spec.table_comparisons does not define'],

@@ -28,6 +28,24 @@ describe('classifyPath: names come from paths as DQOps derives them', () => {
     expect(classifyPath('patterns/pii/emails.dqocolumnpattern.yaml')).toMatchObject({ kind: 'default_column_checks', name: 'pii/emails' });
   });
 
+  it('names sensors by their folder, check definitions by their path under checks/, dictionaries by their file name', () => {
+    expect(classifyPath('sensors/column/custom/accepted_count/sensordefinition.dqosensor.yaml')).toMatchObject({ kind: 'sensor', name: 'column/custom/accepted_count' });
+    expect(classifyPath('sensors/column/custom/accepted_count/postgresql.sql.jinja2')).toEqual({
+      type: 'attachment',
+      ownerPath: 'sensors/column/custom/accepted_count/sensordefinition.dqosensor.yaml',
+    });
+    expect(classifyPath('sensors/column/custom/accepted_count/bigquery.dqoprovidersensor.yaml')).toMatchObject({ type: 'attachment' });
+    expect(classifyPath('sensors/column/custom/accepted_count/postgresql.sample.sql.jinja2')).toEqual({ type: 'ignored' });
+    expect(classifyPath('sensors/dialects/postgresql.sql.jinja2')).toEqual({ type: 'ignored' });
+    expect(classifyPath('sensors/column/custom/x/definition.dqosensor.yaml')).toMatchObject({ type: 'invalid', code: 'file_name_invalid' });
+    expect(classifyPath('checks/table/profiling/volume/my_rows.dqocheck.yaml')).toMatchObject({ kind: 'check', name: 'table/profiling/volume/my_rows' });
+    expect(classifyPath('checks/column/partitioned/daily/nulls/few_nulls.dqocheck.yaml')).toMatchObject({ kind: 'check', name: 'column/partitioned/daily/nulls/few_nulls' });
+    expect(classifyPath('checks/column/partitioned/hourly/nulls/few_nulls.dqocheck.yaml')).toMatchObject({ type: 'invalid', code: 'file_name_invalid' });
+    expect(classifyPath('checks/column/monitoring/nulls/few_nulls.dqocheck.yaml')).toMatchObject({ type: 'invalid', code: 'file_name_invalid' });
+    expect(classifyPath('dictionaries/countries.csv')).toMatchObject({ kind: 'dictionary', name: 'countries.csv' });
+    expect(classifyPath('dictionaries/eu/countries.csv')).toMatchObject({ kind: 'dictionary', name: 'eu/countries.csv' });
+  });
+
   it('rejects file names that do not decode or have no schema part', () => {
     expect(classifyPath('sources/shop/public.bad%ZZ.dqotable.yaml')).toMatchObject({ type: 'invalid', code: 'file_name_invalid' });
     expect(classifyPath('sources/shop/public.bad%2.dqotable.yaml')).toMatchObject({ type: 'invalid', code: 'file_name_invalid' });

@@ -6,6 +6,27 @@ export function validDocument(kind: DocumentKind): Record<string, any> {
 }
 
 const DOCUMENTS: Record<DocumentKind, Record<string, unknown>> = {
+  sensor: {
+    apiVersion: 'dqo/v1',
+    kind: 'sensor',
+    spec: {
+      fields: [{ field_name: 'expected_values', display_name: 'expected_values', data_type: 'string_list', required: true, sample_values: ['a'] }],
+      requires_event_timestamp: false,
+      default_value: 0,
+      parameters: { note: 'x' },
+    },
+  },
+  provider_sensor: {
+    apiVersion: 'dqo/v1',
+    kind: 'provider_sensor',
+    spec: { type: 'sql_template', java_class_name: 'com.dqops.execution.sqltemplates.rendering.JinjaSqlTemplateSensorRunner', supports_grouping: true, supports_partitioned_checks: true, disable_merging_queries: false },
+  },
+  check: {
+    apiVersion: 'dqo/v1',
+    kind: 'check',
+    spec: { sensor_name: 'table/volume/row_count', rule_name: 'comparison/min_count', help_text: 'h', friendly_name: 'f', standard: true, default_severity: 'error' },
+  },
+  dictionary: { apiVersion: 'dqo/v1', kind: 'dictionary', spec: {} },
   source: {
     apiVersion: 'dqo/v1',
     kind: 'source',

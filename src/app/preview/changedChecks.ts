@@ -34,11 +34,11 @@ export function changedChecks(base: DesiredState, head: DesiredState): PreviewTa
     if (object.kind !== 'table' || (!everyTable && !changedTables.has(object.name))) continue;
     const ref = tableRefOf(object.name, object.spec);
     if (!ref) continue;
-    const headChecks = plannedChecksOfTable(ref, headSide.sources.get(ref.connection), headSide.policies, {});
+    const headChecks = plannedChecksOfTable(ref, headSide.sources.get(ref.connection), headSide.policies, {}, headSide.checkDefinitions);
     if (headChecks.length === 0) continue;
     const baseObject = baseSide.tables.get(object.name);
     const baseRef = baseObject && tableRefOf(baseObject.name, baseObject.spec);
-    const baseChecks = baseRef ? plannedChecksOfTable(baseRef, baseSide.sources.get(baseRef.connection), baseSide.policies, {}) : [];
+    const baseChecks = baseRef ? plannedChecksOfTable(baseRef, baseSide.sources.get(baseRef.connection), baseSide.policies, {}, baseSide.checkDefinitions) : [];
     const baseByHash = new Map(baseChecks.map((check) => [check.checkHash, check]));
     const checks: PreviewRequestCheck[] = [];
     for (const check of headChecks) {
@@ -68,6 +68,8 @@ interface Side {
   policies: CompiledPolicies;
   /** Policy name → its file (a table and a column policy may share a name: both files are kept). */
   policyFiles: Map<string, string>;
+  /** The check definitions of the revision (checks/), which custom checks may run. */
+  checkDefinitions: Map<string, JsonObject>;
 }
 
 function sideOf(state: DesiredState): Side {
@@ -75,8 +77,10 @@ function sideOf(state: DesiredState): Side {
   const tables = new Map<string, DesiredObject>();
   const policies: DesiredObject[] = [];
   const policyFiles = new Map<string, string>();
+  const checkDefinitions = new Map<string, JsonObject>();
   for (const object of state.objects) {
-    if (object.kind === 'source') sources.set(object.name, object.spec);
+    if (object.kind === 'check') checkDefinitions.set(object.name, object.spec);
+    else if (object.kind === 'source') sources.set(object.name, object.spec);
     else if (object.kind === 'table') tables.set(object.name, object);
     else if (isPolicyKind(object.kind)) {
       policies.push(object);
@@ -84,7 +88,7 @@ function sideOf(state: DesiredState): Side {
       policyFiles.set(object.name, known && known !== object.origin.file ? `${known}, ${object.origin.file}` : object.origin.file);
     }
   }
-  return { sources, tables, policies: compilePolicies(policies), policyFiles };
+  return { sources, tables, policies: compilePolicies(policies), policyFiles, checkDefinitions };
 }
 
 /** What decides a check's outcome: its spec, and what its sensor reads of the table. */

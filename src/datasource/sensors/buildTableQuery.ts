@@ -12,6 +12,7 @@ import { checkFilterOf, createScanContext, type QueryState } from './scanContext
 import { SensorBuildError } from './sensorDefinition.js';
 import type { SensorQuery, TableQueryRequest } from './sensorTypes.js';
 import { SqlParameters } from './sqlParameters.js';
+import { templateQuery, type TemplateColumn } from './templateQueries.js';
 
 const MAX_ALIAS_LENGTH = 60;
 
@@ -20,6 +21,8 @@ export interface ScanOptions {
   grouping: boolean;
   /** A check filter moved to WHERE (a single sensor whose aggregate cannot take a FILTER clause). */
   checkFilterInWhere?: string;
+  /** Custom sensors whose rendered query reads the scan's rows and groups: their value expressions join it. */
+  templateColumns?: readonly TemplateColumn[];
 }
 
 export function newQueryState(request: TableQueryRequest): QueryState {
@@ -60,6 +63,16 @@ export function buildScan(request: TableQueryRequest, sensors: readonly Prepared
     }
     columns.push(column);
   });
+  for (const template of options.templateColumns ?? []) {
+    const alias = aliasOf(columns.length, template.id.replace(/[^A-Za-z0-9_]/g, '_')).replace(/^s(\d+)_/, 'c$1_');
+    select.push(`(${template.actual})::double precision as ${quoteIdent(alias)}`);
+    const column: ValueColumns = { id: template.id, actual: alias };
+    if (template.expected !== undefined) {
+      column.expected = `${alias}__expected`;
+      select.push(`(${template.expected})::double precision as ${quoteIdent(column.expected)}`);
+    }
+    columns.push(column);
+  }
   const where = [...source.where];
   if (options.checkFilterInWhere !== undefined) {
     const ctx = createScanContext(state, sensors[0]!.request, sensors[0]!.catalog, sensors[0]!.parameters, { applyCheckFilter: false });
@@ -139,6 +152,7 @@ export function splitScan(request: TableQueryRequest, query: SensorQuery): Senso
   return query.sensorIds.map((id) => {
     const sensor = request.sensors.find((s) => s.id === id);
     if (sensor === undefined) throw new DqError('INVALID_ARGUMENT', `splitScan: the request has no sensor ${JSON.stringify(id)}`);
+    if (sensor.template !== undefined) return templateQuery(request, [{ sensor, fragments: undefined }]);
     const prepared = prepareSensor(sensor, request);
     const filter = acceptsCheckFilter(prepared) ? undefined : checkFilterOf(sensor);
     return buildScan(request, [prepared], { grouping: hasDataGrouping(request) && prepared.flags.supportsGrouping, ...(filter === undefined ? {} : { checkFilterInWhere: filter }) });

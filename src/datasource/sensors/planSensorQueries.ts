@@ -3,7 +3,8 @@
  * aggregate sensor (grouped and partitioned as asked); a second, ungrouped scan for aggregate sensors that do
  * not support data grouping; a query of its own for each sensor that cannot be merged (subquery and custom
  * sensors, the catalog's disable_merging_queries, an aggregate whose check filter cannot be a FILTER clause);
- * one catalog query for all schema sensors; one availability probe. Sensors that cannot be built at all are
+ * one catalog query for all schema sensors; one availability probe. Custom (template) sensors join the merged
+ * scan or merge among themselves as DQOps merges rendered queries (templateQueries.ts). Sensors that cannot be built at all are
  * returned as rejected with the reason (the runner records each as an execution error).
  */
 import { acceptsCheckFilter, buildScan, whyNotMergeable } from './buildTableQuery.js';
@@ -12,6 +13,7 @@ import { hasDataGrouping } from './rowSource.js';
 import { checkFilterOf } from './scanContext.js';
 import { SensorBuildError } from './sensorDefinition.js';
 import { buildAvailabilityQuery, buildCustomQuery, buildMetadataQuery, buildSubquery } from './separateQueries.js';
+import { planTemplateSensors } from './templateQueries.js';
 import type { RejectedSensor, SensorQuery, SensorQueryPlan, TableQueryRequest } from './sensorTypes.js';
 
 export function planSensorQueries(request: TableQueryRequest): SensorQueryPlan {
@@ -29,7 +31,11 @@ export function planSensorQueries(request: TableQueryRequest): SensorQueryPlan {
   const ids = new Set<string>();
   const grouped = hasDataGrouping(request);
 
+  const templated = request.sensors.filter((s) => s.template !== undefined);
+  const templates = planTemplateSensors(request, templated);
+  for (const sensor of templated) ids.add(sensor.id);
   for (const sensor of request.sensors) {
+    if (sensor.template !== undefined) continue;
     try {
       if (ids.has(sensor.id)) throw new SensorBuildError(`duplicate sensor id ${JSON.stringify(sensor.id)}`);
       ids.add(sensor.id);
@@ -72,9 +78,9 @@ export function planSensorQueries(request: TableQueryRequest): SensorQueryPlan {
   }
 
   const queries: SensorQuery[] = [];
-  if (merged.length > 0) queries.push(buildScan(request, merged, { grouping: true }));
-  if (ungrouped.length > 0) queries.push(buildScan(request, ungrouped, { grouping: false }));
-  queries.push(...alone.map((build) => build()));
+  if (merged.length > 0 || templates.scan.length > 0) queries.push(buildScan(request, merged, { grouping: true, templateColumns: templates.scan }));
+  if (ungrouped.length > 0 || templates.ungroupedScan.length > 0) queries.push(buildScan(request, ungrouped, { grouping: false, templateColumns: templates.ungroupedScan }));
+  queries.push(...alone.map((build) => build()), ...templates.queries);
   if (metadata.length > 0) queries.push(buildMetadataQuery(request, metadata));
   if (availability.length > 0) queries.push(buildAvailabilityQuery(request, availability));
   return { queries, rejected };

@@ -19,6 +19,19 @@ export interface SensorRequest {
    * absent) and `filter`, the check-level SQL condition (repository SQL, see README "Sensors").
    */
   parameters?: Readonly<Record<string, JsonValue>>;
+  /** A custom sensor: its rendered template (sensorName then names a sensor of sensors/, not of the catalog). */
+  template?: RenderedSensorTemplate;
+}
+
+/** What a check run rendered for a custom sensor (datasource/templates and the Python renderer). */
+export interface RenderedSensorTemplate {
+  sql: string;
+  /** SCAN_REFERENCE_TEMPLATE rendered with the sensor's variables but no check filter. */
+  reference: string;
+  supportsGrouping: boolean;
+  disableMergingQueries: boolean;
+  /** The sensor definition's `default_value`: the readout when its query returns no row. */
+  defaultValue?: number;
 }
 
 export type DataGroupingLevel = { column: string } | { tag: string };

@@ -21,18 +21,20 @@ export async function planCheckRun(
   tables?: readonly LiveObject[],
 ): Promise<CheckRunPlan> {
   const single = filters.connection && !filters.connection.includes('*') && !filters.connection.includes(',');
-  const [tableObjects, sources, tablePolicies, columnPolicies] = await Promise.all([
+  const [tableObjects, sources, tablePolicies, columnPolicies, definitions] = await Promise.all([
     tables ?? (single ? objects.list('table', tableKeyPrefix(filters.connection!)) : objects.list('table')),
     objects.list('source'),
     objects.list('default_table_checks'),
     objects.list('default_column_checks'),
+    objects.list('check'),
   ]);
+  const checkDefinitions = new Map(definitions.map((d) => [d.name, d.spec]));
   const connections = new Map(sources.map((s) => [s.name, s.spec]));
   const policies = compilePolicies([...tablePolicies, ...columnPolicies]);
   const work: CheckRunPlan['work'] = [];
   let planned = 0;
   for (const table of selectTables(tableObjects, filters)) {
-    const checks = narrow(plannedChecksOfTable(table, connections.get(table.connection), policies, filters));
+    const checks = narrow(plannedChecksOfTable(table, connections.get(table.connection), policies, filters, checkDefinitions));
     if (checks.length > 0) work.push({ table, checks });
     // ~3 s for 10,000 tables: let the server answer requests in between
     if (++planned % TABLES_BETWEEN_YIELDS === 0) await new Promise((resolve) => setImmediate(resolve));

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getCheckCatalog, type CatalogCheck } from '../../catalog/index.js';
 import type { DataGroupingLevel } from '../../datasource/sensors/index.js';
-import { DqError, isJsonObject, RULE_SEVERITIES, tableKey, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
+import { checkDefinitionName, DqError, isJsonObject, type JsonValue, RULE_SEVERITIES, tableKey, type CheckType, type JsonObject, type LiveObject, type TimeScale } from '../../model/index.js';
 import {
   COMPARISONS_CATEGORY,
   comparisonsIn,
@@ -131,6 +131,8 @@ export function plannedChecksOfTable(
   connectionSpec: JsonObject | undefined,
   policies: CompiledPolicies,
   filters: CheckSearchFilters,
+  /** The check definitions of the live store (checks/…/<name>.dqocheck.yaml) by name, for custom checks. */
+  checkDefinitions: ReadonlyMap<string, JsonObject> = new Map(),
 ): PlannedCheck[] {
   const catalog = getCheckCatalog();
   const enabled = filters.enabled ?? true;
@@ -157,7 +159,7 @@ export function plannedChecksOfTable(
         for (const [checkName, check] of Object.entries(byName)) {
           if (name && !name.matches(checkName)) continue;
           if ((check.spec.disabled === true) === enabled) continue;
-          const known = catalogCheckOf(checkName, check.spec, { target: column === null ? 'table' : 'column', checkType, timeScale, category: categoryName });
+          const known = catalogCheckOf(checkName, check.spec, { target: column === null ? 'table' : 'column', checkType, timeScale, category: categoryName }, checkDefinitions);
           if (!known) continue;
           if (sensor && !sensor.matches(known.sensor)) continue;
           planned.push({
@@ -184,24 +186,32 @@ export function plannedChecksOfTable(
 /**
  * What a check runs: a built-in check's sensor and rule, or those a custom check names (`sensor_name`,
  * `rule_name` of DQOps's CustomCheckSpec, under a category's `custom_checks` or the container's `custom`), which
- * also override a built-in check's. Undefined for a check that names neither (it cannot run).
+ * also override a built-in check's; else those of the custom check's definition
+ * (checks/<target>/<type>[/<scale>]/<category>/<name>.dqocheck.yaml; `custom` is the category of the root map),
+ * as DQOps looks it up. Undefined for a check that names neither and has no definition (it cannot run).
  */
 export function catalogCheckOf(
   checkName: string,
   spec: JsonObject,
   place: { target: 'table' | 'column'; checkType: CheckType; timeScale: TimeScale | null; category: string },
+  checkDefinitions: ReadonlyMap<string, JsonObject> = new Map(),
 ): CatalogCheck | undefined {
   const known = getCheckCatalog().checkByName(checkName);
-  const sensorName = typeof spec.sensor_name === 'string' && spec.sensor_name !== '' ? spec.sensor_name : undefined;
-  const ruleName = typeof spec.rule_name === 'string' && spec.rule_name !== '' ? spec.rule_name : undefined;
+  const definition = known
+    ? undefined
+    : checkDefinitions.get(checkDefinitionName({ ...place, timeScale: place.timeScale ?? undefined, name: checkName }));
+  const named = (value: JsonValue | undefined) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const sensorName = named(spec.sensor_name) ?? named(definition?.sensor_name);
+  const ruleName = named(spec.rule_name) ?? named(definition?.rule_name);
   if (known) return sensorName || ruleName ? { ...known, sensor: sensorName ?? known.sensor, rule: ruleName ?? known.rule } : known;
   if (!sensorName || !ruleName) return undefined;
+  const severity = named(definition?.default_severity);
   return {
     checkName,
     ...place,
     sensor: sensorName,
     rule: ruleName,
-    defaultSeverity: 'error',
+    defaultSeverity: severity === 'warning' ? 'warning' : 'error',
     standard: false,
     baseName: checkName,
   };

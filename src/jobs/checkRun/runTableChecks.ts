@@ -1,5 +1,5 @@
 import type { DataSource, SqlTarget } from '../../datasource/index.js';
-import { planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
+import { ALL_DATA_GROUP, planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
 import type { DqError } from '../../model/index.js';
 import type { Readout } from '../../rules/index.js';
 import { outcomeOf } from './resultRows.js';
@@ -10,6 +10,7 @@ import type { PlannedCheck } from './plannedChecks.js';
 import { runTableComparisons, type ComparisonRunContext } from './runTableComparisons.js';
 import { periodOf, resultBase } from './resultRows.js';
 import { asTableFailure } from './tableFailure.js';
+import { renderCustomSensors } from './renderCustomSensors.js';
 import { tableQueryRequestOf } from './tableQueryRequest.js';
 
 /**
@@ -83,10 +84,11 @@ export async function runTableChecks(
   for (const group of groupsOf(checks)) {
     context.signal.throwIfAborted();
     const byId = new Map(group.checks.map((c) => [String(c.checkHash), c]));
-    const request = { ...tableQueryRequestOf(group.checks, { now: context.now, grouping: true }), ...target };
+    const rendered = await renderCustomSensors({ ...tableQueryRequestOf(group.checks, { now: context.now, grouping: true }), ...target }, context.rules, table.spec);
+    const request = rendered.request;
     const plan = planSensorQueries(request);
     const readouts = new Map<string, SensorReadout[]>();
-    const failures = new Map<string, string>();
+    const failures = new Map<string, string>(rendered.failures);
     for (const rejected of plan.rejected) failures.set(rejected.id, `the sensor ${rejected.sensorName} cannot run: ${rejected.reason}`);
     const started = performance.now();
     try {
@@ -146,6 +148,11 @@ export async function runTableChecks(
       }
     }
     const durationMs = Math.round(performance.now() - started);
+    // a custom sensor's default_value stands for a query that returned no row, as in DQOps
+    for (const sensor of request.sensors) {
+      const defaultValue = sensor.template?.defaultValue;
+      if (defaultValue !== undefined && readouts.get(sensor.id)?.length === 0) readouts.set(sensor.id, [{ dataGroup: ALL_DATA_GROUP, actualValue: defaultValue }]);
+    }
 
     for (const [id, check] of byId) {
       const period = periodOf(group.checkType, group.timeScale, context.now);

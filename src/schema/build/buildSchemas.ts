@@ -2,6 +2,7 @@
 import type { CheckCatalog } from '../../catalog/index.js';
 import { SCHEMA_FILES, type DocumentKind } from '../schemaFiles.js';
 import { connectionSchema } from './connectionSchema.js';
+import { checkDefinitionSchema, dictionarySchema, providerSensorSchema, sensorDefinitionSchema } from './customDefinitionSchemas.js';
 import { defaultNotificationsSchema } from './notificationSchemas.js';
 import { policySchema } from './policySchemas.js';
 import { ruleSchema } from './ruleSchema.js';
@@ -21,6 +22,10 @@ export function buildSchemas(catalog: CheckCatalog): SchemaFile[] {
     source: (file) => connectionSchema(file),
     table: (file) => tableSchema(file, catalog),
     rule: (file) => ruleSchema(file),
+    sensor: (file) => sensorDefinitionSchema(file),
+    provider_sensor: (file) => providerSensorSchema(file),
+    check: (file) => checkDefinitionSchema(file),
+    dictionary: (file) => dictionarySchema(file),
     default_table_checks: (file) => policySchema(file, 'table', catalog),
     default_column_checks: (file) => policySchema(file, 'column', catalog),
     default_schedules: (file) => defaultSchedulesSchema(file),

@@ -9,6 +9,24 @@ const FIELD_DATA_TYPES = [
 /** `last_n_readouts` is not in the DQOps documentation's list but built-in rules of the catalog use it. */
 const DATA_POINT_GROUPINGS = ['day', 'week', 'month', 'last_n_readouts'];
 
+/** A parameter a rule or a sensor definition declares (DQOps's ParameterDefinitionSpec). */
+export function parameterFieldSchema(of: 'rule' | 'sensor'): Schema {
+  return closedObject(
+    {
+      field_name: str('Parameter name as written in the YAML of a check.'),
+      display_name: str('Label shown in user interfaces.'),
+      help_text: str('Help text shown in user interfaces.'),
+      data_type: enumOf(FIELD_DATA_TYPES, 'Data type of the parameter.'),
+      required: bool('Whether the parameter must be set.'),
+      allowed_values: arrayOf({ type: 'string' }, 'Values of an enum parameter.'),
+      default_value: { description: 'Default value of the parameter.' },
+      display_hint: str('Hint for user interfaces (e.g. textarea).'),
+      sample_values: arrayOf({ type: 'string' }, 'Sample values shown in user interfaces.'),
+    },
+    { description: `A parameter of the ${of}.` },
+  );
+}
+
 export function ruleSchema(file: string): Schema {
   const spec = closedObject(
     {
@@ -23,22 +41,7 @@ export function ruleSchema(file: string): Schema {
         },
         { description: 'History given to a previous_readouts rule.' },
       ),
-      fields: arrayOf(
-        closedObject(
-          {
-            field_name: str('Parameter name as written in the YAML of a check.'),
-            display_name: str('Label shown in user interfaces.'),
-            help_text: str('Help text shown in user interfaces.'),
-            data_type: enumOf(FIELD_DATA_TYPES, 'Data type of the parameter.'),
-            required: bool('Whether the parameter must be set.'),
-            allowed_values: arrayOf({ type: 'string' }, 'Values of an enum parameter.'),
-            default_value: { description: 'Default value of the parameter.' },
-            display_hint: str('Hint for user interfaces (e.g. textarea).'),
-          },
-          { description: 'A parameter of the rule.' },
-        ),
-        'Parameters of the rule (its thresholds).',
-      ),
+      fields: arrayOf(parameterFieldSchema('rule'), 'Parameters of the rule (its thresholds).'),
       parameters: stringMap('Fixed settings passed to the rule.'),
     },
     { description: 'The rule definition.' },
