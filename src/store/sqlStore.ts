@@ -17,7 +17,7 @@ import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
 import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listJobs, requestCancel } from './jobRows.js';
-import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
+import { getObjects, listDisabledNames, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
   insertErrorSamples,
@@ -135,6 +135,11 @@ class SqlStore implements Store {
   async getObjects(keys: ObjectKey[]): Promise<LiveObject[]> {
     this.refuseInsideWork('getObjects');
     return getObjects(this.client, keys);
+  }
+
+  async listDisabledNames(filter: { kind: ObjectKind; namePrefix?: string }): Promise<string[]> {
+    this.refuseInsideWork('listDisabledNames');
+    return listDisabledNames(this.client, filter);
   }
 
   async appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null> {
@@ -338,6 +343,10 @@ class SqlTransaction implements StoreTransaction {
 
   getObjects(keys: ObjectKey[]): Promise<LiveObject[]> {
     return getObjects(this.sql, keys);
+  }
+
+  listDisabledNames(filter: { kind: ObjectKind; namePrefix?: string }): Promise<string[]> {
+    return listDisabledNames(this.sql, filter);
   }
 
   upsertObjects(objects: ObjectWrite[]): Promise<void> {

@@ -35,6 +35,8 @@ export interface StoreReader {
   listObjects(filter?: { kind?: ObjectKind; namePrefix?: string }): Promise<LiveObject[]>;
   /** Full objects for the given keys (missing keys are left out). */
   getObjects(keys: ObjectKey[]): Promise<LiveObject[]>;
+  /** The names of the objects of a kind (under a name prefix) whose spec says `disabled: true`, sorted. */
+  listDisabledNames(filter: { kind: ObjectKind; namePrefix?: string }): Promise<string[]>;
   /** The environment the namespace was last applied with; null when none was ever recorded. */
   appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null>;
 }
