@@ -1,0 +1,86 @@
+import { objectIndex } from './objectIndex.js';
+import { currentStatus, qualityLookup, syncLookup, type ObjectRow } from './objectsOverview.js';
+import type { Paging } from './listPaging.js';
+import type { LiveObjects, Reconciler } from './services.js';
+import { DqError, isObjectKind, type ObjectKind, type QualityStatus } from '../model/index.js';
+import type { ObjectSyncStatus } from '../reconcile/status.js';
+
+/**
+ * GET /api/objects: the live objects with their owner, sync and quality status, sorted by kind then name, found
+ * on the server so that the console never holds all of them: `search` (every word, ignoring case, in the name or
+ * the file), `kind`, `connection`, `owner`, `sync_status`, `quality_status`, then one page (listPaging.ts: the
+ * whole list when neither page nor limit is given, as before paging). `total` counts the objects that match,
+ * `total_objects` all of them; `connections` names every connection (the console's filter offers them).
+ */
+export interface ObjectListRequest {
+  search?: string;
+  kind?: string;
+  connection?: string;
+  owner?: string;
+  sync_status?: string;
+  quality_status?: string;
+  paging?: Paging;
+}
+
+export interface ObjectList {
+  generated_at: string;
+  total: number;
+  total_objects: number;
+  page: number | null;
+  limit: number | null;
+  connections: string[];
+  objects: ObjectRow[];
+}
+
+const OWNERS = new Set(['git', 'api']);
+const SYNC_STATUSES = new Set<string>(['Synced', 'OutOfSync', 'Missing', 'Extraneous', 'Drifted']);
+const QUALITY_STATUSES = new Set<string>(['not_run', 'valid', 'execution_error', 'warning', 'error', 'fatal']);
+
+function refuseUnknown(name: string, value: string | undefined, known: (value: string) => boolean): void {
+  if (value !== undefined && value !== '' && !known(value)) throw new DqError('INVALID_ARGUMENT', `unknown ${name} ${JSON.stringify(value)}`);
+}
+
+export async function listObjectStatuses(objects: LiveObjects, reconciler: Reconciler | undefined, request: ObjectListRequest, now = new Date()): Promise<ObjectList> {
+  refuseUnknown('kind', request.kind, isObjectKind);
+  refuseUnknown('owner', request.owner, (v) => OWNERS.has(v));
+  refuseUnknown('sync_status', request.sync_status, (v) => SYNC_STATUSES.has(v));
+  refuseUnknown('quality_status', request.quality_status, (v) => QUALITY_STATUSES.has(v));
+  const [index, status, severities] = await Promise.all([objectIndex(objects), currentStatus(objects, reconciler, now), objects.store.tableSeverities()]);
+  const syncOf = syncLookup(status);
+  const quality = qualityLookup(index, severities);
+  const words = (request.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const kind = (request.kind || undefined) as ObjectKind | undefined;
+  const connection = request.connection || undefined;
+  const owner = request.owner || undefined;
+  const wantedSync = (request.sync_status || undefined) as ObjectSyncStatus | undefined;
+  const wantedQuality = (request.quality_status || undefined) as QualityStatus | undefined;
+  const qualityOf = (kind: ObjectKind, name: string): QualityStatus => (kind === 'table' ? quality.table(name) : kind === 'source' ? quality.connection(name) : 'not_run');
+  // only the page's rows are built; the others are counted
+  const first = request.paging ? (request.paging.page - 1) * request.paging.limit : 0;
+  const end = request.paging ? first + request.paging.limit : Infinity;
+  const page: ObjectRow[] = [];
+  let total = 0;
+  for (const o of index.objects) {
+    if (kind && o.kind !== kind) continue;
+    if (connection && o.connection !== connection) continue;
+    if (owner && o.managed_by !== owner) continue;
+    if (words.length > 0 && !words.every((w) => o.text.includes(w))) continue;
+    const sync_status = syncOf(o.kind, o.name, o.managed_by);
+    if (wantedSync && sync_status !== wantedSync) continue;
+    const quality_status = qualityOf(o.kind, o.name);
+    if (wantedQuality && quality_status !== wantedQuality) continue;
+    if (total >= first && total < end) {
+      page.push({ kind: o.kind, name: o.name, connection: o.connection, schema: o.schema, table: o.table, managed_by: o.managed_by, origin_file: o.origin_file, sync_status, quality_status });
+    }
+    total++;
+  }
+  return {
+    generated_at: now.toISOString(),
+    total,
+    total_objects: index.objects.length,
+    page: request.paging?.page ?? null,
+    limit: request.paging?.limit ?? null,
+    connections: index.connections.map((c) => c.name),
+    objects: page,
+  };
+}
