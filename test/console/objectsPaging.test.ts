@@ -35,7 +35,7 @@ describe('console: the paged objects list', () => {
     fx = await STORE_ENGINES.find((engine) => engine.engine === 'postgres')!.setup();
     await applyExamples(fx.store);
     app = await serverOn(fx.store);
-    const post = async (url: string, payload: unknown) => expect((await call(app, { method: 'POST', url, payload })).status).toBe(201);
+    const post = async (url: string, payload: object) => expect((await call(app, { method: 'POST', url, payload })).status).toBe(201);
     await post('/api/connections/bulk', { provider_type: 'postgresql', postgresql: { host: 'db', database: 'bulk', user: 'dq' } });
     for (const table of BULK) await post(`/api/connections/bulk/schemas/public/tables/${table}`, { columns: {} });
     base = await listen(app);

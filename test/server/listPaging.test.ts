@@ -30,7 +30,7 @@ describe('paged and filtered lists', () => {
     fx = await STORE_ENGINES.find((engine) => engine.engine === 'postgres')!.setup();
     await applyExamples(fx.store);
     app = await serverOn(fx.store);
-    const post = async (url: string, payload: unknown) => expect((await call(app, { method: 'POST', url, payload })).status).toBe(201);
+    const post = async (url: string, payload: object) => expect((await call(app, { method: 'POST', url, payload })).status).toBe(201);
     await post('/api/connections/paged', { provider_type: 'postgresql', postgresql: { host: 'db', database: 'paged', user: 'dq' } });
     for (const table of [...NAMED, ...NUMBERED]) await post(`${TABLES}/${e(table)}`, DISABLED.has(table) ? { disabled: true, columns: {} } : { columns: {} });
     // another schema whose name differs only in case: DQOps matches the schema of the path ignoring case

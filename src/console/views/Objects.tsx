@@ -33,13 +33,14 @@ function pageOf(query: URLSearchParams): number {
 /** Connections, tables, policies and rules; the search box, the filters and the page live in the URL's query. */
 export function Objects({ location }: { location: Location }) {
   const request = objectsRequest(location.query);
-  const loaded = useLoad(request, () => get<ObjectStatusList>(request));
-  const data = loaded.data;
+  // the rows shown answer the request they came with (while typing, a newer one may be on its way)
+  const loaded = useLoad(request, async () => ({ request, answer: await get<ObjectStatusList>(request) }));
+  const data = loaded.data?.answer;
   return (
     <>
       <h1>Objects</h1>
       <Filters query={location.query} connections={data?.connections ?? []} />
-      {data ? <ObjectList data={data} query={location.query} answered={request} loading={loaded.loading} /> : null}
+      {data ? <ObjectList data={data} query={location.query} answered={loaded.data!.request} loading={loaded.loading} /> : null}
       {loaded.error ? <ErrorBox error={loaded.error} what="the objects" /> : null}
       {!data && !loaded.error ? (
         <p class="loading" role="status">
@@ -108,7 +109,7 @@ function ObjectList({ data, query, answered, loading }: { data: ObjectStatusList
   const count = data.total === data.total_objects ? `${data.total} objects` : `${data.total} of ${data.total_objects} objects`;
   return (
     <>
-      {/* data-answers: the request these rows answer (a newer one may be on its way while typing) */}
+      {/* data-answers: the request these rows answer */}
       <p role="status" class="result-count" data-testid="result-count" data-answers={answered} aria-busy={loading}>
         {count}
       </p>
