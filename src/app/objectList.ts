@@ -1,5 +1,5 @@
-import { objectIndex } from './objectIndex.js';
-import { currentStatus, qualityLookup, syncLookup, type ObjectRow } from './objectsOverview.js';
+import { objectIndex, type IndexedObject } from './objectIndex.js';
+import { currentStatus, qualityLookup, syncLookup, type ObjectRow, type QualityLookup } from './objectsOverview.js';
 import type { Paging } from './listPaging.js';
 import type { LiveObjects, Reconciler } from './services.js';
 import { DqError, isObjectKind, type ObjectKind, type QualityStatus } from '../model/index.js';
@@ -10,7 +10,9 @@ import type { ObjectSyncStatus } from '../reconcile/status.js';
  * on the server so that the console never holds all of them: `search` (every word, ignoring case, in the name or
  * the file), `kind`, `connection`, `owner`, `sync_status`, `quality_status`, then one page (listPaging.ts: the
  * whole list when neither page nor limit is given, as before paging). `total` counts the objects that match,
- * `total_objects` all of them; `connections` names every connection (the console's filter offers them).
+ * `total_objects` all of them; `connections` names every connection (the console's filter offers them). The
+ * severities of check results are read for the page's tables and connections only, unless the quality filter
+ * needs every table's.
  */
 export interface ObjectListRequest {
   search?: string;
@@ -32,6 +34,8 @@ export interface ObjectList {
   objects: ObjectRow[];
 }
 
+/** Up to this many rows, a page reads the severities of its own tables and connections only; more, all of them. */
+const PAGE_READ_LIMIT = 500;
 const OWNERS = new Set(['git', 'api']);
 const SYNC_STATUSES = new Set<string>(['Synced', 'OutOfSync', 'Missing', 'Extraneous', 'Drifted']);
 const QUALITY_STATUSES = new Set<string>(['not_run', 'valid', 'execution_error', 'warning', 'error', 'fatal']);
@@ -45,20 +49,26 @@ export async function listObjectStatuses(objects: LiveObjects, reconciler: Recon
   refuseUnknown('owner', request.owner, (v) => OWNERS.has(v));
   refuseUnknown('sync_status', request.sync_status, (v) => SYNC_STATUSES.has(v));
   refuseUnknown('quality_status', request.quality_status, (v) => QUALITY_STATUSES.has(v));
-  const [index, status, severities] = await Promise.all([objectIndex(objects), currentStatus(objects, reconciler, now), objects.store.tableSeverities()]);
+  const wantedQuality = (request.quality_status || undefined) as QualityStatus | undefined;
+  // with a quality filter every table's severity is read; without, only those of the page's tables and connections
+  const [index, status, allSeverities] = await Promise.all([
+    objectIndex(objects),
+    currentStatus(objects, reconciler, now),
+    wantedQuality ? objects.store.tableSeverities() : undefined,
+  ]);
   const syncOf = syncLookup(status);
-  const quality = qualityLookup(index, severities);
   const words = (request.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const kind = (request.kind || undefined) as ObjectKind | undefined;
   const connection = request.connection || undefined;
   const owner = request.owner || undefined;
   const wantedSync = (request.sync_status || undefined) as ObjectSyncStatus | undefined;
-  const wantedQuality = (request.quality_status || undefined) as QualityStatus | undefined;
-  const qualityOf = (kind: ObjectKind, name: string): QualityStatus => (kind === 'table' ? quality.table(name) : kind === 'source' ? quality.connection(name) : 'not_run');
-  // only the page's rows are built; the others are counted
+  const qualityOf = (quality: QualityLookup, o: IndexedObject): QualityStatus =>
+    o.kind === 'table' ? quality.table(o.name) : o.kind === 'source' ? quality.connection(o.name) : 'not_run';
+  const everyQuality = allSeverities ? qualityLookup(index, allSeverities) : undefined;
+  // only the page's objects are kept; the others are counted
   const first = request.paging ? (request.paging.page - 1) * request.paging.limit : 0;
   const end = request.paging ? first + request.paging.limit : Infinity;
-  const page: ObjectRow[] = [];
+  const page: Array<{ o: IndexedObject; sync_status: ObjectSyncStatus }> = [];
   let total = 0;
   for (const o of index.objects) {
     if (kind && o.kind !== kind) continue;
@@ -67,13 +77,34 @@ export async function listObjectStatuses(objects: LiveObjects, reconciler: Recon
     if (words.length > 0 && !words.every((w) => o.text.includes(w))) continue;
     const sync_status = syncOf(o.kind, o.name, o.managed_by);
     if (wantedSync && sync_status !== wantedSync) continue;
-    const quality_status = qualityOf(o.kind, o.name);
-    if (wantedQuality && quality_status !== wantedQuality) continue;
-    if (total >= first && total < end) {
-      page.push({ kind: o.kind, name: o.name, connection: o.connection, schema: o.schema, table: o.table, managed_by: o.managed_by, origin_file: o.origin_file, sync_status, quality_status });
-    }
+    if (everyQuality && qualityOf(everyQuality, o) !== wantedQuality) continue;
+    if (total >= first && total < end) page.push({ o, sync_status });
     total++;
   }
+  const quality =
+    everyQuality ??
+    qualityLookup(
+      index,
+      page.length === 0
+        ? []
+        : page.length > PAGE_READ_LIMIT
+          ? await objects.store.tableSeverities()
+          : await objects.store.tableSeverities({
+            tables: page.flatMap(({ o }) => (o.kind === 'table' && o.connection !== null && o.schema !== null && o.table !== null ? [{ connection: o.connection, schema: o.schema, table: o.table }] : [])),
+            connections: page.flatMap(({ o }) => (o.kind === 'source' ? [o.name] : [])),
+          }),
+    );
+  const rows: ObjectRow[] = page.map(({ o, sync_status }) => ({
+    kind: o.kind,
+    name: o.name,
+    connection: o.connection,
+    schema: o.schema,
+    table: o.table,
+    managed_by: o.managed_by,
+    origin_file: o.origin_file,
+    sync_status,
+    quality_status: qualityOf(quality, o),
+  }));
   return {
     generated_at: now.toISOString(),
     total,
@@ -81,6 +112,6 @@ export async function listObjectStatuses(objects: LiveObjects, reconciler: Recon
     page: request.paging?.page ?? null,
     limit: request.paging?.limit ?? null,
     connections: index.connections.map((c) => c.name),
-    objects: page,
+    objects: rows,
   };
 }

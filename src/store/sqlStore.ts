@@ -25,6 +25,7 @@ import {
   readCheckResults,
   readErrorSamples,
   readTableSeverities,
+  type TableSeverityFilter,
   type TableSeverityRow,
   type BacktestReadoutKey,
   type BacktestReadoutRow,
@@ -162,9 +163,9 @@ class SqlStore implements Store {
     return readBacktestReadouts(this.client, checkType, keys, from);
   }
 
-  async tableSeverities(): Promise<TableSeverityRow[]> {
+  async tableSeverities(filter?: TableSeverityFilter): Promise<TableSeverityRow[]> {
     this.refuseInsideWork('tableSeverities');
-    return readTableSeverities(this.client);
+    return readTableSeverities(this.client, filter);
   }
 
   async errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]> {

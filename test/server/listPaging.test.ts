@@ -204,6 +204,35 @@ describe('paged and filtered lists', () => {
       expect((await objects('quality_status=error&connection=paged')).total).toBe(0);
     });
 
+    it('joins each object of a page with the newest results of its table (its connection: the worst of its tables), as the quality filter does', async () => {
+      const result = (table: string, severity: 0 | 1 | 2) => ({
+        connectionName: 'paged',
+        schemaName: 'sales',
+        tableName: table,
+        checkType: 'monitoring' as const,
+        timeGradient: 'day' as const,
+        checkCategory: 'volume',
+        checkName: 'daily_row_count',
+        checkHash: 1,
+        timePeriod: '2026-11-20T00:00:00.000Z',
+        actualValue: 1,
+        severity,
+        executedAt: '2026-11-20T06:00:00.000Z',
+      });
+      await fx.store.insertCheckResults([result('t_000', 2), result('t_001', 1), result('t_002', 0)]);
+      const page = await objects(`search=${e('paged/sales.t_00')}&limit=4`);
+      expect(page.objects.map((o: { name: string; quality_status: string }) => `${o.name}:${o.quality_status}`)).toEqual([
+        'paged/sales.t_000:error',
+        'paged/sales.t_001:warning',
+        'paged/sales.t_002:valid',
+        'paged/sales.t_003:not_run',
+      ]);
+      expect((await objects('kind=source&search=paged')).objects).toEqual([expect.objectContaining({ name: 'paged', quality_status: 'error' })]);
+      const warnings = await objects('quality_status=warning&connection=paged');
+      expect(warnings.objects.map((o: { name: string }) => o.name)).toEqual(['paged/sales.t_001']);
+      expect((await objects('quality_status=error&connection=paged')).objects.map((o: { name: string }) => o.name)).toEqual(['paged', 'paged/sales.t_000']);
+    });
+
     it('refuses unknown filter values and bad paging (400)', async () => {
       for (const query of ['kind=nope', 'owner=someone', 'sync_status=synced', 'quality_status=bad', 'page=0', 'limit=abc']) {
         expect((await call(app, { method: 'GET', url: `/api/objects?${query}` })).status, query).toBe(400);
