@@ -32,20 +32,30 @@ export interface ObjectIndex {
   byOwner: { git: number; api: number };
   /** Every connection, sorted by name. */
   connections: readonly IndexedConnection[];
-  /** Table key → its connection, for the tables that exist. */
-  tableConnection: ReadonlyMap<string, string>;
+  /** How many tables exist. */
+  tableCount: number;
+  /** Whether the table exists (nested maps: looked up with the strings of a result row, no key built). */
+  hasTable(connection: string, schema: string, table: string): boolean;
 }
 
 function indexOf(summaries: readonly LiveSummary[]): ObjectIndex {
   const byKind = Object.fromEntries(OBJECT_KINDS.map((k) => [k, { git: 0, api: 0 }])) as ObjectIndex['byKind'];
   const byOwner = { git: 0, api: 0 };
   const connections = new Map<string, IndexedConnection>();
-  const tableConnection = new Map<string, string>();
+  const tables = new Map<string, Map<string, Set<string>>>();
+  let tableCount = 0;
   const objects: IndexedObject[] = summaries.map((s) => {
     byKind[s.kind][s.managedBy]++;
     byOwner[s.managedBy]++;
     const table = s.kind === 'table' ? (parseTableKey(s.name) ?? null) : null;
-    if (table) tableConnection.set(s.name, table.connection);
+    if (table) {
+      let schemas = tables.get(table.connection);
+      if (!schemas) tables.set(table.connection, (schemas = new Map()));
+      let names = schemas.get(table.schema);
+      if (!names) schemas.set(table.schema, (names = new Set()));
+      names.add(table.table);
+      tableCount++;
+    }
     if (s.kind === 'source') connections.set(s.name, { name: s.name, managed_by: s.managedBy, tables: 0 });
     return {
       kind: s.kind,
@@ -58,14 +68,15 @@ function indexOf(summaries: readonly LiveSummary[]): ObjectIndex {
       text: `${s.name} ${s.originFile ?? ''}`.toLowerCase(),
     };
   });
-  for (const connection of tableConnection.values()) {
+  for (const [connection, schemas] of tables) {
     const found = connections.get(connection);
-    if (found) found.tables++;
+    if (found) for (const names of schemas.values()) found.tables += names.size;
   }
   const kindOrder = (k: ObjectKind) => OBJECT_KINDS.indexOf(k);
   objects.sort((a, b) => kindOrder(a.kind) - kindOrder(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const sortedConnections = [...connections.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { objects, byKind, byOwner, connections: sortedConnections, tableConnection };
+  const hasTable = (connection: string, schema: string, table: string) => tables.get(connection)?.get(schema)?.has(table) ?? false;
+  return { objects, byKind, byOwner, connections: sortedConnections, tableCount, hasTable };
 }
 
 export function objectIndex(objects: LiveObjects): Promise<ObjectIndex> {

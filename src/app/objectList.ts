@@ -63,7 +63,11 @@ export async function listObjectStatuses(objects: LiveObjects, reconciler: Recon
   const owner = request.owner || undefined;
   const wantedSync = (request.sync_status || undefined) as ObjectSyncStatus | undefined;
   const qualityOf = (quality: QualityLookup, o: IndexedObject): QualityStatus =>
-    o.kind === 'table' ? quality.table(o.name) : o.kind === 'source' ? quality.connection(o.name) : 'not_run';
+    o.kind === 'table' && o.connection !== null && o.schema !== null && o.table !== null
+      ? quality.table(o.connection, o.schema, o.table)
+      : o.kind === 'source'
+        ? quality.connection(o.name)
+        : 'not_run';
   const everyQuality = allSeverities ? qualityLookup(index, allSeverities) : undefined;
   // only the page's objects are kept; the others are counted
   const first = request.paging ? (request.paging.page - 1) * request.paging.limit : 0;

@@ -1,6 +1,6 @@
 import { objectIndex, type ObjectIndex } from './objectIndex.js';
 import type { LiveObjects } from './services.js';
-import { resultStatusOf, tableKey, type ObjectKind, type QualityStatus } from '../model/index.js';
+import { parseTableKey, resultStatusOf, type ObjectKind, type QualityStatus } from '../model/index.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { ObjectStatus, ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
 import { statusFromStore } from '../reconcile/storeStatus.js';
@@ -119,9 +119,9 @@ export function syncLookup(status: ReconcileStatus): (kind: ObjectKind, name: st
   return (kind, name, managedBy) => listed.get(`${kind}\u0000${name}`) ?? (managedBy === 'api' ? 'Extraneous' : 'Synced');
 }
 
-/** The quality of each existing table (by key) and of each connection (the worst of its tables'). */
+/** The quality of each existing table and of each connection (the worst of its tables'). */
 export interface QualityLookup {
-  table(key: string): QualityStatus;
+  table(connection: string, schema: string, table: string): QualityStatus;
   connection(name: string): QualityStatus;
   /** A connection's tables by quality (those without results are not_run). */
   connectionCounts(name: string, tables: number): SeverityCounts;
@@ -130,26 +130,31 @@ export interface QualityLookup {
 }
 
 export function qualityLookup(index: ObjectIndex, severities: readonly TableSeverityRow[]): QualityLookup {
-  const tables = new Map<string, QualityStatus>();
+  // nested maps looked up with the row's own strings: no key is built per row (20,000 rows at 100,000 tables)
+  const tables = new Map<string, Map<string, Map<string, QualityStatus>>>();
   const connections = new Map<string, QualityStatus>();
   const counts = new Map<string, SeverityCounts>();
+  let withResults = 0;
   for (const row of severities) {
-    const key = tableKey({ connection: row.connectionName, schema: row.schemaName, table: row.tableName });
-    const connection = index.tableConnection.get(key);
-    if (connection === undefined) continue; // results of a table that no longer exists
+    if (!index.hasTable(row.connectionName, row.schemaName, row.tableName)) continue; // results of a table that no longer exists
     const quality = qualityOf(row);
-    tables.set(key, quality);
-    connections.set(connection, worstOf(connections.get(connection) ?? 'not_run', quality));
-    let count = counts.get(connection);
-    if (!count) counts.set(connection, (count = emptyCounts()));
+    let schemas = tables.get(row.connectionName);
+    if (!schemas) tables.set(row.connectionName, (schemas = new Map()));
+    let names = schemas.get(row.schemaName);
+    if (!names) schemas.set(row.schemaName, (names = new Map()));
+    names.set(row.tableName, quality);
+    withResults++;
+    connections.set(row.connectionName, worstOf(connections.get(row.connectionName) ?? 'not_run', quality));
+    let count = counts.get(row.connectionName);
+    if (!count) counts.set(row.connectionName, (count = emptyCounts()));
     count[quality]++;
   }
   const allCounts = emptyCounts();
   for (const count of counts.values()) for (const [k, n] of Object.entries(count)) allCounts[k as QualityStatus] += n;
-  allCounts.not_run = index.tableConnection.size - tables.size;
+  allCounts.not_run = index.tableCount - withResults;
   return {
     allCounts,
-    table: (key) => tables.get(key) ?? 'not_run',
+    table: (connection, schema, table) => tables.get(connection)?.get(schema)?.get(table) ?? 'not_run',
     connection: (name) => connections.get(name) ?? 'not_run',
     connectionCounts: (name, total) => {
       const count = { ...(counts.get(name) ?? emptyCounts()) };
@@ -191,8 +196,8 @@ export function buildOverview(input: OverviewInputs): Overview {
   // a connection's sync: its own, or the worst of its tables' (the status lists only those not in sync)
   for (const o of status.objects) {
     if (o.kind !== 'table' || o.status === 'Extraneous') continue;
-    const name = index.tableConnection.get(o.name);
-    const connection = name === undefined ? undefined : connections.get(name);
+    const table = parseTableKey(o.name);
+    const connection = table && index.hasTable(table.connection, table.schema, table.table) ? connections.get(table.connection) : undefined;
     if (connection && SYNC_RANK[o.status] > SYNC_RANK[connection.sync_status]) connection.sync_status = o.status;
   }
   const tablesByQuality = quality.allCounts;
@@ -207,8 +212,8 @@ export function buildOverview(input: OverviewInputs): Overview {
     if (!lastExecutedAt || s.lastExecutedAt > lastExecutedAt) lastExecutedAt = s.lastExecutedAt;
   }
   const worst = input.severities
+    .filter((s) => RANK[qualityOf(s)] >= RANK.execution_error)
     .map((s) => ({ connection: s.connectionName, schema: s.schemaName, table: s.tableName, quality_status: qualityOf(s), errors: s.errors, warnings: s.warnings, fatals: s.fatals }))
-    .filter((t) => RANK[t.quality_status] >= RANK.execution_error)
     .sort((a, b) => RANK[b.quality_status] - RANK[a.quality_status] || b.fatals - a.fatals || b.errors - a.errors || b.warnings - a.warnings)
     .slice(0, 20);
   const notSynced = status.objects.filter((o) => o.status !== 'Synced');
