@@ -32,7 +32,10 @@ describe('paged and filtered lists', () => {
     app = await serverOn(fx.store);
     const post = async (url: string, payload: object) => expect((await call(app, { method: 'POST', url, payload })).status).toBe(201);
     await post('/api/connections/paged', { provider_type: 'postgresql', postgresql: { host: 'db', database: 'paged', user: 'dq' } });
-    for (const table of [...NAMED, ...NUMBERED]) await post(`${TABLES}/${e(table)}`, DISABLED.has(table) ? { disabled: true, columns: {} } : { columns: {} });
+    const LABELS: Record<string, string[]> = { orders: ['finance', 'critical'], daily_orders: ['finance'], orders_small: ['finance'] };
+    for (const table of [...NAMED, ...NUMBERED]) {
+      await post(`${TABLES}/${e(table)}`, { ...(DISABLED.has(table) ? { disabled: true } : {}), ...(LABELS[table] ? { labels: LABELS[table] } : {}), columns: {} });
+    }
     // another schema whose name differs only in case: DQOps matches the schema of the path ignoring case
     await post('/api/connections/paged/schemas/SALES/tables/upper_case_schema', { columns: {} });
     await post('/api/connections/paged/schemas/other/tables/elsewhere', { columns: {} });
@@ -86,6 +89,21 @@ describe('paged and filtered lists', () => {
       expect(await filtered('order')).toEqual([]);
       expect(await filtered('*')).toHaveLength(enabled.length + 1);
       expect(await filtered('')).toHaveLength(enabled.length + 1);
+    });
+
+    it("takes DQOps's label filter: every label asked (exact, ignoring case, or a pattern) among the table's and its connection's labels", async () => {
+      const labelled = async (query: string) => names((await call(app, { method: 'GET', url: `${TABLES}?${query}` })).body);
+      expect(await labelled('label=finance')).toEqual(['daily_orders', 'orders']); // orders_small is disabled
+      expect(await labelled('label=FINANCE')).toEqual(['daily_orders', 'orders']);
+      expect(await labelled('label=fin*')).toEqual(['daily_orders', 'orders']);
+      expect(await labelled('label=finance&label=critical')).toEqual(['orders']);
+      expect(await labelled('label=finance&filter=daily*')).toEqual(['daily_orders']);
+      expect(await labelled('label=finance&page=2&limit=1')).toEqual(['orders']);
+      expect(await labelled('label=nothing')).toEqual([]);
+      // the connection's labels count for each of its tables
+      expect((await call(app, { method: 'PUT', url: '/api/connections/paged/labels', payload: ['warehouse'] })).status).toBe(204);
+      expect(await labelled('label=warehouse&filter=t_00*')).toEqual(['t_000', 't_001', 't_002', 't_003', 't_004', 't_006', 't_007', 't_008', 't_009']);
+      expect(await labelled('label=warehouse&label=critical')).toEqual(['orders']);
     });
 
     it('filters, then pages the matching tables', async () => {

@@ -141,20 +141,27 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
       schema: {
         tags,
         operationId: 'get_tables',
-        summary: 'get_tables: the enabled tables of a schema whose names match filter (DQOps’s patterns), sorted by name; one page with page or limit',
+        summary: 'get_tables: the enabled tables of a schema whose names match filter (DQOps’s patterns) and that carry every label, sorted by name; one page with page or limit',
         params: schemaParams,
-        querystring: { type: 'object', properties: { ...PAGING_QUERY, filter: { type: 'string', description: 'table name pattern: name, prefix*, *suffix, *contains*, pre*post; case is ignored' } } },
+        querystring: {
+          type: 'object',
+          properties: {
+            ...PAGING_QUERY,
+            filter: { type: 'string', description: 'table name pattern: name, prefix*, *suffix, *contains*, pre*post; case is ignored' },
+            label: { type: 'array', items: { type: 'string' }, description: 'labels (or label patterns) the table or its connection must all carry' },
+          },
+        },
         response: { 200: arrayOf('TableListModel') },
       },
     },
     async (request) => {
       const params = request.params as { connectionName: string; schemaName: string };
-      const query = request.query as PagingRequest & { filter?: string };
+      const query = request.query as PagingRequest & { filter?: string; label?: string[] };
       const connection = checkConnectionName(params.connectionName);
       const schema = checkSchemaName(params.schemaName);
       const paging = pagingOf(query);
       await requireConnection(context, connection);
-      return listTables(context.objects, { connection, schema, filter: query.filter, paging }, (live) => capabilitiesFor(context, request, live));
+      return listTables(context.objects, { connection, schema, filter: query.filter, labels: query.label, paging }, (live) => capabilitiesFor(context, request, live));
     },
   );
 
