@@ -79,10 +79,11 @@ export async function listObjectStatuses(objects: LiveObjects, reconciler: Recon
     if (connection && o.connection !== connection) continue;
     if (owner && o.managed_by !== owner) continue;
     if (words.length > 0 && !words.every((w) => o.text.includes(w))) continue;
-    const sync_status = syncOf(o.kind, o.name, o.managed_by);
+    // the sync status is looked up for the sync filter and for the page's rows only
+    const sync_status = wantedSync ? syncOf(o.kind, o.name, o.managed_by) : undefined;
     if (wantedSync && sync_status !== wantedSync) continue;
     if (everyQuality && qualityOf(everyQuality, o) !== wantedQuality) continue;
-    if (total >= first && total < end) page.push({ o, sync_status });
+    if (total >= first && total < end) page.push({ o, sync_status: sync_status ?? syncOf(o.kind, o.name, o.managed_by) });
     total++;
   }
   const quality =

@@ -115,8 +115,14 @@ const SYNC_RANK: Record<ObjectSyncStatus, number> = { Synced: 0, Extraneous: 1, 
 
 /** The sync status of any object: as the status lists it, else in sync (extraneous when the API created it). */
 export function syncLookup(status: ReconcileStatus): (kind: ObjectKind, name: string, managedBy: 'git' | 'api') => ObjectSyncStatus {
-  const listed = new Map(status.objects.map((o) => [`${o.kind}\u0000${o.name}`, o.status]));
-  return (kind, name, managedBy) => listed.get(`${kind}\u0000${name}`) ?? (managedBy === 'api' ? 'Extraneous' : 'Synced');
+  // by kind, then name: looked up with the object's own strings, no key built per object (100,000 per search)
+  const listed = new Map<ObjectKind, Map<string, ObjectSyncStatus>>();
+  for (const o of status.objects) {
+    let names = listed.get(o.kind);
+    if (!names) listed.set(o.kind, (names = new Map()));
+    names.set(o.name, o.status);
+  }
+  return (kind, name, managedBy) => listed.get(kind)?.get(name) ?? (managedBy === 'api' ? 'Extraneous' : 'Synced');
 }
 
 /** The quality of each existing table and of each connection (the worst of its tables'). */
