@@ -2,8 +2,8 @@ import { objectIndex, type IndexedObject } from './objectIndex.js';
 import { currentStatus, qualityLookup, syncLookup, type ObjectRow, type QualityLookup } from './objectsOverview.js';
 import type { Paging } from './listPaging.js';
 import type { LiveObjects, Reconciler } from './services.js';
-import { DqError, isObjectKind, type ObjectKind, type QualityStatus } from '../model/index.js';
-import type { ObjectSyncStatus } from '../reconcile/status.js';
+import { DqError, isObjectKind, QUALITY_STATUSES, type ObjectKind, type QualityStatus } from '../model/index.js';
+import { OBJECT_SYNC_STATUSES, type ObjectSyncStatus } from '../reconcile/status.js';
 
 /**
  * GET /api/objects: the live objects with their owner, sync and quality status, sorted by kind then name, found
@@ -37,8 +37,8 @@ export interface ObjectList {
 /** Up to this many rows, a page reads the severities of its own tables and connections only; more, all of them. */
 const PAGE_READ_LIMIT = 500;
 const OWNERS = new Set(['git', 'api']);
-const SYNC_STATUSES = new Set<string>(['Synced', 'OutOfSync', 'Missing', 'Extraneous', 'Drifted']);
-const QUALITY_STATUSES = new Set<string>(['not_run', 'valid', 'execution_error', 'warning', 'error', 'fatal']);
+const SYNC_STATUSES = new Set<string>(OBJECT_SYNC_STATUSES);
+const QUALITIES = new Set<string>(QUALITY_STATUSES);
 
 function refuseUnknown(name: string, value: string | undefined, known: (value: string) => boolean): void {
   if (value !== undefined && value !== '' && !known(value)) throw new DqError('INVALID_ARGUMENT', `unknown ${name} ${JSON.stringify(value)}`);
@@ -48,7 +48,7 @@ export async function listObjectStatuses(objects: LiveObjects, reconciler: Recon
   refuseUnknown('kind', request.kind, isObjectKind);
   refuseUnknown('owner', request.owner, (v) => OWNERS.has(v));
   refuseUnknown('sync_status', request.sync_status, (v) => SYNC_STATUSES.has(v));
-  refuseUnknown('quality_status', request.quality_status, (v) => QUALITY_STATUSES.has(v));
+  refuseUnknown('quality_status', request.quality_status, (v) => QUALITIES.has(v));
   const wantedQuality = (request.quality_status || undefined) as QualityStatus | undefined;
   // with a quality filter every table's severity is read; without, only those of the page's tables and connections
   const [index, status, allSeverities] = await Promise.all([
