@@ -1,15 +1,19 @@
-import type { LiveSummary, ObjectKind } from '../model/index.js';
-import { OBJECT_KINDS, parseTableKey, resultStatusOf, tableKey, type QualityStatus } from '../model/index.js';
+import { objectIndex, type ObjectIndex } from './objectIndex.js';
+import type { LiveObjects } from './services.js';
+import { parseTableKey, resultStatusOf, type ObjectKind, type QualityStatus } from '../model/index.js';
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { ObjectStatus, ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
 import { statusFromStore } from '../reconcile/storeStatus.js';
 import type { JobRecord } from '../store/jobRows.js';
-import type { Store, TableSeverityRow } from '../store/store.js';
+import type { TableSeverityRow } from '../store/store.js';
 
 /**
- * What the web console's overview and objects list show, computed once per request from the live store, the
- * sync status (the reconcile loop's when one runs, otherwise the store's own records) and the newest check
- * results: GET /api/overview and GET /api/objects. Severity and sync are words, as everywhere in the API.
+ * What the web console's overview and objects list show: the live objects' index (objectIndex.ts, from the
+ * summaries, kept until an object changes), the sync status (the reconcile loop's when one runs, otherwise the
+ * store's own records) and the newest check results of each table, joined per request: GET /api/overview here,
+ * GET /api/objects in objectList.ts. The status lists only the objects not in sync; every other object is in
+ * sync (or, created through the API, extraneous). Severity and sync are words, as everywhere in the API. The
+ * overview is bounded: counts, the connections, at most 200 objects not in sync, 20 tables, 20 jobs.
  */
 /** Worst first when sorting; `execution_error` ranks between valid and warning (a check could not say). */
 const RANK: Record<QualityStatus, number> = { not_run: 0, valid: 1, execution_error: 2, warning: 3, error: 4, fatal: 5 };
@@ -81,53 +85,89 @@ export interface Overview {
   jobs: { queued: number; running: number; active: Array<{ job_id: number; job_type: string; status: string; created_at: string; started_at: string | null; created_by: string | null }> };
 }
 
-/** The sync status as this server knows it: the loop's last comparison, or the store's records. */
-export async function currentStatus(store: Store, reconciler: Reconciler | undefined): Promise<ReconcileStatus> {
-  if (reconciler) return reconciler.status({ all: true });
-  const status = await statusFromStore(store, { all: true });
-  const drifted = status.counts.Drifted;
-  status.message =
-    `this server runs no reconcile loop (start it with dqctl serve --repo DIR or --git URL): the sync status comes from the store's records only` +
-    (drifted > 0 ? `; ${drifted} object(s) changed through the API since the last apply` : '');
-  return status;
+/**
+ * The sync status as this server knows it, listing only the objects not in sync: the loop's last comparison, or
+ * the store's records (computed once per store revision: they change only with a write).
+ */
+export async function currentStatus(objects: LiveObjects, reconciler: Reconciler | undefined, now = new Date()): Promise<ReconcileStatus> {
+  if (reconciler) return reconciler.status();
+  const status = await objects.memo('storeStatus', async () => {
+    const fromStore = await statusFromStore(objects.store);
+    const drifted = fromStore.counts.Drifted;
+    fromStore.message =
+      `this server runs no reconcile loop (start it with dqctl serve --repo DIR or --git URL): the sync status comes from the store's records only` +
+      (drifted > 0 ? `; ${drifted} object(s) changed through the API since the last apply` : '');
+    return fromStore;
+  });
+  return { ...status, compared_at: now.toISOString() };
 }
 
 function short(revision: string | null | undefined): string | null {
   return revision ? revision.slice(0, 7) : null;
 }
 
-function qualityOf(row: TableSeverityRow | undefined): QualityStatus {
+export function qualityOf(row: TableSeverityRow | undefined): QualityStatus {
   if (!row) return 'not_run';
   return resultStatusOf(row.severity);
 }
 
 const SYNC_RANK: Record<ObjectSyncStatus, number> = { Synced: 0, Extraneous: 1, Missing: 2, Drifted: 3, OutOfSync: 4 };
 
-/** Every live object with its owner, sync and quality status, sorted by kind then name. */
-export function objectRows(summaries: readonly LiveSummary[], status: ReconcileStatus, severities: readonly TableSeverityRow[]): ObjectRow[] {
-  const syncOf = new Map(status.objects.map((o) => [`${o.kind}\u0000${o.name}`, o.status]));
-  const quality = new Map(severities.map((s) => [tableKey({ connection: s.connectionName, schema: s.schemaName, table: s.tableName }), s]));
-  const rows: ObjectRow[] = summaries.map((s) => {
-    const table = s.kind === 'table' ? (parseTableKey(s.name) ?? null) : null;
-    return {
-      kind: s.kind,
-      name: s.name,
-      connection: s.kind === 'source' ? s.name : (table?.connection ?? null),
-      schema: table?.schema ?? null,
-      table: table?.table ?? null,
-      managed_by: s.managedBy,
-      origin_file: s.originFile,
-      // objects the loop did not list are in sync (it lists only the others without ?all)
-      sync_status: syncOf.get(`${s.kind}\u0000${s.name}`) ?? (s.managedBy === 'api' ? 'Extraneous' : 'Synced'),
-      quality_status: s.kind === 'table' ? qualityOf(quality.get(s.name)) : 'not_run',
-    };
-  });
-  // a connection's quality is the worst of its tables'
-  const byConnection = new Map<string, QualityStatus>();
-  for (const row of rows) if (row.kind === 'table' && row.connection) byConnection.set(row.connection, worstOf(byConnection.get(row.connection) ?? 'not_run', row.quality_status));
-  for (const row of rows) if (row.kind === 'source') row.quality_status = byConnection.get(row.name) ?? 'not_run';
-  const kindOrder = (k: ObjectKind) => OBJECT_KINDS.indexOf(k);
-  return rows.sort((a, b) => kindOrder(a.kind) - kindOrder(b.kind) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+/** The sync status of any object: as the status lists it, else in sync (extraneous when the API created it). */
+export function syncLookup(status: ReconcileStatus): (kind: ObjectKind, name: string, managedBy: 'git' | 'api') => ObjectSyncStatus {
+  // by kind, then name: looked up with the object's own strings, no key built per object (100,000 per search)
+  const listed = new Map<ObjectKind, Map<string, ObjectSyncStatus>>();
+  for (const o of status.objects) {
+    let names = listed.get(o.kind);
+    if (!names) listed.set(o.kind, (names = new Map()));
+    names.set(o.name, o.status);
+  }
+  return (kind, name, managedBy) => listed.get(kind)?.get(name) ?? (managedBy === 'api' ? 'Extraneous' : 'Synced');
+}
+
+/** The quality of each existing table and of each connection (the worst of its tables'). */
+export interface QualityLookup {
+  table(connection: string, schema: string, table: string): QualityStatus;
+  connection(name: string): QualityStatus;
+  /** A connection's tables by quality (those without results are not_run). */
+  connectionCounts(name: string, tables: number): SeverityCounts;
+  /** Every table by quality. */
+  allCounts: SeverityCounts;
+}
+
+export function qualityLookup(index: ObjectIndex, severities: readonly TableSeverityRow[]): QualityLookup {
+  // nested maps looked up with the row's own strings: no key is built per row (20,000 rows at 100,000 tables)
+  const tables = new Map<string, Map<string, Map<string, QualityStatus>>>();
+  const connections = new Map<string, QualityStatus>();
+  const counts = new Map<string, SeverityCounts>();
+  let withResults = 0;
+  for (const row of severities) {
+    if (!index.hasTable(row.connectionName, row.schemaName, row.tableName)) continue; // results of a table that no longer exists
+    const quality = qualityOf(row);
+    let schemas = tables.get(row.connectionName);
+    if (!schemas) tables.set(row.connectionName, (schemas = new Map()));
+    let names = schemas.get(row.schemaName);
+    if (!names) schemas.set(row.schemaName, (names = new Map()));
+    names.set(row.tableName, quality);
+    withResults++;
+    connections.set(row.connectionName, worstOf(connections.get(row.connectionName) ?? 'not_run', quality));
+    let count = counts.get(row.connectionName);
+    if (!count) counts.set(row.connectionName, (count = emptyCounts()));
+    count[quality]++;
+  }
+  const allCounts = emptyCounts();
+  for (const count of counts.values()) for (const [k, n] of Object.entries(count)) allCounts[k as QualityStatus] += n;
+  allCounts.not_run = index.tableCount - withResults;
+  return {
+    allCounts,
+    table: (connection, schema, table) => tables.get(connection)?.get(schema)?.get(table) ?? 'not_run',
+    connection: (name) => connections.get(name) ?? 'not_run',
+    connectionCounts: (name, total) => {
+      const count = { ...(counts.get(name) ?? emptyCounts()) };
+      count.not_run += total - Object.values(count).reduce((a, b) => a + b, 0);
+      return count;
+    },
+  };
 }
 
 function emptyCounts(): SeverityCounts {
@@ -135,7 +175,8 @@ function emptyCounts(): SeverityCounts {
 }
 
 export interface OverviewInputs {
-  summaries: readonly LiveSummary[];
+  index: ObjectIndex;
+  /** The objects not in sync (the status without `all`). */
   status: ReconcileStatus;
   severities: readonly TableSeverityRow[];
   activeJobs: readonly JobRecord[];
@@ -144,29 +185,28 @@ export interface OverviewInputs {
 }
 
 export function buildOverview(input: OverviewInputs): Overview {
-  const { status } = input;
-  const rows = objectRows(input.summaries, status, input.severities);
-  const byKind = Object.fromEntries(OBJECT_KINDS.map((k) => [k, { git: 0, api: 0 }])) as Overview['objects']['by_kind'];
-  const byOwner = { git: 0, api: 0 };
-  for (const row of rows) {
-    byKind[row.kind][row.managed_by]++;
-    byOwner[row.managed_by]++;
-  }
+  const { status, index } = input;
+  const sync = syncLookup(status);
+  const quality = qualityLookup(index, input.severities);
   const connections = new Map<string, ConnectionOverview>();
-  for (const row of rows) {
-    if (row.kind !== 'source') continue;
-    connections.set(row.name, { name: row.name, managed_by: row.managed_by, sync_status: row.sync_status, tables: 0, quality_status: row.quality_status, tables_by_quality: emptyCounts() });
+  for (const c of index.connections) {
+    connections.set(c.name, {
+      name: c.name,
+      managed_by: c.managed_by,
+      sync_status: sync('source', c.name, c.managed_by),
+      tables: c.tables,
+      quality_status: quality.connection(c.name),
+      tables_by_quality: quality.connectionCounts(c.name, c.tables),
+    });
   }
-  const tablesByQuality = emptyCounts();
-  for (const row of rows) {
-    if (row.kind !== 'table') continue;
-    tablesByQuality[row.quality_status]++;
-    const connection = row.connection ? connections.get(row.connection) : undefined;
-    if (!connection) continue;
-    connection.tables++;
-    connection.tables_by_quality[row.quality_status]++;
-    if (SYNC_RANK[row.sync_status] > SYNC_RANK[connection.sync_status] && row.sync_status !== 'Extraneous') connection.sync_status = row.sync_status;
+  // a connection's sync: its own, or the worst of its tables' (the status lists only those not in sync)
+  for (const o of status.objects) {
+    if (o.kind !== 'table' || o.status === 'Extraneous') continue;
+    const table = parseTableKey(o.name);
+    const connection = table && index.hasTable(table.connection, table.schema, table.table) ? connections.get(table.connection) : undefined;
+    if (connection && SYNC_RANK[o.status] > SYNC_RANK[connection.sync_status]) connection.sync_status = o.status;
   }
+  const tablesByQuality = quality.allCounts;
   const results = { valid: 0, warnings: 0, errors: 0, fatals: 0, execution_errors: 0 };
   let lastExecutedAt: string | null = null;
   for (const s of input.severities) {
@@ -178,8 +218,8 @@ export function buildOverview(input: OverviewInputs): Overview {
     if (!lastExecutedAt || s.lastExecutedAt > lastExecutedAt) lastExecutedAt = s.lastExecutedAt;
   }
   const worst = input.severities
+    .filter((s) => RANK[qualityOf(s)] >= RANK.execution_error)
     .map((s) => ({ connection: s.connectionName, schema: s.schemaName, table: s.tableName, quality_status: qualityOf(s), errors: s.errors, warnings: s.warnings, fatals: s.fatals }))
-    .filter((t) => RANK[t.quality_status] >= RANK.execution_error)
     .sort((a, b) => RANK[b.quality_status] - RANK[a.quality_status] || b.fatals - a.fatals || b.errors - a.errors || b.warnings - a.warnings)
     .slice(0, 20);
   const notSynced = status.objects.filter((o) => o.status !== 'Synced');
@@ -202,7 +242,7 @@ export function buildOverview(input: OverviewInputs): Overview {
       counts: status.counts,
       compared_at: status.compared_at,
     },
-    objects: { total: rows.length, by_kind: byKind, by_owner: byOwner },
+    objects: { total: index.objects.length, by_kind: index.byKind, by_owner: index.byOwner },
     not_synced: notSynced
       .slice(0, 200)
       .map((o) => ({ kind: o.kind, name: o.name, status: o.status, reason: o.reason, fields: o.fields, changes: o.changes, drifted: o.drifted, file: o.file })),
@@ -218,17 +258,12 @@ export function buildOverview(input: OverviewInputs): Overview {
 }
 
 /** Reads what the overview needs, in parallel. */
-export async function readOverview(store: Store, reconciler: Reconciler | undefined, now = new Date()): Promise<Overview> {
-  const [summaries, status, severities, activeJobs] = await Promise.all([
-    store.listSummaries(),
-    currentStatus(store, reconciler),
-    store.tableSeverities(),
-    store.jobs.list({ limit: 100, statuses: ['queued', 'running', 'waiting', 'cancel_requested'] }),
+export async function readOverview(objects: LiveObjects, reconciler: Reconciler | undefined, now = new Date()): Promise<Overview> {
+  const [index, status, severities, activeJobs] = await Promise.all([
+    objectIndex(objects),
+    currentStatus(objects, reconciler, now),
+    objects.store.tableSeverities(),
+    objects.store.jobs.list({ limit: 100, statuses: ['queued', 'running', 'waiting', 'cancel_requested'] }),
   ]);
-  return buildOverview({ summaries, status, severities, activeJobs, loop: Boolean(reconciler), now });
-}
-
-export async function readObjectRows(store: Store, reconciler: Reconciler | undefined): Promise<ObjectRow[]> {
-  const [summaries, status, severities] = await Promise.all([store.listSummaries(), currentStatus(store, reconciler), store.tableSeverities()]);
-  return objectRows(summaries, status, severities);
+  return buildOverview({ index, status, severities, activeJobs, loop: Boolean(reconciler), now });
 }

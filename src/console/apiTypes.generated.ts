@@ -1324,6 +1324,17 @@ export interface NotificationMessageModel {
 
 export interface ObjectStatusListModel {
   generated_at?: string;
+  /** how many objects match the filters (all pages) */
+  total: number;
+  /** how many objects the store holds */
+  total_objects: number;
+  /** the page answered (the first is 1); null when the whole list is answered */
+  page: number | null;
+  /** rows per page; null when the whole list is answered */
+  limit: number | null;
+  /** every connection's name, sorted (the choices of the connection filter) */
+  connections: string[];
+  /** the objects of the page that match, sorted by kind then name */
   objects: ObjectStatusRowModel[];
 }
 

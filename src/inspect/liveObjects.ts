@@ -85,6 +85,33 @@ export class LiveObjects {
     return found;
   }
 
+  /** Many objects of a kind by name, in the order asked (missing ones left out): the cached ones and one read for the rest. */
+  async getMany(kind: ObjectKind, names: readonly string[]): Promise<LiveObject[]> {
+    await this.fresh();
+    const known = new Map<string, LiveObject | null>();
+    const missing: string[] = [];
+    for (const name of names) {
+      const cached = this.objects.get(keyId({ kind, name }));
+      if (cached === undefined) missing.push(name);
+      else known.set(name, cached);
+    }
+    if (missing.length > 0) {
+      const found = new Map((await this.store.getObjects(missing.map((name) => ({ kind, name })))).map((o) => [o.name, o]));
+      if (this.objects.size + missing.length > 50_000) this.objects.clear();
+      for (const name of missing) {
+        const object = found.get(name) ?? null;
+        known.set(name, object);
+        this.objects.set(keyId({ kind, name }), object);
+      }
+    }
+    return names.flatMap((name) => known.get(name) ?? []);
+  }
+
+  /** The names of the objects of a kind (under a name prefix) whose spec says `disabled: true`, kept until any object changes. */
+  async disabledNames(kind: ObjectKind, namePrefix?: string): Promise<ReadonlySet<string>> {
+    return this.memo(`disabled\u0000${kind}\u0000${namePrefix ?? ''}`, async () => new Set(await this.store.listDisabledNames({ kind, namePrefix })));
+  }
+
   async require(kind: ObjectKind, name: string, what: string = kind): Promise<LiveObject> {
     const found = await this.get(kind, name);
     if (!found) throw new DqError('NOT_FOUND', `${what} ${JSON.stringify(name)} not found`);

@@ -38,6 +38,21 @@ export async function listObjects(sql: SqlQueryable, filter: ObjectFilter = {}):
   return rows.map(toLiveObject).sort(compareKeys);
 }
 
+/**
+ * The names of the objects of a kind (under a name prefix) whose spec says `disabled: true`, sorted: what a list
+ * that leaves disabled objects out (DQOps's table lists) needs, without sending every spec over the wire.
+ */
+export async function listDisabledNames(sql: SqlQueryable, filter: { kind: ObjectKind; namePrefix?: string }): Promise<string[]> {
+  const rows = await sql.query<{ name: string }>(
+    `select o.name from dqctl.objects o
+      where o.kind = $1
+        and ($2::text is null or (o.name collate "C" >= $2 and o.name collate "C" < $2 || chr(1114111) and starts_with(o.name, $2)))
+        and o.spec -> 'disabled' = 'true'::jsonb`,
+    [filter.kind, filter.namePrefix ?? null],
+  );
+  return rows.map((row) => row.name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 export async function getObjects(sql: SqlQueryable, keys: ObjectKey[]): Promise<LiveObject[]> {
   const unique = [...new Map(keys.map((key) => [keyId(key), { kind: key.kind, name: key.name }])).values()];
   if (unique.length === 0) return [];

@@ -505,12 +505,26 @@ export interface TableSeverityRow {
   lastExecutedAt: string;
 }
 
+/** Only some tables' severities: these tables, and every table of these connections (the index serves both). */
+export interface TableSeverityFilter {
+  tables?: ReadonlyArray<{ connection: string; schema: string; table: string }>;
+  connections?: readonly string[];
+}
+
 /**
  * Every table's current status in one statement: for each check (column, type, gradient, category, name,
  * comparison) the rows of its newest run, then per table the worst severity and the counts. The same fold as
- * app/tableQualityStatus.ts does for one table, for all of them at once.
+ * app/tableQualityStatus.ts does for one table, for all of them at once, or for the tables a filter names.
  */
-export async function readTableSeverities(sql: SqlQueryable): Promise<TableSeverityRow[]> {
+export async function readTableSeverities(sql: SqlQueryable, filter?: TableSeverityFilter): Promise<TableSeverityRow[]> {
+  const where = filter
+    ? `and (r.connection_name in (select jsonb_array_elements_text($1::text::jsonb))
+            or (r.connection_name, r.schema_name, r.table_name) in
+               (select t.connection, t.schema, t.table_name from jsonb_to_recordset($2::text::jsonb) as t(connection text, schema text, table_name text)))`
+    : '';
+  const parameters = filter
+    ? [JSON.stringify(filter.connections ?? []), JSON.stringify((filter.tables ?? []).map((t) => ({ connection: t.connection, schema: t.schema, table_name: t.table })))]
+    : [];
   const rows = await sql.query<{
     connection_name: string;
     schema_name: string;
@@ -533,10 +547,11 @@ export async function readTableSeverities(sql: SqlQueryable): Promise<TableSever
        from (select r.*, dense_rank() over (partition by r.connection_name, r.schema_name, r.table_name, ${CHECK_PARTITION}
                                             order by r.executed_at desc) as run_rank
                from dqctl.check_results r
-              where r.verdict) r
+              where r.verdict ${where}) r
       where r.run_rank = 1
       group by r.connection_name, r.schema_name, r.table_name
       order by r.connection_name collate "C", r.schema_name collate "C", r.table_name collate "C"`,
+    parameters,
   );
   return rows.map((row) => ({
     connectionName: row.connection_name,

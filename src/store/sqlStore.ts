@@ -17,7 +17,7 @@ import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
 import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listJobs, recordRunningJob, requestCancel } from './jobRows.js';
-import { getObjects, listObjects, listSummaries, readRevision } from './readObjects.js';
+import { getObjects, listDisabledNames, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
   insertErrorSamples,
@@ -25,6 +25,7 @@ import {
   readCheckResults,
   readErrorSamples,
   readTableSeverities,
+  type TableSeverityFilter,
   type TableSeverityRow,
   type BacktestReadoutKey,
   type BacktestReadoutRow,
@@ -144,6 +145,11 @@ class SqlStore implements Store {
     return getObjects(this.client, keys);
   }
 
+  async listDisabledNames(filter: { kind: ObjectKind; namePrefix?: string }): Promise<string[]> {
+    this.refuseInsideWork('listDisabledNames');
+    return listDisabledNames(this.client, filter);
+  }
+
   async appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null> {
     this.refuseInsideWork('appliedEnvironment');
     return readAppliedEnvironment(this.client, namespace);
@@ -164,9 +170,9 @@ class SqlStore implements Store {
     return readBacktestReadouts(this.client, checkType, keys, from);
   }
 
-  async tableSeverities(): Promise<TableSeverityRow[]> {
+  async tableSeverities(filter?: TableSeverityFilter): Promise<TableSeverityRow[]> {
     this.refuseInsideWork('tableSeverities');
-    return readTableSeverities(this.client);
+    return readTableSeverities(this.client, filter);
   }
 
   async errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]> {
@@ -364,6 +370,10 @@ class SqlTransaction implements StoreTransaction {
 
   getObjects(keys: ObjectKey[]): Promise<LiveObject[]> {
     return getObjects(this.sql, keys);
+  }
+
+  listDisabledNames(filter: { kind: ObjectKind; namePrefix?: string }): Promise<string[]> {
+    return listDisabledNames(this.sql, filter);
   }
 
   upsertObjects(objects: ObjectWrite[]): Promise<void> {

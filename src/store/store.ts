@@ -14,13 +14,13 @@ import type {
   ObjectKind,
   ObjectWrite,
 } from '../model/index.js';
-import type { BacktestReadoutKey, BacktestReadoutRow, CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
+import type { BacktestReadoutKey, BacktestReadoutRow, CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityFilter, TableSeverityRow } from './readResults.js';
 import type { DqopsDataImport, DqopsKind, DqopsRow } from './dqopsDataRows.js';
 import type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 import type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord } from './incidentRows.js';
 import type { OutboxFilter, OutboxInput, OutboxMessage } from './outboxRows.js';
 
-export type { BacktestReadoutKey, BacktestReadoutRow, CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityRow } from './readResults.js';
+export type { BacktestReadoutKey, BacktestReadoutRow, CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityFilter, TableSeverityRow } from './readResults.js';
 export type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 
 /**
@@ -36,6 +36,8 @@ export interface StoreReader {
   listObjects(filter?: { kind?: ObjectKind; namePrefix?: string }): Promise<LiveObject[]>;
   /** Full objects for the given keys (missing keys are left out). */
   getObjects(keys: ObjectKey[]): Promise<LiveObject[]>;
+  /** The names of the objects of a kind (under a name prefix) whose spec says `disabled: true`, sorted. */
+  listDisabledNames(filter: { kind: ObjectKind; namePrefix?: string }): Promise<string[]>;
   /** The environment the namespace was last applied with; null when none was ever recorded. */
   appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null>;
 }
@@ -181,8 +183,11 @@ export interface Store extends StoreReader {
   checkResults(filter: CheckResultFilter): Promise<CheckResultRow[]>;
   /** The readout of each time period and data group of many checks of one check type, since `from`, in one read (readResults.ts). */
   backtestReadouts(checkType: CheckType, keys: readonly BacktestReadoutKey[], from: string): Promise<BacktestReadoutRow[]>;
-  /** Every table with results: the worst severity of each check's newest run, in one read (the console's overview). */
-  tableSeverities(): Promise<TableSeverityRow[]>;
+  /**
+   * Every table with results (or those a filter names: some tables, all tables of some connections): the worst
+   * severity of each check's newest run, in one read (the console's overview and objects list).
+   */
+  tableSeverities(filter?: TableSeverityFilter): Promise<TableSeverityRow[]>;
   errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]>;
   insertCheckResults(rows: readonly CheckResultInput[]): Promise<number>;
   /**

@@ -135,7 +135,7 @@ function JobTable({ jobs, profile, onChange }: { jobs: JobEntry[]; profile: Prof
 
 /** Pick a table, then run its checks or collect its statistics. */
 function StartJob({ profile }: { profile: Profile }) {
-  const tables = useLoad('job-tables', () => get<ObjectStatusList>('/api/objects?kind=table&limit=200'));
+  const tables = useLoad('job-tables', () => get<ObjectStatusList>('/api/objects?kind=table&limit=5000'));
   const [chosen, setChosen] = useState('');
   return (
     <Section title="Start a job">

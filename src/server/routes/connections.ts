@@ -2,6 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { connectionModel, fromBasicModel, hashNumber } from '../../app/connectionModels.js';
 import { redactSpec, withSecrets } from '../../app/connectionSecrets.js';
 import { validateConnectionSpec } from '../../app/connectionSpecValidation.js';
+import { listConnections } from '../../app/connectionList.js';
+import { pagingOf, type PagingRequest } from '../../app/listPaging.js';
+import { PAGING_QUERY } from '../pagingQuery.js';
 import { DqError, isJsonObject, tableKeyPrefix, type JsonObject, type JsonValue, type LiveObject } from '../../model/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
@@ -73,12 +76,18 @@ export async function connectionsRoutes(api: FastifyInstance, context: ServerCon
 
   api.get(
     '/connections',
-    { schema: { tags, operationId: 'get_all_connections', summary: 'get_all_connections: every connection, sorted by name', response: { 200: arrayOf('ConnectionModel') } } },
+    {
+      schema: {
+        tags,
+        operationId: 'get_all_connections',
+        summary: 'get_all_connections: every connection, sorted by name; dqctl also takes filter (a connection name pattern) and page or limit',
+        querystring: { type: 'object', properties: { ...PAGING_QUERY, filter: { type: 'string', description: 'connection name pattern: name, prefix*, *suffix, *contains*, pre*post; case is ignored' } } },
+        response: { 200: arrayOf('ConnectionModel') },
+      },
+    },
     async (request) => {
-      const sources = await context.objects.list('source');
-      return [...sources]
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-        .map((live) => connectionModel(live, capabilitiesOn(context, request, live)));
+      const query = request.query as PagingRequest & { filter?: string };
+      return listConnections(context.objects, { filter: query.filter, paging: pagingOf(query) }, (live) => capabilitiesOn(context, request, live));
     },
   );
 

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { readObjectRows, readOverview } from '../../app/objectsOverview.js';
+import { readOverview } from '../../app/objectsOverview.js';
+import { listObjectStatuses, type ObjectListRequest } from '../../app/objectList.js';
+import { pagingOf, type PagingRequest } from '../../app/listPaging.js';
+import { PAGING_QUERY } from '../pagingQuery.js';
 import { tableEffectiveChecks } from '../../app/tableEffectiveChecks.js';
 import { tableCheckResultHistories } from '../../app/results/checkResultHistories.js';
-import { DqError, isObjectKind } from '../../model/index.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 import { roleAtLeast } from '../tokens.js';
@@ -29,7 +31,7 @@ export async function overviewRoutes(api: FastifyInstance, context: ServerContex
         response: { 200: ref('OverviewModel') },
       },
     },
-    async () => readOverview(context.store, context.reconciler),
+    async () => readOverview(context.objects, context.reconciler),
   );
 
   api.get(
@@ -38,16 +40,26 @@ export async function overviewRoutes(api: FastifyInstance, context: ServerContex
       schema: {
         tags,
         operationId: 'get_object_statuses',
-        summary: 'get_object_statuses: every live object (connections, tables, rules, policies) with its owner (git or api), sync status and data quality status; ?kind= one kind',
-        querystring: { type: 'object', properties: { kind: { type: 'string', enum: ['source', 'table', 'rule', 'default_table_checks', 'default_column_checks'] } } },
+        summary:
+          'get_object_statuses: the live objects (connections, tables, rules, policies) with their owner (git or api), sync status and data quality status, sorted by kind then name; filtered by search, kind, connection, owner, sync_status, quality_status; one page with page or limit, with the total that match',
+        querystring: {
+          type: 'object',
+          properties: {
+            ...PAGING_QUERY,
+            search: { type: 'string', description: 'words that must all appear (case ignored) in the name or the file' },
+            kind: { type: 'string', description: 'one kind: source, table, rule, default_table_checks, …' },
+            connection: { type: 'string', description: 'the connection and its tables' },
+            owner: { type: 'string', enum: ['', 'git', 'api'] },
+            sync_status: { type: 'string', description: 'Synced, OutOfSync, Missing, Extraneous or Drifted' },
+            quality_status: { type: 'string', description: 'not_run, valid, execution_error, warning, error or fatal' },
+          },
+        },
         response: { 200: ref('ObjectStatusListModel') },
       },
     },
     async (request) => {
-      const kind = (request.query as { kind?: string }).kind;
-      if (kind !== undefined && !isObjectKind(kind)) throw new DqError('INVALID_ARGUMENT', `unknown kind ${JSON.stringify(kind)}`);
-      const rows = await readObjectRows(context.store, context.reconciler);
-      return { generated_at: new Date().toISOString(), objects: kind ? rows.filter((r) => r.kind === kind) : rows };
+      const query = request.query as PagingRequest & Omit<ObjectListRequest, 'paging'>;
+      return listObjectStatuses(context.objects, context.reconciler, { ...query, paging: pagingOf(query) });
     },
   );
 

@@ -2,16 +2,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   DqError,
   isJsonObject,
-  parseTableKey,
   tableKey,
-  tableKeyPrefix,
   type JsonObject,
   type JsonValue,
   type LiveObject,
   type TableIdentity,
 } from '../../model/index.js';
-import { byCodePoint, columnListModel, columnModel, columnsOf, nameHash, tableListModel } from '../../app/tableModels.js';
+import { columnListModel, columnModel, columnsOf, nameHash, tableListModel } from '../../app/tableModels.js';
 import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
+import { pagingOf, type PagingRequest } from '../../app/listPaging.js';
+import { listTables } from '../../app/tableList.js';
+import { listColumns } from '../../app/columnList.js';
+import { PAGING_QUERY } from '../pagingQuery.js';
 import { arrayOf, ref } from '../apiSchemas.js';
 import { capabilitiesOf, type Capabilities, type ServerContext } from '../context.js';
 import { checkName } from '../names.js';
@@ -135,21 +137,31 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.get(
     '/connections/:connectionName/schemas/:schemaName/tables',
-    { schema: { tags, operationId: 'get_tables', summary: 'get_tables: the tables of a schema, sorted by name', params: schemaParams, response: { 200: arrayOf('TableListModel') } } },
+    {
+      schema: {
+        tags,
+        operationId: 'get_tables',
+        summary: 'get_tables: the enabled tables of a schema whose names match filter (DQOps’s patterns) and that carry every label, sorted by name; one page with page or limit',
+        params: schemaParams,
+        querystring: {
+          type: 'object',
+          properties: {
+            ...PAGING_QUERY,
+            filter: { type: 'string', description: 'table name pattern: name, prefix*, *suffix, *contains*, pre*post; case is ignored' },
+            label: { type: 'array', items: { type: 'string' }, description: 'labels (or label patterns) the table or its connection must all carry' },
+          },
+        },
+        response: { 200: arrayOf('TableListModel') },
+      },
+    },
     async (request) => {
       const params = request.params as { connectionName: string; schemaName: string };
+      const query = request.query as PagingRequest & { filter?: string; label?: string[] };
       const connection = checkConnectionName(params.connectionName);
       const schema = checkSchemaName(params.schemaName);
+      const paging = pagingOf(query);
       await requireConnection(context, connection);
-      const tables = await context.objects.list('table', tableKeyPrefix(connection, schema));
-      if (tables.length === 0) throw new DqError('NOT_FOUND', `schema ${JSON.stringify(schema)} not found in connection ${JSON.stringify(connection)}`);
-      return tables
-        .flatMap((live) => {
-          const path = parseTableKey(live.name);
-          return path ? [{ live, path }] : [];
-        })
-        .sort((a, b) => byCodePoint(a.path.table, b.path.table))
-        .map(({ live, path }) => tableListModel(live, path, capabilitiesFor(context, request, live)));
+      return listTables(context.objects, { connection, schema, filter: query.filter, labels: query.label, paging }, (live) => capabilitiesFor(context, request, live));
     },
   );
 
@@ -298,14 +310,22 @@ export async function tablesRoutes(api: FastifyInstance, context: ServerContext)
 
   api.get(
     `${TABLE_URL}/columns`,
-    { schema: { tags: columnTags, operationId: 'get_columns', summary: 'get_columns: the columns of a table, sorted by name', params: TABLE_PARAMS, response: { 200: arrayOf('ColumnListModel') } } },
+    {
+      schema: {
+        tags: columnTags,
+        operationId: 'get_columns',
+        summary: 'get_columns: the columns of a table, sorted by name; dqctl also takes filter (a column name pattern) and page or limit',
+        params: TABLE_PARAMS,
+        querystring: { type: 'object', properties: { ...PAGING_QUERY, filter: { type: 'string', description: 'column name pattern: name, prefix*, *suffix, *contains*, pre*post; case is ignored' } } },
+        response: { 200: arrayOf('ColumnListModel') },
+      },
+    },
     async (request) => {
       const path = tablePathOf(request);
+      const query = request.query as PagingRequest & { filter?: string };
+      const paging = pagingOf(query);
       const live = await requireTable(context, path);
-      const capabilities = capabilitiesFor(context, request, live);
-      return Object.entries(columnsOf(live.spec))
-        .sort(([a], [b]) => byCodePoint(a, b))
-        .map(([name, spec]) => columnListModel(path, name, spec, capabilities));
+      return listColumns(live, path, { filter: query.filter, paging }, capabilitiesFor(context, request, live));
     },
   );
 
