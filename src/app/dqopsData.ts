@@ -50,10 +50,21 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
   try {
     options.progress?.({ phase: 'import', done: 0, total: files.length });
     await store.importDqopsData(async (tx) => {
+      // rows of consecutive files of one kind travel together: DQOps writes many small files (one per table and
+      // month), and one statement per file would cost more than its rows
+      const batchRows = options.batchRows ?? 5000;
+      let pending: { kind: DqopsKind; rows: DqopsRow[] } | null = null;
+      const flush = async () => {
+        if (!pending) return;
+        kinds[pending.kind].rows += pending.rows.length;
+        kinds[pending.kind].new += await tx.importRows(pending.kind, pending.rows);
+        pending = null;
+      };
       let done = 0;
       for (const file of files) {
         const layout = LAYOUTS[file.kind];
-        for await (const rows of engine.readRows(file.path, layout, options.batchRows ?? 5000)) {
+        if (pending && pending.kind !== file.kind) await flush();
+        for await (const rows of engine.readRows(file.path, layout, batchRows)) {
           for (const row of rows) {
             const when = row[layout.monthColumn];
             if (when === null || when === undefined) throw new DqError('DQOPS_DATA_INVALID', `${file.path}: column ${layout.monthColumn} is empty in row ${row.id ?? '?'}`);
@@ -62,11 +73,13 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
             }
             if (file.kind === 'incidents') row.connection_name = file.connection;
           }
-          kinds[file.kind].rows += rows.length;
-          kinds[file.kind].new += await tx.importRows(file.kind, rows);
+          if (pending) pending.rows.push(...rows);
+          else pending = { kind: file.kind, rows };
+          if (pending.rows.length >= batchRows) await flush();
         }
         options.progress?.({ phase: 'import', done: ++done, total: files.length });
       }
+      await flush();
     }, { dryRun: options.dryRun });
   } finally {
     engine.close();

@@ -1,4 +1,4 @@
-import { DqError, int64Json } from '../model/index.js';
+import { DqError } from '../model/index.js';
 import { chunksOfJson } from './sql/jsonChunks.js';
 import type { SqlQueryable } from './sql/sqlClient.js';
 import { RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resultKey.js';
@@ -138,7 +138,8 @@ function rowArrays(kind: DqopsKind, rows: readonly DqopsRow[]): string[] {
     const extra: Record<string, string | null> = {};
     for (const [name, value] of Object.entries(row)) if (!taken.has(name) && value !== null) extra[name] = value;
     values.push(extra);
-    return int64Json(values);
+    // every value is text (64-bit hashes as their digits): plain JSON keeps them exact
+    return JSON.stringify(values);
   });
 }
 
@@ -153,17 +154,26 @@ function lastOfEachId(rows: readonly DqopsRow[]): DqopsRow[] {
   return [...byId.values()];
 }
 
-/** How many of these ids a kind already has stored (so that `new` counts the others). */
+/**
+ * How many of these ids a kind already has stored (so that `new` counts the others). The ids are joined one by one
+ * through the unique index (a nested loop over unnest): inside the import's one transaction the planner's statistics
+ * still describe the table as it was before, and `= any(array)` over a table grown since turned into a scan.
+ */
 async function storedIds(sql: SqlQueryable, kind: DqopsKind, ids: readonly string[]): Promise<number> {
-  const where: Record<DqopsKind, string> = {
-    sensor_readouts: 'select count(*)::integer as n from dqctl.check_results where dqops_id = any($1::text[]) and error_message is null',
-    check_results: 'select count(*)::integer as n from dqctl.check_results where dqops_id = any($1::text[]) and error_message is null and verdict',
-    errors: 'select count(*)::integer as n from dqctl.check_results where dqops_id = any($1::text[]) and error_message is not null',
-    statistics: 'select count(*)::integer as n from dqctl.statistics where dqops_id = any($1::text[])',
-    error_samples: 'select count(*)::integer as n from dqctl.error_samples where dqops_id = any($1::text[])',
-    incidents: 'select count(*)::integer as n from dqctl.incidents where id = any($1::text[])',
+  const where: Record<DqopsKind, [table: string, key: string, filter: string]> = {
+    sensor_readouts: ['dqctl.check_results', 'dqops_id', 's.error_message is null'],
+    check_results: ['dqctl.check_results', 'dqops_id', 's.error_message is null and s.verdict'],
+    errors: ['dqctl.check_results', 'dqops_id', 's.error_message is not null'],
+    statistics: ['dqctl.statistics', 'dqops_id', 'true'],
+    error_samples: ['dqctl.error_samples', 'dqops_id', 'true'],
+    incidents: ['dqctl.incidents', 'id', 'true'],
   };
-  const [{ n }] = await sql.query<{ n: number }>(where[kind], [`{${ids.map((id) => `"${id.replace(/["\\]/g, '\\$&')}"`).join(',')}}`]);
+  const [table, key, filter] = where[kind];
+  const [{ n }] = await sql.query<{ n: number }>(
+    `select count(*)::integer as n from jsonb_array_elements_text($1::text::jsonb) as i(id)
+       cross join lateral (select 1 from ${table} s where s.${key} = i.id and ${filter} limit 1) as stored`,
+    [JSON.stringify(ids)],
+  );
   return n;
 }
 
