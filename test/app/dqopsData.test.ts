@@ -174,6 +174,18 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
       const errors = await call(app, { method: 'GET', url: '/api/connections/shop_oltp/schemas/public/tables/orders/monitoring/daily/errors' });
       expect(errors.status).toBe(200);
       expect(errors.raw).toContain(CHECK_HASH);
+      // the results and readouts lists answer an imported row with DQOps's id, value, time period and hash
+      const lists = '/api/connections/shop_oltp/schemas/public/tables/orders/monitoring/daily';
+      const query = '?month_start=2024-03-01&month_end=2024-03-31&max_results_per_check=1';
+      const resultList = await call(app, { method: 'GET', url: `${lists}/results${query}` });
+      expect(resultList.status).toBe(200);
+      expect(resultList.raw).toContain(`"checkHash":${CHECK_HASH}`);
+      const [resultEntry] = (resultList.body as Array<{ checkResultEntries: Array<Record<string, unknown>> }>)[0].checkResultEntries;
+      expect(resultEntry).toMatchObject({ id: 'r-20240330', actualValue: 130, severity: 2, timePeriod: '2024-03-30T00:00:00', checkName: 'daily_row_count' });
+      const readoutList = await call(app, { method: 'GET', url: `${lists}/readouts${query}` });
+      expect(readoutList.status).toBe(200);
+      const [readoutEntry] = (readoutList.body as Array<{ sensorReadoutEntries: Array<Record<string, unknown>> }>)[0].sensorReadoutEntries;
+      expect(readoutEntry).toMatchObject({ id: 'r-20240330', actualValue: 130, timePeriod: '2024-03-30T00:00:00' });
       const incidents = await call(app, { method: 'GET', url: '/api/incidents/shop_oltp/2024/3/i-ack' });
       expect(incidents.status).toBe(200);
       expect(incidents.raw).toContain(INCIDENT_HASH);
