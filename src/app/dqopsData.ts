@@ -145,8 +145,8 @@ export interface DqopsDataExportResult {
 }
 
 /**
- * Writes every stored row as DQOps's `.data/` under `out`: one file per kind and partition, DQOps's folder and file
- * names and column types. An imported row goes out as it came in; a row of dqctl's own gets an id in DQOps's form
+ * Writes every stored row as DQOps's `.data/` under `out`: one file per kind and partition (memory holds one
+ * partition's rows), DQOps's folder and file names and column types. An imported row goes out as it came in; a row of dqctl's own gets an id in DQOps's form
  * (a UUID of its key) and the hashes dqctl has (see README: not DQOps's farmhash values).
  */
 export async function exportDqopsData(store: Store, options: { out: string; progress?: ProgressReporter; batchRows?: number }): Promise<DqopsDataExportResult> {
@@ -156,23 +156,20 @@ export async function exportDqopsData(store: Store, options: { out: string; prog
     let kindsDone = 0;
     for (const kind of DQOPS_KINDS) {
       const layout = LAYOUTS[kind];
-      // partitions gathered per file; the rows of one partition are written together
-      const partitions = new Map<string, DqopsRow[]>();
-      for await (const page of store.dqopsRows(kind, options.batchRows ?? 10_000)) {
-        for (const row of page) {
-          if (row.id === null || row.id === undefined) row.id = ownRowId(kind, row);
-          const when = row[layout.monthColumn] ?? row.executed_at ?? '';
-          const path = partitionPath(kind, row.connection_name ?? '', row.schema_name ?? '', row.table_name ?? '', `${when.slice(0, 7)}-01`).join('/');
-          const list = partitions.get(path);
-          if (list) list.push(row);
-          else partitions.set(path, [row]);
-          kinds[kind].rows++;
+      // one partition (one DQOps file) in memory at a time
+      for (const partition of await store.dqopsPartitions(kind)) {
+        const rows: DqopsRow[] = [];
+        for await (const page of store.dqopsRows(kind, options.batchRows ?? 10_000, partition)) {
+          for (const row of page) {
+            if (row.id === null || row.id === undefined) row.id = ownRowId(kind, row);
+            rows.push(row);
+          }
         }
-      }
-      for (const [path, rows] of [...partitions].sort(([a], [b]) => (a < b ? -1 : 1))) {
-        const dir = join(options.out, '.data', kind, ...path.split('/'));
+        const path = partitionPath(kind, partition.connection, partition.schema ?? '', partition.table ?? '', `${partition.month}-01`);
+        const dir = join(options.out, '.data', kind, ...path);
         await mkdir(dir, { recursive: true });
         await engine.writeFile(join(dir, layout.fileName), layout, rows);
+        kinds[kind].rows += rows.length;
         kinds[kind].files++;
       }
       options.progress?.({ phase: 'export', done: ++kindsDone, total: DQOPS_KINDS.length });

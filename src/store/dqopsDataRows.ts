@@ -297,12 +297,42 @@ const EXPORT_SELECT: Record<DqopsKind, { from: string; where: string; order: str
   };
 })();
 
+/** The rows of one DQOps file: a table's month (incidents: a connection's month, schema and table null). */
+export interface DqopsPartition {
+  connection: string;
+  schema: string | null;
+  table: string | null;
+  /** `YYYY-MM` of the kind's month column (DQOps's `m=` folder). */
+  month: string;
+}
+
+/** The month that places a stored row in its DQOps partition, as UTC wall time (what the export writes). */
+const MONTH_OF: Record<DqopsKind, string> = {
+  sensor_readouts: "to_char(time_period at time zone 'UTC', 'YYYY-MM')",
+  check_results: "to_char(time_period at time zone 'UTC', 'YYYY-MM')",
+  errors: "to_char(coalesce((dqops_columns->>'error_timestamp')::timestamp, executed_at at time zone 'UTC', time_period at time zone 'UTC'), 'YYYY-MM')",
+  statistics: "to_char(collected_at at time zone 'UTC', 'YYYY-MM')",
+  error_samples: "to_char(collected_at at time zone 'UTC', 'YYYY-MM')",
+  incidents: "to_char(first_seen at time zone 'UTC', 'YYYY-MM')",
+};
+
+/** The partitions (files) the stored rows of `kind` fill, so that an export holds one file's rows at a time. */
+export async function dqopsPartitions(sql: SqlQueryable, kind: DqopsKind): Promise<DqopsPartition[]> {
+  const spec = EXPORT_SELECT[kind];
+  const tableLevel = kind !== 'incidents';
+  const rows = await sql.query<{ connection_name: string; schema_name: string | null; table_name: string | null; month: string }>(
+    `select distinct connection_name, ${tableLevel ? 'schema_name, table_name' : 'null::text as schema_name, null::text as table_name'}, ${MONTH_OF[kind]} as month
+       from ${spec.from} where ${spec.where} order by 1, 2, 3, 4`,
+  );
+  return rows.map((r) => ({ connection: r.connection_name, schema: r.schema_name, table: r.table_name, month: r.month }));
+}
+
 /**
- * Every stored row of `kind` as DQOps rows, `batchSize` at a time (keyset pages, so memory holds one page), ordered by
+ * Every stored row of `kind` (or of one partition of it) as DQOps rows, `batchSize` at a time (keyset pages, so memory holds one page), ordered by
  * connection, schema, table and the row's month column so that a writer meets each partition once. A row of
  * dqctl's own has a null `id` (and no DQOps hashes): the export computes them.
  */
-export async function* readDqopsRows(sql: SqlQueryable, kind: DqopsKind, batchSize: number): AsyncGenerator<DqopsRow[]> {
+export async function* readDqopsRows(sql: SqlQueryable, kind: DqopsKind, batchSize: number, partition?: DqopsPartition): AsyncGenerator<DqopsRow[]> {
   const spec = EXPORT_SELECT[kind];
   const key = kind === 'incidents' ? 'id' : 'id::text';
   let after: string | null = null;
@@ -311,8 +341,9 @@ export async function* readDqopsRows(sql: SqlQueryable, kind: DqopsKind, batchSi
     const rows: Array<DqopsRow & { page_key: string; dqops_columns: Record<string, string | null> | null }> = await sql.query(
       `select ${spec.columns}, dqops_columns, ${key} as page_key from ${spec.from}
         where ${spec.where} and ($1::text is null or ${kind === 'incidents' ? 'id > $1' : 'id > $1::bigint'})
+          and ($2::text is null or (connection_name = $2 and ($3::text is null or schema_name = $3) and ($4::text is null or table_name = $4) and ${MONTH_OF[kind]} = $5))
         order by ${spec.order} limit ${Math.max(1, Math.floor(batchSize))}`,
-      [after],
+      [after, partition?.connection ?? null, partition?.schema ?? null, partition?.table ?? null, partition?.month ?? null],
     );
     if (rows.length === 0) return;
     after = rows[rows.length - 1].page_key;
