@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { decodePartitionName, LAYOUTS, partitionPath } from '../dqopsdata/layout.js';
 import { openParquetEngine } from '../dqopsdata/parquetFiles.js';
 import { DqError, type ProgressReporter } from '../model/index.js';
-import { DQOPS_KINDS, type DqopsKind, type DqopsRow } from '../store/index.js';
+import { DQOPS_KINDS, IMPORT_ORDER, type DqopsKind, type DqopsRow } from '../store/index.js';
 import type { Store } from './services.js';
 
 /**
@@ -88,7 +88,7 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
 }
 
 /**
- * Every Parquet file under `.data/`, kind by kind in DQOPS_KINDS order (readouts before the results that join them),
+ * Every Parquet file under `.data/`, kind by kind in IMPORT_ORDER (results before the readouts that join them),
  * each checked for DQOps's folder names. Hidden entries (`.DS_Store`, DQOps's own `.` files) are skipped.
  */
 async function listDataFiles(dataDir: string): Promise<DataFile[]> {
@@ -102,7 +102,7 @@ async function listDataFiles(dataDir: string): Promise<DataFile[]> {
     }
   }
   const files: DataFile[] = [];
-  for (const kind of DQOPS_KINDS) {
+  for (const kind of IMPORT_ORDER) {
     if (!kindFolders.includes(kind)) continue;
     const layout = LAYOUTS[kind];
     for (const c of await partitionFolders(join(dataDir, kind), 'c')) {

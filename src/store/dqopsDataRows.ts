@@ -161,7 +161,8 @@ function lastOfEachId(rows: readonly DqopsRow[]): DqopsRow[] {
  */
 async function storedIds(sql: SqlQueryable, kind: DqopsKind, ids: readonly string[]): Promise<number> {
   const where: Record<DqopsKind, [table: string, key: string, filter: string]> = {
-    sensor_readouts: ['dqctl.check_results', 'dqops_id', 's.error_message is null'],
+    // a row whose result this run inserted is not a stored readout (results are imported first)
+    sensor_readouts: ['dqctl.check_results', 'dqops_id', `s.error_message is null and not exists (select 1 from pg_temp.${NEW_RESULTS} n where n.id = s.dqops_id)`],
     check_results: ['dqctl.check_results', 'dqops_id', 's.error_message is null and s.verdict'],
     errors: ['dqctl.check_results', 'dqops_id', 's.error_message is not null'],
     statistics: ['dqctl.statistics', 'dqops_id', 'true'],
@@ -177,6 +178,15 @@ async function storedIds(sql: SqlQueryable, kind: DqopsKind, ids: readonly strin
   return n;
 }
 
+/** This run's newly inserted check results (a temporary table of the import's transaction). */
+const NEW_RESULTS = 'dqops_import_new_results';
+
+/**
+ * The order an import stores the kinds in: check results before their readouts (see the readouts' upsert), and
+ * both before the errors, samples and incidents.
+ */
+export const IMPORT_ORDER: readonly DqopsKind[] = ['check_results', 'sensor_readouts', 'errors', 'statistics', 'error_samples', 'incidents'];
+
 function upsertStatement(kind: DqopsKind): string {
   const mapped = MAPPED[kind];
   const columns = mapped.map(([column]) => column);
@@ -186,20 +196,33 @@ function upsertStatement(kind: DqopsKind): string {
   const from = 'from jsonb_array_elements($1::text::jsonb) as r';
   const checkColumns = ['check_hash', 'sensor_name', 'quality_dimension', 'expected_value', 'duration_ms', 'executed_at', 'dqops_id'];
   switch (kind) {
-    case 'sensor_readouts':
-      // a readout alone is stored as dqctl stores one without verdict: severity 0, verdict false
+    case 'sensor_readouts': {
+      // A readout alone is stored as dqctl stores one without verdict: severity 0, verdict false. The import writes
+      // results BEFORE readouts (IMPORT_ORDER): a readout whose result is stored already (same DQOps id) only
+      // brings the sensor's value when the rule reported another one, so most readouts write nothing (one write
+      // of each row instead of two).
+      const sameResult = 'check_results.verdict and check_results.dqops_id is not distinct from excluded.dqops_id';
+      const keepResults = (names: readonly string[]) => names.map((c) => `${c} = case when ${sameResult} then check_results.${c} else excluded.${c} end`).join(', ');
       return `insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict, severity)
         select ${values.join(', ').replace(valueSql('timestamp', 18), `coalesce(${valueSql('timestamp', 18)}, ${valueSql('timestamp', 13)})`)}, ${extra}, false, 0 ${from}
         on conflict (${RESULT_KEY_SQL}) where ${RESULT_KEY_PREDICATE}
-        do update set ${set([...checkColumns, 'actual_value'])},
-          dqops_columns = coalesce(check_results.dqops_columns, '{}'::jsonb) || excluded.dqops_columns`;
+        do update set ${keepResults(checkColumns)}, actual_value = excluded.actual_value,
+          rule_actual_value = case when ${sameResult} and check_results.actual_value is distinct from excluded.actual_value
+            then check_results.actual_value else check_results.rule_actual_value end,
+          dqops_columns = case when ${sameResult} then excluded.dqops_columns || check_results.dqops_columns
+            else coalesce(check_results.dqops_columns, '{}'::jsonb) || excluded.dqops_columns end
+        where not (${sameResult}) or check_results.actual_value is distinct from excluded.actual_value`;
+    }
     case 'check_results':
-      return `insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict)
+      // the ids this run inserts are remembered, so that their readouts still count as new (storedIds)
+      return `with written as (insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict)
         select ${values.join(', ').replace(valueSql('timestamp', 18), `coalesce(${valueSql('timestamp', 18)}, ${valueSql('timestamp', 13)})`)}, ${extra}, true ${from}
         on conflict (${RESULT_KEY_SQL}) where ${RESULT_KEY_PREDICATE}
         do update set ${set([...checkColumns, 'severity'])}, verdict = true,
           rule_actual_value = case when check_results.actual_value is distinct from excluded.actual_value then excluded.actual_value end,
-          dqops_columns = coalesce(check_results.dqops_columns, '{}'::jsonb) || excluded.dqops_columns`;
+          dqops_columns = coalesce(check_results.dqops_columns, '{}'::jsonb) || excluded.dqops_columns
+        returning dqops_id, xmax::text = '0' as inserted)
+        insert into pg_temp.${NEW_RESULTS} select dqops_id from written where inserted on conflict do nothing`;
     case 'errors':
       // an execution error: when DQOps recorded no execution time, the error's own timestamp
       return `insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict)
@@ -237,9 +260,14 @@ function upsertStatement(kind: DqopsKind): string {
 const STATEMENTS = new Map<DqopsKind, string>(DQOPS_KINDS.map((kind) => [kind, upsertStatement(kind)]));
 
 export function dqopsDataImport(sql: SqlQueryable): DqopsDataImport {
+  let prepared = false;
   return {
     async importRows(kind, rows) {
       if (rows.length === 0) return 0;
+      if (!prepared) {
+        await sql.query(`create temporary table if not exists ${NEW_RESULTS} (id text primary key) on commit drop`);
+        prepared = true;
+      }
       const unique = lastOfEachId(rows);
       const before = await storedIds(sql, kind, unique.map((row) => row.id!));
       for (const chunk of chunksOfJson(rowArrays(kind, unique))) await sql.query(STATEMENTS.get(kind)!, [chunk]);
