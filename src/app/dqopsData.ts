@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { decodePartitionName, LAYOUTS, partitionPath } from '../dqopsdata/layout.js';
 import { openParquetEngine } from '../dqopsdata/parquetFiles.js';
 import { DqError, type ProgressReporter } from '../model/index.js';
-import { DQOPS_KINDS, type DqopsKind, type DqopsRow } from '../store/index.js';
+import { DQOPS_KINDS, IMPORT_ORDER, type DqopsKind, type DqopsRow } from '../store/index.js';
 import type { Store } from './services.js';
 
 /**
@@ -50,10 +50,21 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
   try {
     options.progress?.({ phase: 'import', done: 0, total: files.length });
     await store.importDqopsData(async (tx) => {
+      // rows of consecutive files of one kind travel together: DQOps writes many small files (one per table and
+      // month), and one statement per file would cost more than its rows
+      const batchRows = options.batchRows ?? 5000;
+      let pending: { kind: DqopsKind; rows: DqopsRow[] } | null = null;
+      const flush = async () => {
+        if (!pending) return;
+        kinds[pending.kind].rows += pending.rows.length;
+        kinds[pending.kind].new += await tx.importRows(pending.kind, pending.rows);
+        pending = null;
+      };
       let done = 0;
       for (const file of files) {
         const layout = LAYOUTS[file.kind];
-        for await (const rows of engine.readRows(file.path, layout, options.batchRows ?? 5000)) {
+        if (pending && pending.kind !== file.kind) await flush();
+        for await (const rows of engine.readRows(file.path, layout, batchRows)) {
           for (const row of rows) {
             const when = row[layout.monthColumn];
             if (when === null || when === undefined) throw new DqError('DQOPS_DATA_INVALID', `${file.path}: column ${layout.monthColumn} is empty in row ${row.id ?? '?'}`);
@@ -62,11 +73,13 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
             }
             if (file.kind === 'incidents') row.connection_name = file.connection;
           }
-          kinds[file.kind].rows += rows.length;
-          kinds[file.kind].new += await tx.importRows(file.kind, rows);
+          if (pending) pending.rows.push(...rows);
+          else pending = { kind: file.kind, rows };
+          if (pending.rows.length >= batchRows) await flush();
         }
         options.progress?.({ phase: 'import', done: ++done, total: files.length });
       }
+      await flush();
     }, { dryRun: options.dryRun });
   } finally {
     engine.close();
@@ -75,7 +88,7 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
 }
 
 /**
- * Every Parquet file under `.data/`, kind by kind in DQOPS_KINDS order (readouts before the results that join them),
+ * Every Parquet file under `.data/`, kind by kind in IMPORT_ORDER (results before the readouts that join them),
  * each checked for DQOps's folder names. Hidden entries (`.DS_Store`, DQOps's own `.` files) are skipped.
  */
 async function listDataFiles(dataDir: string): Promise<DataFile[]> {
@@ -89,7 +102,7 @@ async function listDataFiles(dataDir: string): Promise<DataFile[]> {
     }
   }
   const files: DataFile[] = [];
-  for (const kind of DQOPS_KINDS) {
+  for (const kind of IMPORT_ORDER) {
     if (!kindFolders.includes(kind)) continue;
     const layout = LAYOUTS[kind];
     for (const c of await partitionFolders(join(dataDir, kind), 'c')) {
@@ -132,8 +145,8 @@ export interface DqopsDataExportResult {
 }
 
 /**
- * Writes every stored row as DQOps's `.data/` under `out`: one file per kind and partition, DQOps's folder and file
- * names and column types. An imported row goes out as it came in; a row of dqctl's own gets an id in DQOps's form
+ * Writes every stored row as DQOps's `.data/` under `out`: one file per kind and partition (memory holds one
+ * partition's rows), DQOps's folder and file names and column types. An imported row goes out as it came in; a row of dqctl's own gets an id in DQOps's form
  * (a UUID of its key) and the hashes dqctl has (see README: not DQOps's farmhash values).
  */
 export async function exportDqopsData(store: Store, options: { out: string; progress?: ProgressReporter; batchRows?: number }): Promise<DqopsDataExportResult> {
@@ -143,23 +156,20 @@ export async function exportDqopsData(store: Store, options: { out: string; prog
     let kindsDone = 0;
     for (const kind of DQOPS_KINDS) {
       const layout = LAYOUTS[kind];
-      // partitions gathered per file; the rows of one partition are written together
-      const partitions = new Map<string, DqopsRow[]>();
-      for await (const page of store.dqopsRows(kind, options.batchRows ?? 10_000)) {
-        for (const row of page) {
-          if (row.id === null || row.id === undefined) row.id = ownRowId(kind, row);
-          const when = row[layout.monthColumn] ?? row.executed_at ?? '';
-          const path = partitionPath(kind, row.connection_name ?? '', row.schema_name ?? '', row.table_name ?? '', `${when.slice(0, 7)}-01`).join('/');
-          const list = partitions.get(path);
-          if (list) list.push(row);
-          else partitions.set(path, [row]);
-          kinds[kind].rows++;
+      // one partition (one DQOps file) in memory at a time
+      for (const partition of await store.dqopsPartitions(kind)) {
+        const rows: DqopsRow[] = [];
+        for await (const page of store.dqopsRows(kind, options.batchRows ?? 10_000, partition)) {
+          for (const row of page) {
+            if (row.id === null || row.id === undefined) row.id = ownRowId(kind, row);
+            rows.push(row);
+          }
         }
-      }
-      for (const [path, rows] of [...partitions].sort(([a], [b]) => (a < b ? -1 : 1))) {
-        const dir = join(options.out, '.data', kind, ...path.split('/'));
+        const path = partitionPath(kind, partition.connection, partition.schema ?? '', partition.table ?? '', `${partition.month}-01`);
+        const dir = join(options.out, '.data', kind, ...path);
         await mkdir(dir, { recursive: true });
         await engine.writeFile(join(dir, layout.fileName), layout, rows);
+        kinds[kind].rows += rows.length;
         kinds[kind].files++;
       }
       options.progress?.({ phase: 'export', done: ++kindsDone, total: DQOPS_KINDS.length });

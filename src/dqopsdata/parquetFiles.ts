@@ -35,19 +35,39 @@ function invalid(file: string, message: string): DqError {
   return new DqError('DQOPS_DATA_INVALID', `${file}: ${message}`);
 }
 
+function newInstance(): Promise<DuckDBInstance> {
+  return DuckDBInstance.create(':memory:', { threads: '1' });
+}
+
 export async function openParquetEngine(): Promise<ParquetEngine> {
-  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const instance = await newInstance();
   const connection = await instance.connect();
   return new DuckDbParquetEngine(instance, connection);
 }
 
+/**
+ * Files an in-memory DuckDB reads or writes before it is replaced by a fresh one: an instance keeps native memory
+ * for every file it opened (measured: ~0.2 MiB a file, not freed by closing the connection), so a home of
+ * thousands of files would grow the process without bound; with a fresh instance every 100 files it stays flat.
+ */
+const FILES_PER_INSTANCE = 100;
+
 class DuckDbParquetEngine implements ParquetEngine {
   #tables = 0;
+  #files = 0;
 
   constructor(
-    private readonly instance: DuckDBInstance,
-    private readonly connection: DuckDBConnection,
+    private instance: DuckDBInstance,
+    private connection: DuckDBConnection,
   ) {}
+
+  /** Counts a file; every FILES_PER_INSTANCE files, starts over with a fresh in-memory DuckDB. */
+  private async nextFile(): Promise<void> {
+    if (++this.#files % FILES_PER_INSTANCE !== 0) return;
+    this.close();
+    this.instance = await newInstance();
+    this.connection = await this.instance.connect();
+  }
 
   async describe(file: string): Promise<Array<{ name: string; type: string }>> {
     try {
@@ -59,6 +79,7 @@ class DuckDbParquetEngine implements ParquetEngine {
   }
 
   async *readRows(file: string, layout: KindLayout, batchRows: number): AsyncGenerator<DqopsRow[]> {
+    await this.nextFile();
     const columns = await this.describe(file);
     const present = new Map(columns.map((c) => [c.name, c.type]));
     for (const name of layout.required) {
@@ -103,6 +124,7 @@ class DuckDbParquetEngine implements ParquetEngine {
   }
 
   async writeFile(file: string, layout: KindLayout, rows: readonly DqopsRow[]): Promise<void> {
+    await this.nextFile();
     const table = `dqops_rows_${++this.#tables}`;
     const columns = layout.columns;
     await this.connection.run(`create temp table ${table} (${columns.map(([name]) => `${identifier(name)} varchar`).join(', ')})`);

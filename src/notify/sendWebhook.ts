@@ -1,4 +1,4 @@
-import type { JsonObject } from '../model/index.js';
+import { int64Json, type JsonObject } from '../model/index.js';
 import { slackText } from '../incidents/index.js';
 import { networkReason, type SendOutcome } from './sendAttempt.js';
 
@@ -15,7 +15,8 @@ export async function sendWebhook(url: string, body: JsonObject, idempotencyKey:
     response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json; charset=utf-8', 'idempotency-key': idempotencyKey, 'user-agent': 'dqctl-notifications' },
-      body: JSON.stringify(payload),
+      // int64Json: the incident hash is a bigint beyond 2^53 (DQOps's hashes), written digit for digit
+      body: int64Json(payload),
       signal: AbortSignal.timeout(timeoutMs),
       redirect: 'manual',
     });

@@ -1,4 +1,4 @@
-import { DqError, int64Json } from '../model/index.js';
+import { DqError } from '../model/index.js';
 import { chunksOfJson } from './sql/jsonChunks.js';
 import type { SqlQueryable } from './sql/sqlClient.js';
 import { RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resultKey.js';
@@ -138,7 +138,8 @@ function rowArrays(kind: DqopsKind, rows: readonly DqopsRow[]): string[] {
     const extra: Record<string, string | null> = {};
     for (const [name, value] of Object.entries(row)) if (!taken.has(name) && value !== null) extra[name] = value;
     values.push(extra);
-    return int64Json(values);
+    // every value is text (64-bit hashes as their digits): plain JSON keeps them exact
+    return JSON.stringify(values);
   });
 }
 
@@ -153,19 +154,38 @@ function lastOfEachId(rows: readonly DqopsRow[]): DqopsRow[] {
   return [...byId.values()];
 }
 
-/** How many of these ids a kind already has stored (so that `new` counts the others). */
+/**
+ * How many of these ids a kind already has stored (so that `new` counts the others). The ids are joined one by one
+ * through the unique index (a nested loop over unnest): inside the import's one transaction the planner's statistics
+ * still describe the table as it was before, and `= any(array)` over a table grown since turned into a scan.
+ */
 async function storedIds(sql: SqlQueryable, kind: DqopsKind, ids: readonly string[]): Promise<number> {
-  const where: Record<DqopsKind, string> = {
-    sensor_readouts: 'select count(*)::integer as n from dqctl.check_results where dqops_id = any($1::text[]) and error_message is null',
-    check_results: 'select count(*)::integer as n from dqctl.check_results where dqops_id = any($1::text[]) and error_message is null and verdict',
-    errors: 'select count(*)::integer as n from dqctl.check_results where dqops_id = any($1::text[]) and error_message is not null',
-    statistics: 'select count(*)::integer as n from dqctl.statistics where dqops_id = any($1::text[])',
-    error_samples: 'select count(*)::integer as n from dqctl.error_samples where dqops_id = any($1::text[])',
-    incidents: 'select count(*)::integer as n from dqctl.incidents where id = any($1::text[])',
+  const where: Record<DqopsKind, [table: string, key: string, filter: string]> = {
+    // a row whose result this run inserted is not a stored readout (results are imported first)
+    sensor_readouts: ['dqctl.check_results', 'dqops_id', `s.error_message is null and not exists (select 1 from pg_temp.${NEW_RESULTS} n where n.id = s.dqops_id)`],
+    check_results: ['dqctl.check_results', 'dqops_id', 's.error_message is null and s.verdict'],
+    errors: ['dqctl.check_results', 'dqops_id', 's.error_message is not null'],
+    statistics: ['dqctl.statistics', 'dqops_id', 'true'],
+    error_samples: ['dqctl.error_samples', 'dqops_id', 'true'],
+    incidents: ['dqctl.incidents', 'id', 'true'],
   };
-  const [{ n }] = await sql.query<{ n: number }>(where[kind], [`{${ids.map((id) => `"${id.replace(/["\\]/g, '\\$&')}"`).join(',')}}`]);
+  const [table, key, filter] = where[kind];
+  const [{ n }] = await sql.query<{ n: number }>(
+    `select count(*)::integer as n from jsonb_array_elements_text($1::text::jsonb) as i(id)
+       cross join lateral (select 1 from ${table} s where s.${key} = i.id and ${filter} limit 1) as stored`,
+    [JSON.stringify(ids)],
+  );
   return n;
 }
+
+/** This run's newly inserted check results (a temporary table of the import's transaction). */
+const NEW_RESULTS = 'dqops_import_new_results';
+
+/**
+ * The order an import stores the kinds in: check results before their readouts (see the readouts' upsert), and
+ * both before the errors, samples and incidents.
+ */
+export const IMPORT_ORDER: readonly DqopsKind[] = ['check_results', 'sensor_readouts', 'errors', 'statistics', 'error_samples', 'incidents'];
 
 function upsertStatement(kind: DqopsKind): string {
   const mapped = MAPPED[kind];
@@ -176,20 +196,33 @@ function upsertStatement(kind: DqopsKind): string {
   const from = 'from jsonb_array_elements($1::text::jsonb) as r';
   const checkColumns = ['check_hash', 'sensor_name', 'quality_dimension', 'expected_value', 'duration_ms', 'executed_at', 'dqops_id'];
   switch (kind) {
-    case 'sensor_readouts':
-      // a readout alone is stored as dqctl stores one without verdict: severity 0, verdict false
+    case 'sensor_readouts': {
+      // A readout alone is stored as dqctl stores one without verdict: severity 0, verdict false. The import writes
+      // results BEFORE readouts (IMPORT_ORDER): a readout whose result is stored already (same DQOps id) only
+      // brings the sensor's value when the rule reported another one, so most readouts write nothing (one write
+      // of each row instead of two).
+      const sameResult = 'check_results.verdict and check_results.dqops_id is not distinct from excluded.dqops_id';
+      const keepResults = (names: readonly string[]) => names.map((c) => `${c} = case when ${sameResult} then check_results.${c} else excluded.${c} end`).join(', ');
       return `insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict, severity)
         select ${values.join(', ').replace(valueSql('timestamp', 18), `coalesce(${valueSql('timestamp', 18)}, ${valueSql('timestamp', 13)})`)}, ${extra}, false, 0 ${from}
         on conflict (${RESULT_KEY_SQL}) where ${RESULT_KEY_PREDICATE}
-        do update set ${set([...checkColumns, 'actual_value'])},
-          dqops_columns = coalesce(check_results.dqops_columns, '{}'::jsonb) || excluded.dqops_columns`;
+        do update set ${keepResults(checkColumns)}, actual_value = excluded.actual_value,
+          rule_actual_value = case when ${sameResult} and check_results.actual_value is distinct from excluded.actual_value
+            then check_results.actual_value else check_results.rule_actual_value end,
+          dqops_columns = case when ${sameResult} then excluded.dqops_columns || check_results.dqops_columns
+            else coalesce(check_results.dqops_columns, '{}'::jsonb) || excluded.dqops_columns end
+        where not (${sameResult}) or check_results.actual_value is distinct from excluded.actual_value`;
+    }
     case 'check_results':
-      return `insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict)
+      // the ids this run inserts are remembered, so that their readouts still count as new (storedIds)
+      return `with written as (insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict)
         select ${values.join(', ').replace(valueSql('timestamp', 18), `coalesce(${valueSql('timestamp', 18)}, ${valueSql('timestamp', 13)})`)}, ${extra}, true ${from}
         on conflict (${RESULT_KEY_SQL}) where ${RESULT_KEY_PREDICATE}
         do update set ${set([...checkColumns, 'severity'])}, verdict = true,
           rule_actual_value = case when check_results.actual_value is distinct from excluded.actual_value then excluded.actual_value end,
-          dqops_columns = coalesce(check_results.dqops_columns, '{}'::jsonb) || excluded.dqops_columns`;
+          dqops_columns = coalesce(check_results.dqops_columns, '{}'::jsonb) || excluded.dqops_columns
+        returning dqops_id, xmax::text = '0' as inserted)
+        insert into pg_temp.${NEW_RESULTS} select dqops_id from written where inserted on conflict do nothing`;
     case 'errors':
       // an execution error: when DQOps recorded no execution time, the error's own timestamp
       return `insert into dqctl.check_results (${columns.join(', ')}, dqops_columns, verdict)
@@ -227,9 +260,14 @@ function upsertStatement(kind: DqopsKind): string {
 const STATEMENTS = new Map<DqopsKind, string>(DQOPS_KINDS.map((kind) => [kind, upsertStatement(kind)]));
 
 export function dqopsDataImport(sql: SqlQueryable): DqopsDataImport {
+  let prepared = false;
   return {
     async importRows(kind, rows) {
       if (rows.length === 0) return 0;
+      if (!prepared) {
+        await sql.query(`create temporary table if not exists ${NEW_RESULTS} (id text primary key) on commit drop`);
+        prepared = true;
+      }
       const unique = lastOfEachId(rows);
       const before = await storedIds(sql, kind, unique.map((row) => row.id!));
       for (const chunk of chunksOfJson(rowArrays(kind, unique))) await sql.query(STATEMENTS.get(kind)!, [chunk]);
@@ -287,12 +325,42 @@ const EXPORT_SELECT: Record<DqopsKind, { from: string; where: string; order: str
   };
 })();
 
+/** The rows of one DQOps file: a table's month (incidents: a connection's month, schema and table null). */
+export interface DqopsPartition {
+  connection: string;
+  schema: string | null;
+  table: string | null;
+  /** `YYYY-MM` of the kind's month column (DQOps's `m=` folder). */
+  month: string;
+}
+
+/** The month that places a stored row in its DQOps partition, as UTC wall time (what the export writes). */
+const MONTH_OF: Record<DqopsKind, string> = {
+  sensor_readouts: "to_char(time_period at time zone 'UTC', 'YYYY-MM')",
+  check_results: "to_char(time_period at time zone 'UTC', 'YYYY-MM')",
+  errors: "to_char(coalesce((dqops_columns->>'error_timestamp')::timestamp, executed_at at time zone 'UTC', time_period at time zone 'UTC'), 'YYYY-MM')",
+  statistics: "to_char(collected_at at time zone 'UTC', 'YYYY-MM')",
+  error_samples: "to_char(collected_at at time zone 'UTC', 'YYYY-MM')",
+  incidents: "to_char(first_seen at time zone 'UTC', 'YYYY-MM')",
+};
+
+/** The partitions (files) the stored rows of `kind` fill, so that an export holds one file's rows at a time. */
+export async function dqopsPartitions(sql: SqlQueryable, kind: DqopsKind): Promise<DqopsPartition[]> {
+  const spec = EXPORT_SELECT[kind];
+  const tableLevel = kind !== 'incidents';
+  const rows = await sql.query<{ connection_name: string; schema_name: string | null; table_name: string | null; month: string }>(
+    `select distinct connection_name, ${tableLevel ? 'schema_name, table_name' : 'null::text as schema_name, null::text as table_name'}, ${MONTH_OF[kind]} as month
+       from ${spec.from} where ${spec.where} order by 1, 2, 3, 4`,
+  );
+  return rows.map((r) => ({ connection: r.connection_name, schema: r.schema_name, table: r.table_name, month: r.month }));
+}
+
 /**
- * Every stored row of `kind` as DQOps rows, `batchSize` at a time (keyset pages, so memory holds one page), ordered by
+ * Every stored row of `kind` (or of one partition of it) as DQOps rows, `batchSize` at a time (keyset pages, so memory holds one page), ordered by
  * connection, schema, table and the row's month column so that a writer meets each partition once. A row of
  * dqctl's own has a null `id` (and no DQOps hashes): the export computes them.
  */
-export async function* readDqopsRows(sql: SqlQueryable, kind: DqopsKind, batchSize: number): AsyncGenerator<DqopsRow[]> {
+export async function* readDqopsRows(sql: SqlQueryable, kind: DqopsKind, batchSize: number, partition?: DqopsPartition): AsyncGenerator<DqopsRow[]> {
   const spec = EXPORT_SELECT[kind];
   const key = kind === 'incidents' ? 'id' : 'id::text';
   let after: string | null = null;
@@ -301,8 +369,9 @@ export async function* readDqopsRows(sql: SqlQueryable, kind: DqopsKind, batchSi
     const rows: Array<DqopsRow & { page_key: string; dqops_columns: Record<string, string | null> | null }> = await sql.query(
       `select ${spec.columns}, dqops_columns, ${key} as page_key from ${spec.from}
         where ${spec.where} and ($1::text is null or ${kind === 'incidents' ? 'id > $1' : 'id > $1::bigint'})
+          and ($2::text is null or (connection_name = $2 and ($3::text is null or schema_name = $3) and ($4::text is null or table_name = $4) and ${MONTH_OF[kind]} = $5))
         order by ${spec.order} limit ${Math.max(1, Math.floor(batchSize))}`,
-      [after],
+      [after, partition?.connection ?? null, partition?.schema ?? null, partition?.table ?? null, partition?.month ?? null],
     );
     if (rows.length === 0) return;
     after = rows[rows.length - 1].page_key;

@@ -60,7 +60,7 @@ export interface CheckResultInput {
  * A stored row as a reader sees it: `actualValue` is the result's (the rule's own value where it gave one) when
  * reading results, the sensor's readout when reading readouts.
  */
-export type CheckResultRow = { id: number } & Required<Omit<CheckResultInput, 'ruleActualValue'>>;
+export type CheckResultRow = { id: number; dqopsId?: string } & Required<Omit<CheckResultInput, 'ruleActualValue'>>;
 
 export interface ErrorSampleInput {
   connectionName: string;
@@ -90,7 +90,7 @@ export interface ErrorSampleInput {
   tableComparison?: string | null;
 }
 
-export type ErrorSampleRow = { id: number } & Required<ErrorSampleInput>;
+export type ErrorSampleRow = { id: number; dqopsId?: string } & Required<ErrorSampleInput>;
 
 /** What both reads filter on. Optional fields that are absent do not filter. */
 export interface ResultsFilterBase {
@@ -152,14 +152,14 @@ const RANKS = {
 const RESULT_COLUMNS = `r.id, r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
   r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension,
   ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.rule_actual_value, r.expected_value,
-  r.severity, r.duration_ms, ${isoTimestamp('r.executed_at')} as executed_at, r.table_comparison, r.error_message, r.verdict`;
+  r.severity, r.duration_ms, ${isoTimestamp('r.executed_at')} as executed_at, r.table_comparison, r.error_message, r.verdict, r.dqops_id`;
 
 const SAMPLE_COLUMNS = `r.id, r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
   r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension, r.data_group, r.sample_index,
   r.result, r.result_data_type, r.row_id_1, r.row_id_2, r.row_id_3, r.row_id_4, r.row_id_5,
   ${isoTimestamp('r.collected_at')} as collected_at,
   case when r.executed_at is null then null else ${isoTimestamp('r.executed_at')} end as executed_at,
-  r.duration_ms, r.table_comparison`;
+  r.duration_ms, r.table_comparison, r.dqops_id`;
 
 /**
  * The shared where clause, parameters $1…$11: the table, the column scope (`any` | `table` | `column` and the
@@ -202,6 +202,7 @@ interface CheckResultSqlRow {
   check_category: string;
   check_name: string;
   check_hash: Int64;
+  dqops_id: string | null;
   sensor_name: string | null;
   quality_dimension: string | null;
   time_period: string;
@@ -248,6 +249,8 @@ export async function readCheckResults(sql: SqlQueryable, filter: CheckResultFil
   );
   return rows.map((row) => ({
     id: row.id,
+    // an imported row: DQOps's own id, which the API answers with
+    ...(row.dqops_id === null ? {} : { dqopsId: row.dqops_id }),
     connectionName: row.connection_name,
     schemaName: row.schema_name,
     tableName: row.table_name,
@@ -283,6 +286,7 @@ interface ErrorSampleSqlRow {
   check_category: string;
   check_name: string;
   check_hash: Int64;
+  dqops_id: string | null;
   sensor_name: string | null;
   quality_dimension: string | null;
   data_group: string;
@@ -321,6 +325,8 @@ export async function readErrorSamples(sql: SqlQueryable, filter: ErrorSampleFil
   );
   return rows.map((row) => ({
     id: row.id,
+    // an imported row: DQOps's own id, which the API answers with
+    ...(row.dqops_id === null ? {} : { dqopsId: row.dqops_id }),
     connectionName: row.connection_name,
     schemaName: row.schema_name,
     tableName: row.table_name,

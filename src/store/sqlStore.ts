@@ -45,7 +45,7 @@ import { deleteObjects, upsertObjects } from './writeObjects.js';
 import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
 import { claimMessages, countPendingMessages, enqueueMessages, listMessages, settleMessage } from './outboxRows.js';
 import { SummaryCache } from './summaryCache.js';
-import { dqopsDataImport, readDqopsRows, type DqopsDataImport, type DqopsKind, type DqopsRow } from './dqopsDataRows.js';
+import { dqopsDataImport, dqopsPartitions, readDqopsRows, type DqopsDataImport, type DqopsKind, type DqopsPartition, type DqopsRow } from './dqopsDataRows.js';
 
 /** Thrown inside a dry run's transaction to roll it back; carries the work's answer out. */
 class DryRunRollback<T> {
@@ -228,9 +228,14 @@ class SqlStore implements Store {
     }
   }
 
-  dqopsRows(kind: DqopsKind, batchSize: number): AsyncGenerator<DqopsRow[]> {
+  dqopsRows(kind: DqopsKind, batchSize: number, partition?: DqopsPartition): AsyncGenerator<DqopsRow[]> {
     this.refuseInsideWork('dqopsRows');
-    return readDqopsRows(this.client, kind, batchSize);
+    return readDqopsRows(this.client, kind, batchSize, partition);
+  }
+
+  async dqopsPartitions(kind: DqopsKind): Promise<DqopsPartition[]> {
+    this.refuseInsideWork('dqopsPartitions');
+    return dqopsPartitions(this.client, kind);
   }
 
   /** One transaction without the store lock (result rows are not objects): all chunks of an insert or none. */

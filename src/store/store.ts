@@ -15,7 +15,7 @@ import type {
   ObjectWrite,
 } from '../model/index.js';
 import type { BacktestReadoutKey, BacktestReadoutRow, CheckResultFilter, CheckResultInput, CheckResultRow, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityFilter, TableSeverityRow } from './readResults.js';
-import type { DqopsDataImport, DqopsKind, DqopsRow } from './dqopsDataRows.js';
+import type { DqopsDataImport, DqopsKind, DqopsPartition, DqopsRow } from './dqopsDataRows.js';
 import type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
 import type { IncidentFilter, IncidentIssueRow, IncidentIssuesFilter, IncidentRecord } from './incidentRows.js';
 import type { OutboxFilter, OutboxInput, OutboxMessage } from './outboxRows.js';
@@ -211,7 +211,9 @@ export interface Store extends StoreReader {
    */
   importDqopsData<T>(work: (tx: DqopsDataImport) => Promise<T>, options: { dryRun: boolean }): Promise<T>;
   /** The stored rows of one DQOps kind as DQOps rows, a page at a time (dqopsDataRows.ts). */
-  dqopsRows(kind: DqopsKind, batchSize: number): AsyncGenerator<DqopsRow[]>;
+  dqopsRows(kind: DqopsKind, batchSize: number, partition?: DqopsPartition): AsyncGenerator<DqopsRow[]>;
+  /** The partitions (DQOps files) the stored rows of one kind fill. */
+  dqopsPartitions(kind: DqopsKind): Promise<DqopsPartition[]>;
   close(): Promise<void>;
 }
 

@@ -48,9 +48,11 @@ async function makeHome(home: string): Promise<void> {
   for (const [month, folder] of [[1, 'm=2024-01-01'], [2, 'm=2024-02-01'], [3, 'm=2024-03-01']] as const) {
     const partition = join('c=shop_oltp', 't=public.orders', folder);
     await copyTo(`select ${READOUT_SELECT(CHECK_HASH, 'shop_oltp', 'public', 'orders')} ${days(month)}`, join(data, 'sensor_readouts', partition, 'sensor_readout.0.parquet'));
+    // the result of 2024-03-29 reports the rule's own actual value (7), not the sensor's (129)
     await copyTo(
-      `select ${READOUT_SELECT(CHECK_HASH, 'shop_oltp', 'public', 'orders')}, case when d = timestamp '2024-03-30' then 2 else 0 end::integer as severity,
-         ${INCIDENT_HASH}::bigint as incident_hash, true as include_in_kpi, 50.0::double as error_lower_bound ${days(month)}`,
+      `select * replace (case when time_period = timestamp '2024-03-29' then 7.0::double else actual_value end as actual_value) from (
+         select ${READOUT_SELECT(CHECK_HASH, 'shop_oltp', 'public', 'orders')}, case when d = timestamp '2024-03-30' then 2 else 0 end::integer as severity,
+         ${INCIDENT_HASH}::bigint as incident_hash, true as include_in_kpi, 50.0::double as error_lower_bound ${days(month)})`,
       join(data, 'check_results', partition, 'check_results.0.parquet'),
     );
   }
@@ -157,6 +159,10 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
     expect(history).toHaveLength(90);
     expect(history[0].checkHash).toBe(BigInt(CHECK_HASH));
     expect(history[0].timePeriod).toBe('2024-03-30T00:00:00.000Z');
+    // a result whose rule reported another actual value: the readout keeps the sensor's, the result the rule's
+    expect(history.find((r) => r.timePeriod.startsWith('2024-03-29'))?.actualValue).toBe(129);
+    const results = await fixture.store.checkResults({ connectionName: 'shop_oltp', schemaName: 'public', tableName: 'orders', checkName: 'daily_row_count', executionErrors: 'exclude' });
+    expect(results.find((r) => r.timePeriod.startsWith('2024-03-29'))?.actualValue).toBe(7);
     const hostile = await fixture.store.checkResults({ connectionName: HOSTILE_CONNECTION, schemaName: 'sales & co', tableName: 'q"1?', read: 'readouts' });
     expect(hostile).toHaveLength(1);
     const [muted] = await fixture.sql.query<{ connection_name: string; status: string }>(`select connection_name, status from dqctl.incidents where id = 'i-muted'`);
@@ -174,6 +180,18 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
       const errors = await call(app, { method: 'GET', url: '/api/connections/shop_oltp/schemas/public/tables/orders/monitoring/daily/errors' });
       expect(errors.status).toBe(200);
       expect(errors.raw).toContain(CHECK_HASH);
+      // the results and readouts lists answer an imported row with DQOps's id, value, time period and hash
+      const lists = '/api/connections/shop_oltp/schemas/public/tables/orders/monitoring/daily';
+      const query = '?month_start=2024-03-01&month_end=2024-03-31&max_results_per_check=1';
+      const resultList = await call(app, { method: 'GET', url: `${lists}/results${query}` });
+      expect(resultList.status).toBe(200);
+      expect(resultList.raw).toContain(`"checkHash":${CHECK_HASH}`);
+      const [resultEntry] = (resultList.body as Array<{ checkResultEntries: Array<Record<string, unknown>> }>)[0].checkResultEntries;
+      expect(resultEntry).toMatchObject({ id: 'r-20240330', actualValue: 130, severity: 2, timePeriod: '2024-03-30T00:00:00', checkName: 'daily_row_count' });
+      const readoutList = await call(app, { method: 'GET', url: `${lists}/readouts${query}` });
+      expect(readoutList.status).toBe(200);
+      const [readoutEntry] = (readoutList.body as Array<{ sensorReadoutEntries: Array<Record<string, unknown>> }>)[0].sensorReadoutEntries;
+      expect(readoutEntry).toMatchObject({ id: 'r-20240330', actualValue: 130, timePeriod: '2024-03-30T00:00:00' });
       const incidents = await call(app, { method: 'GET', url: '/api/incidents/shop_oltp/2024/3/i-ack' });
       expect(incidents.status).toBe(200);
       expect(incidents.raw).toContain(INCIDENT_HASH);

@@ -12,6 +12,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingMessage['headers'];
   body: Record<string, unknown>;
+  /** The body as sent (JSON.parse would round a 64-bit integer). */
+  raw: string;
   at: number;
 }
 
@@ -65,7 +67,8 @@ export async function startHttpReceiver(options: { port?: number; respond?: (n: 
     request.on('data', (c: Buffer) => chunks.push(c));
     request.on('end', () => {
       const n = received.length;
-      received.push({ path: request.url ?? '', headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'), at: Date.now() });
+      const raw = Buffer.concat(chunks).toString('utf8');
+      received.push({ path: request.url ?? '', headers: request.headers, body: JSON.parse(raw || '{}'), raw, at: Date.now() });
       const status = receiver.respond(n);
       if (status === 'hang') hanging.set(n, response);
       else response.writeHead(status, { 'content-type': 'application/json' }).end('{}');

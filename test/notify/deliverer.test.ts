@@ -146,6 +146,17 @@ describe.each(STORE_ENGINES)('deliverer on $engine', (engine) => {
     expect(receiver.received[0].headers['content-type']).toMatch(/application\/json/);
   });
 
+  it('sends a 64-bit incident hash beyond 2^53 exactly, as the outbox keeps it', async () => {
+    receiver = await startHttpReceiver();
+    await recordResultsWithIncidents(fx.store, [failure('orders', new Date(now))], opening(`${receiver.url}/hook`));
+    // a DQOps-sized hash (imported incidents carry DQOps's farmhash values): a JS number would round it to …800
+    await fx.sql.query(`update dqctl.notification_outbox set incident_hash = 9223372036854775806`);
+    const [message] = await fx.store.outbox.list({});
+    expect(message.incident.incidentHash).toBe(9223372036854775806n);
+    expect(await deliverer().deliverDue()).toMatchObject({ delivered: 1 });
+    expect(receiver.received[0].raw).toContain('"incident_hash":9223372036854775806,');
+  });
+
   it('sends e-mail through SMTP, and marks the message failed when the SMTP server refuses it', async () => {
     const smtp = await startSmtpReceiver({ user: 'dq', password: 'smtp-secret' });
     const refusing = await startSmtpReceiver({ refuse: true });

@@ -236,7 +236,7 @@ export async function sampleRows(store: Store, target: Target, selection: Select
 
 function sampleEntry(target: Target, row: ErrorSampleRow): JsonObject {
   return withoutNulls({
-    id: String(row.id),
+    id: row.dqopsId ?? String(row.id),
     result: row.result,
     resultDataType: row.resultDataType,
     collectedAt: localDateTime(row.collectedAt),

@@ -39,7 +39,7 @@ async function readRows(store: Store, target: Target, selection: Selection, quer
 
 function entry(target: Target, row: CheckResultRow, kind: ResultListKind): JsonObject {
   const common = {
-    id: String(row.id),
+    id: row.dqopsId ?? String(row.id),
     actualValue: row.actualValue,
     expectedValue: row.expectedValue,
     columnName: row.columnName,

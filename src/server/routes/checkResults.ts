@@ -16,7 +16,9 @@ export async function checkResultsRoutes(api: FastifyInstance, context: ServerCo
     { type: 'monitoring', segment: 'monitoring/:timeScale' },
     { type: 'partitioned', segment: 'partitioned/:timeScale' },
   ];
-  const listSchema = { type: 'array', items: { type: 'object', additionalProperties: true } };
+  // checkHash typed as an integer: the serializer writes a 64-bit hash beyond 2^53 (a bigint) as its digits
+  const entries = { type: 'array', items: { type: 'object', additionalProperties: true, properties: { checkHash: { type: 'integer' } } } };
+  const listSchema = { type: 'array', items: { type: 'object', additionalProperties: true, properties: { checkHash: { type: 'integer' }, checkResultEntries: entries } } };
   for (const { type, segment } of types) {
     for (const column of [false, true]) {
       const level = column ? 'column' : 'table';
