@@ -198,6 +198,8 @@ describe.each(['pglite', 'postgres'] as const)('%s store: migration 10 keeps one
       await client.query(duplicate, [null, 'all data', null, null, 'refused']);
 
       // and the store's upsert names the same key (src/store/resultKey.ts): a later run replaces the kept row in place
+      // (the store of this version reads the columns of the later migrations too)
+      await migrate(client);
       const store = createSqlStore(client);
       await store.insertCheckResults([
         { connectionName: 'shop', schemaName: 'public', tableName: 'orders', columnName: 'amount', checkType: 'monitoring', timeGradient: 'day', checkCategory: 'volume', checkName: 'daily_row_count', checkHash: 7, tableComparison: 'vs_dwh', timePeriod: '2026-03-01T00:00:00.000Z', dataGroup: 'eu', severity: 0, actualValue: 20, executedAt: '2026-03-01T13:00:00.000Z' },
