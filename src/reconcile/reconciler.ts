@@ -124,8 +124,9 @@ export class Reconciler {
   private revision: string | null = null;
   private diagnostics: Diagnostic[] = [];
   private comparison: Comparison | null = null;
-  /** The store revision read when the last pass started (what freshness compares with when that pass could not compare). */
+  /** The store revision the last pass read before planning (what freshness compares with when that pass could not compare). */
   private revisionSeenByPass: number | null = null;
+  private watching = false;
   /** False after a pass that could not compare (fetch, validation, store): sync is then Unknown. */
   private comparisonCurrent = false;
   private comparedInPass = false;
@@ -356,7 +357,6 @@ export class Reconciler {
       return null;
     }
     const startedAt = new Date();
-    this.revisionSeenByPass = await this.store.revision().catch(() => null);
     this.comparedInPass = false;
     this.loadedInPass = false;
     this.timings = { read_ms: 0, load_ms: 0, plan_ms: 0, apply_ms: 0 };
@@ -512,6 +512,9 @@ export class Reconciler {
 
   private async plan(desired: DesiredState, signal: AbortSignal): Promise<LivePlans> {
     signal.throwIfAborted();
+    // read when the pass reaches the store, not at its start: the embedded store's one connection may be held
+    // by someone's transaction, and loading the files must not wait for it
+    this.revisionSeenByPass = await this.store.revision().catch(() => this.revisionSeenByPass);
     const plans = await this.timed('plan_ms', () => planLiveForBoth(desired, this.store, this.selfHeal));
     signal.throwIfAborted();
     return plans;
@@ -524,9 +527,14 @@ export class Reconciler {
 
   /** A write nobody announced (another process's apply or API write) moved the store: compare again. */
   private async watchStore(): Promise<void> {
-    if (this.suspendedBy || this.flight.busy || this.flight.pending || this.comparedRevision === null) return;
-    const revision = await this.store.revision().catch(() => null);
-    if (revision !== null && this.storeMoved(revision) && !this.flight.busy) void this.trigger('store changed');
+    if (this.watching || this.suspendedBy || this.flight.busy || this.flight.pending || this.comparedRevision === null) return;
+    this.watching = true; // one read at a time: on a held embedded store a read waits, and ticks must not pile up
+    try {
+      const revision = await this.store.revision().catch(() => null);
+      if (revision !== null && this.storeMoved(revision) && !this.flight.busy) void this.trigger('store changed');
+    } finally {
+      this.watching = false;
+    }
   }
 
   /** Whether the store is at a revision no pass has seen yet (a pass that failed to compare still saw it). */

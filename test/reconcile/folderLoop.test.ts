@@ -161,7 +161,18 @@ describe.each(STORE_ENGINES)('$engine: serve --repo (the reconcile loop over a w
     await loop.trigger('timer'); // drift is checked on the timer even when the folder did not move
     let status = await loop.status();
     expect(status).toMatchObject({ sync: 'OutOfSync', health: 'Healthy', last_pass: { result: 'no_changes' } });
-    expect(status.objects).toEqual([{ kind: 'table', name: ORDERS.name, status: 'Drifted', reason: 'drift_kept', fields: ['spec.priority'], file: ORDERS_FILE }]);
+    expect(status.objects).toEqual([
+      {
+        kind: 'table',
+        name: ORDERS.name,
+        status: 'Drifted',
+        reason: 'drift_kept',
+        fields: ['spec.priority'],
+        changes: [{ path: 'spec.priority', origin: 'api', kept: true }],
+        drifted: true,
+        file: ORDERS_FILE,
+      },
+    ]);
     expect(status.counts.Drifted).toBe(1);
     expect(status.message).toContain('--self-heal');
     expect(await livePriority(fx.store)).toBe(9);
@@ -199,7 +210,7 @@ describe.each(STORE_ENGINES)('$engine: serve --repo (the reconcile loop over a w
     expect(status).toMatchObject({ sync: 'OutOfSync', health: 'Healthy', last_pass: { result: 'out_of_sync' } });
     expect(status.counts.Missing).toBeGreaterThan(10);
     expect(status.message).toContain('without --auto-apply');
-    expect(loop.pendingPlan()).toMatchObject({ format_version: '1.0', summary: { add: status.counts.Missing, change: 0, destroy: 0 } });
+    expect(await loop.pendingPlan()).toMatchObject({ format_version: '1.0', summary: { add: status.counts.Missing, change: 0, destroy: 0 } });
     expect(await objectCount()).toBe(0);
   });
 });
