@@ -725,7 +725,8 @@ describe('web console layout', () => {
       for (const [path, ready] of pages) {
         await page.goto(`${base}${path}`);
         await page.locator(ready).first().waitFor();
-        await page.waitForTimeout(100);
+        // laid out: the fonts are in and a frame was drawn after the content arrived
+        await page.evaluate('document.fonts.ready.then(() => new Promise((done) => requestAnimationFrame(() => done(null))))');
         for (const problem of (await page.evaluate(LAYOUT_PROBLEMS)) as string[]) seen.push(`${width} ${path}: ${problem}`);
         if (width === 1280) for (const violation of await seriousViolations(page)) seen.push(`${path}: ${violation}`);
       }

@@ -52,21 +52,26 @@ export async function startMariadb(): Promise<MariadbServer> {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const rootConnection = () => mysql.createConnection({ socketPath: socket, user: 'root', multipleStatements: false });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const connection = await rootConnection();
-      await connection.end();
-      break;
-    } catch (error) {
-      if (child.exitCode !== null || Date.now() > deadline) {
-        child.kill('SIGKILL');
-        await rm(dir, { recursive: true, force: true });
-        throw new Error(`MariaDB did not start: ${(error as Error).message}\n${log}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  // mysqld says when it accepts connections: wait for that line (or its exit), not for a polling loop
+  await new Promise<void>((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      void rm(dir, { recursive: true, force: true }).finally(() => reject(new Error(`MariaDB did not start: ${why}\n${log}`)));
+    };
+    const timer = setTimeout(() => fail('no "ready for connections" within 60 s'), 60_000);
+    const early = () => fail(`mysqld exited (${child.exitCode})`);
+    const check = () => {
+      if (!log.includes('ready for connections')) return;
+      clearTimeout(timer);
+      child.stderr?.off('data', check);
+      child.off('exit', early);
+      resolve();
+    };
+    child.stderr?.on('data', check);
+    child.once('exit', early);
+    check();
+  });
   const admin = async (statements: string[]) => {
     const connection = await rootConnection();
     try {
