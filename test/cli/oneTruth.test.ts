@@ -54,8 +54,18 @@ describe.each(engines())('$name store: every view tells the same story, and appl
     expect((await cli(['apply', repo.repo, ...store, '--auto-approve'])).code).toBe(0);
     await raiseMinCount(repo, 1000, 25000);
 
-    // ready once the loop's first pass has compared (serve logs each pass); from then on every write is compared at once
-    const served = await serve(['--repo', repo.repo, '--interval', '1h', ...store], repo.dir, { readyText: 'reconcile pass:' });
+    const served = await serve(['--repo', repo.repo, '--interval', '1h', ...store], repo.dir);
+    // the loop's first pass has compared once its log line is out (serve logs each pass to stdout); from then on
+    // every write is compared at once
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (!served.stdout().includes('reconcile pass:')) return;
+        served.child.stdout!.off('data', check);
+        resolve();
+      };
+      served.child.stdout!.on('data', check);
+      check();
+    });
     children.push(served.child);
     const api = (path: string) => getJson(served.url + path);
     const put = async (path: string, body: unknown) => {
