@@ -429,17 +429,7 @@ export async function insertCheckResults(sql: SqlQueryable, rows: readonly Check
     }
   });
   const records = oneRowPerResultKey(rows).map((row) => ({
-    connection_name: row.connectionName,
-    schema_name: row.schemaName,
-    table_name: row.tableName,
-    column_name: row.columnName ?? null,
-    check_type: row.checkType,
-    time_gradient: row.timeGradient,
-    check_category: row.checkCategory,
-    check_name: row.checkName,
-    check_hash: row.checkHash,
-    sensor_name: row.sensorName ?? null,
-    quality_dimension: row.qualityDimension ?? null,
+    ...checkColumnsOf(row),
     time_period: row.timePeriod,
     data_group: row.dataGroup ?? null,
     actual_value: row.actualValue ?? null,
@@ -456,21 +446,28 @@ export async function insertCheckResults(sql: SqlQueryable, rows: readonly Check
   return insertJsonRecords(sql, 'dqctl.check_results', CHECK_RESULT_COLUMNS, records, { onConflict: REPLACE_EARLIER_RUN });
 }
 
+/** The columns that say which check of which table a stored row (a result, an error sample) belongs to. */
+function checkColumnsOf(row: CheckResultInput | ErrorSampleInput) {
+  return {
+    connection_name: row.connectionName,
+    schema_name: row.schemaName,
+    table_name: row.tableName,
+    column_name: row.columnName ?? null,
+    check_type: row.checkType,
+    time_gradient: row.timeGradient,
+    check_category: row.checkCategory,
+    check_name: row.checkName,
+    check_hash: row.checkHash,
+    sensor_name: row.sensorName ?? null,
+    quality_dimension: row.qualityDimension ?? null,
+  };
+}
+
 export async function insertErrorSamples(sql: SqlQueryable, rows: readonly ErrorSampleInput[]): Promise<number> {
   const records = rows.map((row, index) => {
     checkHashOf(row.checkHash, index);
     return {
-      connection_name: row.connectionName,
-      schema_name: row.schemaName,
-      table_name: row.tableName,
-      column_name: row.columnName ?? null,
-      check_type: row.checkType,
-      time_gradient: row.timeGradient,
-      check_category: row.checkCategory,
-      check_name: row.checkName,
-      check_hash: row.checkHash,
-      sensor_name: row.sensorName ?? null,
-      quality_dimension: row.qualityDimension ?? null,
+      ...checkColumnsOf(row),
       data_group: row.dataGroup ?? null,
       sample_index: row.sampleIndex,
       result: row.result ?? null,
