@@ -1,21 +1,6 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, runCli, workspace } from '../helpers/cli.js';
-
-/** Runs the bin on a pseudo-terminal (util-linux `script`), typing `answer` at the prompt. */
-function onTerminal(args: string[], answer: string, cwd: string): Promise<{ code: number; output: string }> {
-  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolve) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('Enter a value:')) child.stdin.write(`${answer}\n`);
-    });
-    child.on('close', (code) => resolve({ code: code ?? 1, output }));
-  });
-}
+import { onTerminal, runCli, workspace } from '../helpers/cli.js';
 
 describe('apply asks for confirmation on a terminal', () => {
   let ws: Awaited<ReturnType<typeof workspace>>;

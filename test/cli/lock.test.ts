@@ -1,28 +1,14 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BIN, EXAMPLE, runCli } from '../helpers/cli.js';
+import { EXAMPLE, onTerminal, runCli } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
 
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!;
-
-/** Runs the bin on a pseudo-terminal (util-linux `script`), typing `answer` at the prompt (as confirm.test.ts). */
-function onTerminal(args: string[], answer: string, cwd: string): Promise<{ code: number; output: string }> {
-  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-  return new Promise((resolve) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      if (output.includes('Enter a value:')) child.stdin.write(`${answer}\n`);
-    });
-    child.on('close', (code) => resolve({ code: code ?? 1, output }));
-  });
-}
 
 describe('dqctl lock list / lock release (real bin)', { timeout: 180_000 }, () => {
   let dir: string;

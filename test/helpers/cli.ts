@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -60,6 +60,29 @@ export function startCli(
 }
 
 /** A temp folder holding a copy of examples/shop (as repo/) and the embedded store's folder (as state/). */
+/**
+ * Runs the bin on a pseudo-terminal (util-linux `script`), typing `answer` once at the prompt
+ * ("Enter a value:"), and resolves with the exit code and everything the terminal showed.
+ */
+export function onTerminal(args: string[], answer: string, cwd: string): Promise<{ code: number; output: string }> {
+  const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    let output = '';
+    let answered = false;
+    // The terminal may close before `script` reads the answer (EPIPE); the exit code tells what happened.
+    child.stdin.on('error', () => {});
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (!answered && output.includes('Enter a value:')) {
+        answered = true;
+        child.stdin.write(`${answer}\n`);
+      }
+    });
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
 export async function workspace(): Promise<{ dir: string; repo: string; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'dqctl-cli-'));
   const repo = join(dir, 'repo');
