@@ -147,7 +147,7 @@ export interface DqopsDataExportResult {
 /**
  * Writes every stored row as DQOps's `.data/` under `out`: one file per kind and partition (memory holds one
  * partition's rows), DQOps's folder and file names and column types. An imported row goes out as it came in; a row of dqctl's own gets an id in DQOps's form
- * (a UUID of its key) and the hashes dqctl has (see README: not DQOps's farmhash values).
+ * (a UUID of its key) and the hashes dqctl has (see docs/dqops-data.md: not DQOps's farmhash values).
  */
 export async function exportDqopsData(store: Store, options: { out: string; progress?: ProgressReporter; batchRows?: number }): Promise<DqopsDataExportResult> {
   const engine = await openParquetEngine();

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 
 /**
- * Every exit code a command uses, in one table (printed by `dqctl --help`, kept equal to the README's by a
+ * Every exit code a command uses, in one table (printed by `dqctl --help`, kept equal to docs/exit-codes.md's by a
  * test), and which of them each command uses (printed by its own --help). Each code has one meaning across
  * every command, so a script can tell "dqctl failed" (1) from "the data has a warning" (5). main.ts is the only
  * place that exits; the handlers return these names.

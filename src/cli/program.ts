@@ -25,6 +25,9 @@ export function buildProgram(io: CliIo, setResult: (promise: Promise<number>) =>
 Store selection (plan, apply, state): --database postgres://… or DQCTL_DATABASE_URL for PostgreSQL;
 otherwise the embedded store (PGlite) in --state-dir (default .dqctl under the current directory).
 
+Reference: docs/README.md in dqctl's package and repository (https://github.com/dqctl/dqctl/tree/main/docs),
+one page per subject: commands, serve, checks, exit codes, settings, data sources, sensors, rules, custom code.
+
 ${exitCodesTable()}`,
     );
 

@@ -1,7 +1,7 @@
 import { VIOLATION_CODES } from '../schema/schemaViolation.js';
 
 /**
- * Every diagnostic code `validate` can report, with its severity and meaning: the registry the README's table
+ * Every diagnostic code `validate` can report, with its severity and meaning: the registry the table of docs/exit-codes.md
  * is checked against (a test fails when a code is not documented).
  */
 export const LOADER_DIAGNOSTICS = {

@@ -19,7 +19,7 @@
  * A window of one repeated value gives bounds equal to it: a readout equal to it gets no verdict (DQOps answers
  * passed: None), any other fails. `use_ai` (a paid DQOps feature) is accepted and ignored.
  * Where DQOps's rule divides by zero (a 0 readout among the counts of count_values or partition_row_count),
- * dqctl leaves the zeros out of the multiples instead (README, deliberate deviations).
+ * dqctl leaves the zeros out of the multiples instead (docs/rules.md, deliberate deviations).
  */
 import { DqError } from '../model/index.js';
 import { lowerTailBound, median, sampleStandardDeviation, upperTailBound } from './anomalyTails.js';

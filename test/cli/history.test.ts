@@ -94,8 +94,8 @@ describe('dqctl history and dirty applies', () => {
 });
 
 describe('exit codes', () => {
-  it('the README table is the one --help prints', async () => {
-    const readme = await readFile(join(import.meta.dirname, '../../README.md'), 'utf8');
+  it('the table of docs/exit-codes.md is the one --help prints', async () => {
+    const readme = await readFile(join(import.meta.dirname, '../../docs/exit-codes.md'), 'utf8');
     for (const { code, meaning } of EXIT_CODES) expect(readme).toContain(`| ${code} | ${meaning} |`);
     const help = await runCli(['--help'], { cwd: import.meta.dirname });
     for (const { code, meaning } of EXIT_CODES) expect(help.stdout).toContain(`  ${code}  ${meaning}`);

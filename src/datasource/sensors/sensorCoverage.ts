@@ -1,4 +1,4 @@
-/** Which catalog sensors have SQL here, and what each value means (the README table is checked against it). */
+/** Which catalog sensors have SQL here, and what each value means (the table of docs/sensors.md is checked against it). */
 import { NOT_IMPLEMENTED, SENSOR_DEFINITIONS } from './definitions/index.js';
 
 export function implementedSensors(): string[] {

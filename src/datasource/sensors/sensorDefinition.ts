@@ -131,7 +131,7 @@ export interface TableMetadata {
 }
 
 interface DefinitionBase {
-  /** One line for the README table: what the value means. */
+  /** One line for the table of docs/sensors.md: what the value means. */
   meaning: string;
   /** True for column sensors. */
   needsColumn: boolean;

@@ -16,7 +16,7 @@ export interface SensorRequest {
   column?: string;
   /**
    * The check's `parameters` as written in the YAML: the sensor's catalog parameters (defaults applied here when
-   * absent) and `filter`, the check-level SQL condition (repository SQL, see README "Sensors").
+   * absent) and `filter`, the check-level SQL condition (repository SQL, see docs/sensors.md).
    */
   parameters?: Readonly<Record<string, JsonValue>>;
   /** A custom sensor: its rendered template (sensorName then names a sensor of sensors/, not of the catalog). */

@@ -3,7 +3,7 @@
  * any other value. They are written for dqctl, composed from named parts below, and accept exactly the texts
  * that DQOps's PostgreSQL sensors accept, so that both tools give the same readout on the same data (issue 12).
  * Where DQOps's acceptance is surprising (a `.` that is any character in `DD.MM.YYYY`, an e-mail top level of 2 to
- * 4 letters, `1,5` as a number in type detection) the README lists it; dqctl keeps DQOps's answer rather than a
+ * 4 letters, `1,5` as a number in type detection) docs/sensors.md lists it; dqctl keeps DQOps's answer rather than a
  * "better" one, because a readout that differs from DQOps's is a false alarm for a team running both.
  */
 

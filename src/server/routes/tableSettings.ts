@@ -10,7 +10,7 @@ import { capabilitiesFor, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, wr
  * Two settings of a table DQOps serves on their own: its partitioning (`timestamp_columns` and
  * `incremental_time_window`, GET|PUT …/partitioning) and the schedules that override its connection's for one
  * scheduling group (`schedules_override`, GET|PUT …/schedulesoverride/{group}). dqctl keeps `schedules_override`
- * in the table file but schedules by connection and by check (README: "Files DQOps writes").
+ * in the table file but schedules by connection and by check (docs/repository.md: "Files DQOps writes").
  */
 export async function tableSettingsRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
   const tags = ['tables'];

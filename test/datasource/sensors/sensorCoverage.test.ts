@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { getCheckCatalog, PACKAGE_ROOT } from '../../../src/catalog/index.js';
 import { implementedSensors, sensorMeaning } from '../../../src/datasource/sensors/index.js';
 
-/** Which catalog sensors have SQL: every sensor of a standard check must; the README lists them all. */
+/** Which catalog sensors have SQL: every sensor of a standard check must; docs/sensors.md lists them all. */
 describe('sensor coverage of the check catalog', () => {
   const catalog = getCheckCatalog();
   const implemented = new Set(implementedSensors());
@@ -27,8 +27,8 @@ describe('sensor coverage of the check catalog', () => {
     expect(notImplemented.filter((sensor) => used.has(sensor))).toEqual([]);
   });
 
-  it('documents each sensor in the README table with the meaning the code declares', () => {
-    const readme = readFileSync(join(PACKAGE_ROOT, 'README.md'), 'utf8');
+  it('documents each sensor in the table of docs/sensors.md with the meaning the code declares', () => {
+    const readme = readFileSync(join(PACKAGE_ROOT, 'docs/sensors.md'), 'utf8');
     const missing = [...catalog.sensors.keys()].filter((sensor) => {
       const meaning = sensorMeaning(sensor)!;
       const row = readme.split('\n').find((line) => line.startsWith(`| \`${sensor}\` |`));

@@ -22,7 +22,7 @@ export const SENSOR_DEFINITIONS: ReadonlyMap<string, SensorDefinition> = new Map
   }),
 );
 
-/** Catalog sensors without a definition, and why (listed in the README). */
+/** Catalog sensors without a definition, and why (listed in docs/sensors.md). */
 export const NOT_IMPLEMENTED: Readonly<Record<string, string>> = {
   'column/sampling/column_samples': 'returns sample values, not a number; no check uses it (statistics collection samples values itself)',
 };

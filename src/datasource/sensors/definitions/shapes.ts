@@ -1,6 +1,6 @@
 /**
  * Shapes shared by many sensor definitions: a count of the values meeting a condition, and the share of the
- * values (or rows) meeting it. Conventions (see README "Sensors"): value-level sensors measure non-null values
+ * values (or rows) meeting it. Conventions (see docs/sensors.md): value-level sensors measure non-null values
  * only (nulls are the nulls sensors' business); a percent whose denominator is 0 answers `empty`: 0 when the
  * condition describes a problem, 100 when it describes a valid value.
  *
