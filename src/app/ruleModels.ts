@@ -1,12 +1,19 @@
 import { getCheckCatalog, type CatalogRule } from '../catalog/index.js';
+import { deepEqual } from '../diff/fieldChanges.js';
+import { normalizeSpec } from '../diff/normalizeSpec.js';
 import type { LiveObjects, WriteContext } from '../inspect/liveObjects.js';
-import { DqError, isJsonObject, type JsonObject, type LiveObject } from '../model/index.js';
+import { DqError, type JsonObject, type LiveObject } from '../model/index.js';
+import { catalogFields } from './catalogFields.js';
+import { refuseUnwritableName } from './definitionNames.js';
+import { refuseViolations, specViolations } from './specValidation.js';
 
 /**
- * Rules: the built-in ones (the check catalog's) and the custom ones (objects of kind rule), listed together.
- * A read answers the custom rule when one exists, else the built-in one; a create fails (409) only over a custom
- * rule (a custom rule may override a built-in one); an update is 404 only when neither exists; built-in rules
- * cannot be deleted.
+ * Rules: the built-in ones (the check catalog's) and the custom ones (objects of kind rule: the definition and
+ * its Python module), listed together. A read answers the custom rule when one exists, else the built-in one; a
+ * create fails (409) only over a custom rule (a custom rule may replace a built-in one); an update is 404 only
+ * when neither exists, and an update that gives back a built-in rule as it is (no Python module, the built-in's
+ * definition) removes the custom one or writes nothing, as DQOps does; built-in rules cannot be deleted. A written
+ * definition is checked as its .dqorule.yaml file would be.
  */
 export interface RuleListModel {
   rule_name: string;
@@ -23,16 +30,7 @@ export interface RuleFolderModel {
 }
 
 function builtInSpec(rule: CatalogRule): JsonObject {
-  const spec: JsonObject = {
-    type: 'python',
-    mode: rule.mode,
-    fields: rule.parameters.map((p) => {
-      const field: JsonObject = { field_name: p.name, display_name: p.name, help_text: '', data_type: p.type, required: p.required };
-      if (p.allowedValues) field.allowed_values = [...p.allowedValues];
-      if (p.default !== null && p.default !== undefined) field.default_value = p.default;
-      return field;
-    }),
-  };
+  const spec: JsonObject = { type: 'python', mode: rule.mode, fields: catalogFields(rule.parameters) };
   if (rule.timeWindow) {
     spec.time_window = {
       prediction_time_window: rule.timeWindow.predictionTimeWindow,
@@ -49,15 +47,17 @@ function ruleModel(name: string, spec: JsonObject, pythonModule: string | undefi
   return model;
 }
 
-/** A RuleModel body → the stored spec and the Python module. */
-function fromModel(body: JsonObject): { spec: JsonObject; attachments: JsonObject } {
+const SPEC_KEYS = ['type', 'java_class_name', 'mode', 'time_window', 'fields', 'parameters'] as const;
+
+/** A RuleModel body → the definition it gives and its Python module (undefined when the body has none). */
+function fromModel(body: JsonObject): { spec: JsonObject; module: string | undefined } {
   const spec: JsonObject = {};
-  for (const key of ['type', 'java_class_name', 'mode', 'time_window', 'fields', 'parameters'] as const) {
-    if (body[key] !== undefined) spec[key] = body[key];
-  }
-  const attachments: JsonObject = {};
-  if (typeof body.rule_python_module_content === 'string') attachments.python_module = body.rule_python_module_content;
-  return { spec, attachments };
+  for (const key of SPEC_KEYS) if (body[key] !== undefined && body[key] !== null) spec[key] = body[key];
+  return { spec, module: typeof body.rule_python_module_content === 'string' ? body.rule_python_module_content : undefined };
+}
+
+function refuseInvalidRule(spec: JsonObject): void {
+  refuseViolations(specViolations('rule', spec), 'rule definition');
 }
 
 function listModel(name: string, custom: boolean, canEdit: boolean): RuleListModel {
@@ -103,19 +103,31 @@ export async function ruleOf(objects: LiveObjects, name: string, canEdit: (custo
 
 /** A custom rule from a RuleModel (409 when a custom rule has the name). */
 export async function createRule(objects: LiveObjects, name: string, model: JsonObject, writer: WriteContext): Promise<void> {
-  const { spec, attachments } = fromModel(model);
-  await objects.create('rule', name, spec, writer, attachments);
+  refuseUnwritableName('rule', name);
+  const { spec, module } = fromModel(model);
+  refuseInvalidRule(spec);
+  await objects.create('rule', name, spec, writer, module === undefined ? {} : { python_module: module });
 }
 
-/** Updates a custom rule, or makes one over a built-in rule (what the model leaves out is the built-in's). */
+/**
+ * Updates a custom rule, or makes one over a built-in rule (what the model leaves out is kept: the custom rule's,
+ * else the built-in's). A model equal to the built-in rule without a Python module removes the customization.
+ */
 export async function updateRule(objects: LiveObjects, name: string, model: JsonObject, writer: WriteContext): Promise<void> {
+  refuseUnwritableName('rule', name);
   const builtIn = getCheckCatalog().rules.get(name);
+  const next = fromModel(model);
+  if (builtIn && next.module === undefined && deepEqual(normalizeSpec('rule', next.spec), normalizeSpec('rule', builtInSpec(builtIn)))) {
+    const custom = await objects.get('rule', name);
+    if (custom) await objects.delete('rule', name, writer);
+    return;
+  }
   await objects.upsert('rule', name, writer, (current) => {
     if (!current && !builtIn) throw new DqError('NOT_FOUND', `rule ${JSON.stringify(name)} not found`);
     const base = current ? current.spec : builtIn ? builtInSpec(builtIn) : {};
-    const next = fromModel(model);
     const spec: JsonObject = { ...base, ...next.spec };
-    const attachments = isJsonObject(next.attachments) && 'python_module' in next.attachments ? next.attachments : (current?.attachments ?? {});
+    refuseInvalidRule(spec);
+    const attachments = next.module !== undefined ? { ...(current?.attachments ?? {}), python_module: next.module } : (current?.attachments ?? {});
     return { spec, attachments };
   });
 }

@@ -53,9 +53,19 @@ export interface CatalogSensor {
   parameters: readonly CatalogParameter[];
   /** True when the sensor has a PostgreSQL implementation. */
   postgresql: boolean;
+  /** DQOps's PostgreSQL provider file of the sensor (`postgresql.dqoprovidersensor.yaml`), when the catalog records it. */
+  postgresqlDefinition?: CatalogProviderDefinition;
   providers: readonly string[];
   requiresEventTimestamp: boolean;
   requiresIngestionTimestamp: boolean;
+}
+
+/** A built-in sensor's provider file as DQOps ships it: how it runs and what it supports. */
+export interface CatalogProviderDefinition {
+  type: 'sql_template' | 'java_class';
+  supportsGrouping: boolean;
+  supportsPartitionedChecks: boolean;
+  disableMergingQueries: boolean;
 }
 
 export interface RuleTimeWindow {

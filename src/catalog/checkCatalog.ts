@@ -9,6 +9,7 @@ import { CHECK_TYPES, isJsonObject, TIME_SCALES, type JsonObject, type JsonValue
 import type {
   CatalogCheck,
   CatalogParameter,
+  CatalogProviderDefinition,
   CatalogRule,
   CatalogSensor,
   CheckTarget,
@@ -148,7 +149,7 @@ function parseParameters(value: JsonValue | undefined, where: string): CatalogPa
 
 function parseSensor(name: string, raw: JsonObject): CatalogSensor {
   const where = `sensor ${name}`;
-  return {
+  const sensor: CatalogSensor = {
     name,
     target: oneOf(raw, 'target', ['table', 'column'] as const, where),
     category: stringAt(raw, 'category', where),
@@ -157,6 +158,18 @@ function parseSensor(name: string, raw: JsonObject): CatalogSensor {
     providers: Array.isArray(raw.providers) ? raw.providers.map(String) : [],
     requiresEventTimestamp: raw.requires_event_timestamp === true,
     requiresIngestionTimestamp: raw.requires_ingestion_timestamp === true,
+  };
+  const flags = raw.postgresql_flags;
+  if (isJsonObject(flags)) sensor.postgresqlDefinition = parseProviderDefinition(flags, `${where}.postgresql_flags`);
+  return sensor;
+}
+
+function parseProviderDefinition(flags: JsonObject, where: string): CatalogProviderDefinition {
+  return {
+    type: oneOf(flags, 'implementation', ['sql_template', 'java_class'] as const, where),
+    supportsGrouping: flags.supports_grouping === true,
+    supportsPartitionedChecks: flags.supports_partitioned_checks === true,
+    disableMergingQueries: flags.disable_merging_queries === true,
   };
 }
 

@@ -84,6 +84,44 @@ export interface CheckContainerModel {
   can_delete_data?: boolean;
 }
 
+/** A folder of the check definition tree: sub-folders (left out when none) and its checks (left out when none). */
+export interface CheckDefinitionFolderModel {
+  folders?: Record<string, CheckDefinitionFolderModel>;
+  checks?: CheckDefinitionListModel[];
+}
+
+export interface CheckDefinitionListModel {
+  check_name?: string;
+  /** <table|column>/<profiling|monitoring/<scale>|partitioned/<scale>>/<category>/<name>. */
+  full_check_name?: string;
+  /** A custom definition (an object of the live store) exists under this name. */
+  custom?: boolean;
+  /** A built-in definition (dqctl's catalog) exists under this name. */
+  built_in?: boolean;
+  /** The caller may change it: writing definitions needs the admin role. */
+  can_edit?: boolean;
+}
+
+/** A check definition: a sensor and a rule under a check name. Built-in (the catalog's checks) or custom (checks/…/<name>.dqocheck.yaml). */
+export interface CheckDefinitionModel {
+  /** The last part of the definition's name. */
+  check_name?: string;
+  sensor_name?: string;
+  rule_name?: string;
+  help_text?: string;
+  friendly_name?: string;
+  standard?: boolean;
+  default_severity?: 'none' | 'warning' | 'error' | 'fatal';
+  /** A custom definition (an object of the live store) exists under this name. */
+  custom?: boolean;
+  /** A built-in definition (dqctl's catalog) exists under this name. */
+  built_in?: boolean;
+  /** The caller may change it: writing definitions needs the admin role. */
+  can_edit?: boolean;
+  /** Accepted for DQOps compatibility; dqctl stores only definitions that parsed, so it never sends one. */
+  yaml_parsing_error?: string;
+}
+
 /** One catalog check in a check container, configured or not. */
 export interface CheckModel {
   check_name?: string;
@@ -536,6 +574,21 @@ export interface CronScheduleSpec {
   cron_expression?: string;
   /** Stops this schedule without removing it. */
   disabled?: boolean;
+}
+
+export interface DataDictionaryListModel {
+  dictionary_name?: string;
+  /** The caller may change it: writing definitions needs the admin role. */
+  can_edit?: boolean;
+  can_access_dictionary?: boolean;
+}
+
+/** A data dictionary: dictionaries/<name>.csv and its text. */
+export interface DataDictionaryModel {
+  /** The file name, e.g. countries.csv. */
+  dictionary_name?: string;
+  /** The CSV text: one value per line (a line with commas gives one value per piece). */
+  file_content?: string;
 }
 
 /** Up to nine levels that split the rows of a table into data groups for checks. */
@@ -1620,6 +1673,35 @@ export interface PreviewRequest {
   }>;
 }
 
+export interface ProviderSensorListModel {
+  provider_type?: 'bigquery' | 'clickhouse' | 'databricks' | 'db2' | 'duckdb' | 'hana' | 'mariadb' | 'mysql' | 'oracle' | 'postgresql' | 'presto' | 'questdb' | 'redshift' | 'snowflake' | 'spark' | 'sqlserver' | 'teradata' | 'trino';
+  /** A custom definition (an object of the live store) exists under this name. */
+  custom?: boolean;
+  /** A built-in definition (dqctl's catalog) exists under this name. */
+  built_in?: boolean;
+  /** The caller may change it: writing definitions needs the admin role. */
+  can_edit?: boolean;
+}
+
+/** One provider of a sensor: its <provider>.dqoprovidersensor.yaml spec and <provider>.sql.jinja2 template (a built-in sensor has no template to show: dqctl runs its own SQL for it). */
+export interface ProviderSensorModel {
+  provider_type: 'bigquery' | 'clickhouse' | 'databricks' | 'db2' | 'duckdb' | 'hana' | 'mariadb' | 'mysql' | 'oracle' | 'postgresql' | 'presto' | 'questdb' | 'redshift' | 'snowflake' | 'spark' | 'sqlserver' | 'teradata' | 'trino';
+  /** The provider file's spec (type, supports_grouping, supports_partitioned_checks, disable_merging_queries, parameters), checked as the file would be. */
+  provider_sensor_definition_spec?: Record<string, unknown>;
+  /** The Jinja2 SQL template. */
+  sql_template?: string;
+  /** Accepted and not kept: dqctl samples errors of built-in sensors only. */
+  error_sampling_template?: string;
+  /** A custom definition (an object of the live store) exists under this name. */
+  custom?: boolean;
+  /** A built-in definition (dqctl's catalog) exists under this name. */
+  built_in?: boolean;
+  /** The caller may change it: writing definitions needs the admin role. */
+  can_edit?: boolean;
+  /** Accepted for DQOps compatibility; dqctl stores only definitions that parsed, so it never sends one. */
+  yaml_parsing_error?: string;
+}
+
 /** The checks of one category of a container. */
 export interface QualityCategoryModel {
   category?: string;
@@ -1722,6 +1804,43 @@ export interface SchemaModel {
   can_delete_data?: boolean;
   /** Set when the schema could not be read. */
   error_message?: string;
+}
+
+/** A folder of the sensor tree: sub-folders and sensors (each left out when empty) and every sensor below it. */
+export interface SensorFolderModel {
+  folders?: Record<string, SensorFolderModel>;
+  sensors?: SensorListModel[];
+  all_sensors?: SensorListModel[];
+}
+
+export interface SensorListModel {
+  /** The last part of the sensor's name. */
+  sensor_name?: string;
+  full_sensor_name?: string;
+  /** A custom definition (an object of the live store) exists under this name. */
+  custom?: boolean;
+  /** A built-in definition (dqctl's catalog) exists under this name. */
+  built_in?: boolean;
+  /** The caller may change it: writing definitions needs the admin role. */
+  can_edit?: boolean;
+  provider_sensors?: ProviderSensorListModel[];
+}
+
+/** A sensor definition: built-in (from the check catalog) or custom (sensors/<target>/<category>/<name>/ of a repository, or written through the API). */
+export interface SensorModel {
+  /** <target>/<category>/<name>, e.g. column/nulls/null_count. */
+  full_sensor_name?: string;
+  /** The sensordefinition.dqosensor.yaml spec (fields, requires_event_timestamp, requires_ingestion_timestamp, default_value, parameters), checked as the file would be. */
+  sensor_definition_spec?: Record<string, unknown>;
+  provider_sensor_list?: ProviderSensorModel[];
+  /** A custom definition (an object of the live store) exists under this name. */
+  custom?: boolean;
+  /** A built-in definition (dqctl's catalog) exists under this name. */
+  built_in?: boolean;
+  /** The caller may change it: writing definitions needs the admin role. */
+  can_edit?: boolean;
+  /** Accepted for DQOps compatibility; dqctl stores only definitions that parsed, so it never sends one. */
+  yaml_parsing_error?: string;
 }
 
 /** Selects statistics collectors (and the tables and columns they run on). camelCase keys on the wire. Unknown keys are refused. */

@@ -46,3 +46,15 @@ export function capabilitiesOf(caller: Caller, options: { managedReadOnly?: bool
     can_delete_data: roleAtLeast(caller.role, 'operator'),
   };
 }
+
+/**
+ * Whether the caller may change definitions that are code or run as code (rules with their Python, sensors with
+ * their SQL templates, check definitions, dictionaries): the admin role, and not a git-managed object of a server
+ * run with --read-only-managed.
+ */
+export function canEditDefinitions(caller: Caller, options: { managedReadOnly?: boolean } = {}): boolean {
+  return roleAtLeast(caller.role, DEFINITIONS_ROLE) && !options.managedReadOnly;
+}
+
+/** The least role that writes rules, sensors, check definitions and dictionaries. */
+export const DEFINITIONS_ROLE: Role = 'admin';

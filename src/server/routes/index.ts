@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { checkDefinitionsRoutes } from './checkDefinitions.js';
 import { checkResultsRoutes } from './checkResults.js';
 import { checksBulkRoutes } from './checksBulk.js';
 import { columnPartsRoutes } from './columnParts.js';
@@ -7,6 +8,7 @@ import { connectionsRoutes } from './connections.js';
 import { dataGroupingsRoutes } from './dataGroupings.js';
 import { dataSourcesRoutes } from './dataSources.js';
 import { defaultSchedulesRoutes } from './defaultSchedules.js';
+import { dictionariesRoutes } from './dictionaries.js';
 import { gitopsRoutes } from './gitops.js';
 import { gitopsReadRoutes } from './gitopsReads.js';
 import { gitopsStatusRoutes } from './gitopsStatus.js';
@@ -22,6 +24,7 @@ import { overviewRoutes } from './overview.js';
 import { resultsRoutes } from './results.js';
 import { rulesRoutes } from './rules.js';
 import { schemasRoutes } from './schemas.js';
+import { sensorsRoutes } from './sensors.js';
 import { statisticsRoutes } from './statistics.js';
 import { tablePoliciesRoutes } from './tablePolicies.js';
 import { tableChecksRoutes } from './tableChecks.js';
@@ -35,6 +38,9 @@ export type RouteGroup = (api: FastifyInstance, context: ServerContext) => Promi
 
 export const ROUTE_GROUPS: RouteGroup[] = [
   rulesRoutes,
+  sensorsRoutes,
+  checkDefinitionsRoutes,
+  dictionariesRoutes,
   tablePoliciesRoutes,
   columnPoliciesRoutes,
   tablesRoutes,

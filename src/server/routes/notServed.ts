@@ -5,8 +5,7 @@ import { DqError } from '../../model/index.js';
  * The groups of DQOps's API that have no counterpart in dqctl answer 501 with the error body and a reason, so a
  * program written against DQOps learns at once what is missing instead of a bare "route not found". dqctl keeps
  * its configuration in git and its users in tokens; it has no dashboards, data domains, cloud synchronization,
- * log shipping, rule mining, shared credentials or dictionaries, and its sensors and checks are DQOps's built-in
- * ones (the catalog), not editable definitions.
+ * log shipping, rule mining or shared credentials.
  */
 const NOT_SERVED: Array<{ prefixes: string[]; reason: string }> = [
   { prefixes: ['/users', '/mypassword'], reason: 'dqctl has no user accounts: callers are named by the tokens file of dqctl serve (--tokens)' },
@@ -16,8 +15,6 @@ const NOT_SERVED: Array<{ prefixes: string[]; reason: string }> = [
   { prefixes: ['/environment'], reason: 'dqctl has no DQOps Cloud environment, API keys or user profile' },
   { prefixes: ['/credential', '/credentials'], reason: 'dqctl keeps no shared credentials: connections use ${ENV} and ${credential://file} references' },
   { prefixes: ['/jobs/synchronize'], reason: 'dqctl does not synchronize with DQOps Cloud: its configuration comes from git' },
-  { prefixes: ['/dictionaries'], reason: 'dqctl keeps no data dictionaries' },
-  { prefixes: ['/sensors', '/definitions/sensors', '/checks', '/definitions/checks'], reason: "dqctl runs DQOps's built-in sensors and checks (its catalog); they cannot be edited through the API" },
   { prefixes: ['/search'], reason: 'dqctl has no search; list tables and columns with the tables and columns operations' },
   { prefixes: ['/logs'], reason: 'dqctl does not take log entries from clients' },
 ];
