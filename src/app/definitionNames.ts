@@ -14,6 +14,10 @@ const SHAPES: Partial<Record<ObjectKind, string>> = {
 };
 
 export function refuseUnwritableName(kind: ObjectKind, name: string): void {
+  // a body's name is held to what a path's is (server/names.ts): no part that would leave its folder
+  if (name.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    throw new DqError('INVALID_ARGUMENT', `${JSON.stringify(name)} cannot name a ${kind}: it must not contain empty, "." or ".." parts`);
+  }
   if (objectPath(kind, name) !== undefined) return;
   throw new DqError('INVALID_ARGUMENT', `${JSON.stringify(name)} cannot name a ${kind} file: ${SHAPES[kind] ?? 'the name cannot be a file name'}`);
 }

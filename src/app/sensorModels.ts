@@ -51,6 +51,7 @@ function builtInSensorSpec(sensor: CatalogSensor): JsonObject {
   const spec: JsonObject = { fields: catalogFields(sensor.parameters) };
   if (sensor.requiresEventTimestamp) spec.requires_event_timestamp = true;
   if (sensor.requiresIngestionTimestamp) spec.requires_ingestion_timestamp = true;
+  if (sensor.defaultValue !== undefined) spec.default_value = sensor.defaultValue;
   return spec;
 }
 

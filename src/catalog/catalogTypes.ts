@@ -58,6 +58,8 @@ export interface CatalogSensor {
   providers: readonly string[];
   requiresEventTimestamp: boolean;
   requiresIngestionTimestamp: boolean;
+  /** The readout DQOps gives when the sensor's query returns no row (its definition's `default_value`), when it has one. */
+  defaultValue?: number;
 }
 
 /** A built-in sensor's provider file as DQOps ships it: how it runs and what it supports. */

@@ -159,6 +159,7 @@ function parseSensor(name: string, raw: JsonObject): CatalogSensor {
     requiresEventTimestamp: raw.requires_event_timestamp === true,
     requiresIngestionTimestamp: raw.requires_ingestion_timestamp === true,
   };
+  if (typeof raw.default_value === 'number') sensor.defaultValue = raw.default_value;
   const flags = raw.postgresql_flags;
   if (isJsonObject(flags)) sensor.postgresqlDefinition = parseProviderDefinition(flags, `${where}.postgresql_flags`);
   return sensor;
