@@ -30,7 +30,7 @@ import typing
 # Groups of the client that make no sense for dqctl: they must answer 404/501 with dqctl's error body.
 UNSERVED_GROUPS = {
     'users', 'dashboards', 'data_domains', 'log_shipping', 'rule_mining', 'data_catalog_synchronization',
-    'environment', 'shared_credentials', 'dictionaries', 'sensors', 'checks', 'search',
+    'environment', 'shared_credentials', 'search',
 }
 
 # Operations of served groups that dqctl deliberately does not serve (README: "DQOps's Python client").
@@ -45,8 +45,8 @@ FIXTURE = {
     'data_grouping_configuration_name': 'client_grouping', 'grouping_configuration_name': 'client_grouping', 'source_connection': 'shop_oltp', 'source_schema': 'public',
     'source_table': 'customers', 'target_pattern_name': 'client copy', 'source_pattern_name': 'Detect empty tables daily',
     'job_id': '1', 'year': 2025, 'month': 1, 'incident_id': 'missing', 'full_sensor_name': 'table/volume/row_count',
-    'full_check_name': 'table/volume/row_count', 'folder': 'x', 'folder1': 'x', 'folder2': 'x', 'folder3': 'x',
-    'folder4': 'x', 'folder5': 'x', 'email': 'someone@example.com', 'dashboard_name': 'x', 'dictionary_name': 'x.csv',
+    'full_check_name': 'table/monitoring/daily/volume/daily_row_count', 'folder': 'x', 'folder1': 'x', 'folder2': 'x', 'folder3': 'x',
+    'folder4': 'x', 'folder5': 'x', 'email': 'someone@example.com', 'dashboard_name': 'x', 'dictionary_name': 'client.csv',
     'credential_name': 'x', 'data_domain_name': 'x', 'data_domain_display_name': 'x', 'filtered_notification_name': 'client_notification',
     'sequence_number': 1, 'status': 'open', 'issue_url': 'https://example.com/issue/1',
 }
@@ -71,6 +71,9 @@ THROWAWAY_OF_OPERATION = {
     'delete_table_source_table': {'source_table': 'shipments'},
     # the name is in the body: the path ends with the connection, which must exist
     'create_connection_filtered_notification_configuration': {'connection_name': 'shop_oltp'},
+    # definitions: the updates change the throwaway custom ones (a built-in check definition cannot be changed)
+    'update_sensor': {'full_sensor_name': 'table/client/client_sensor'},
+    'update_check': {'full_check_name': 'table/profiling/custom/client_check'},
 }
 
 # Names the create and delete operations use for the object their path ends with (so reads keep the examples).
@@ -78,7 +81,8 @@ THROWAWAY = {
     'connection_name': 'client_conn', 'table_name': 'client_table', 'column_name': 'client_column',
     'pattern_name': 'client policy', 'full_rule_name': 'client/rule', 'data_grouping_configuration_name': 'client_grouping',
     'table_comparison_configuration_name': 'client_comparison', 'source_table': 'payments', 'target_pattern_name': 'client copy',
-    'filtered_notification_name': 'client_notification',
+    'filtered_notification_name': 'client_notification', 'full_sensor_name': 'table/client/client_sensor',
+    'full_check_name': 'table/profiling/custom/client_check',
 }
 
 PHASE_OF_PREFIX = [('create_', 0), ('add_', 0), ('copy_', 0), ('get_', 1), ('is_', 1), ('find_', 1), ('update_', 2), ('set_', 2),
@@ -179,11 +183,15 @@ def body_for(op, annotation, client, modules):
         # the defaults' PUT replaces the whole spec (filtered notifications too), as DQOps's does: write back what was read
         'update_default_webhooks': ('defaults.get_default_webhooks', lambda r: r),
         'update_connection_default_grouping_configuration': ('connections.get_connection_default_grouping_configuration', lambda r: r),
+        'update_sensor': ('sensors.get_sensor', lambda r: r),
+        'update_check': ('checks.get_check', lambda r: r),
+        'update_dictionary': ('dictionaries.get_dictionary', lambda r: r),
     }
     if op in round_trips and round_trips[op][0] in modules:
         getter, pick = round_trips[op]
         module = modules[getter]
         params = {n: FIXTURE[n] for n in inspect.signature(module.sync_detailed).parameters if n in FIXTURE}
+        params.update({n: v for n, v in THROWAWAY_OF_OPERATION.get(op, {}).items() if n in params})
         if getter.startswith('column_quality_policies'):
             params['pattern_name'] = GROUP_FIXTURE['column_quality_policies']['pattern_name']
         read = module.sync_detailed(client=client, **params).parsed
@@ -233,6 +241,19 @@ def body_for(op, annotation, client, modules):
         return models.FilteredNotificationModel.from_dict({
             'name': FIXTURE['filtered_notification_name'], 'priority': 100, 'filter': {'table': 'orders', 'highest_severity': 3},
             'target': {'incident_opened_addresses': 'https://hooks.example.com/dq'}, 'message': 'from the client check'})
+    if op == 'create_sensor':
+        template = ('{% import \'/dialects/postgresql.sql.jinja2\' as lib with context -%}\n'
+                    'SELECT\n    COUNT(*) AS actual_value\nFROM {{ lib.render_target_table() }} AS analyzed_table\n')
+        return models.SensorModel.from_dict({
+            'full_sensor_name': THROWAWAY['full_sensor_name'],
+            'sensor_definition_spec': {'fields': [{'field_name': 'floor', 'data_type': 'integer'}]},
+            'provider_sensor_list': [{'provider_type': 'postgresql', 'provider_sensor_definition_spec': {'type': 'sql_template'}, 'sql_template': template}]})
+    if op == 'create_check':
+        return models.CheckDefinitionModel.from_dict({
+            'check_name': THROWAWAY['full_check_name'].split('/')[-1], 'sensor_name': 'table/volume/row_count', 'rule_name': 'comparison/min_count',
+            'help_text': 'from the client check'})
+    if op == 'create_dictionary':
+        return models.DataDictionaryModel.from_dict({'dictionary_name': FIXTURE['dictionary_name'], 'file_content': 'paid\nshipped\n'})
     if op == 'import_tables':
         return models.ImportTablesQueueJobParameters.from_dict({'connectionName': 'shop_oltp', 'schemaName': 'public', 'tableNames': ['orders']})
     if op == 'delete_stored_data':
@@ -339,7 +360,7 @@ def call(group, op, module, client, modules):
         if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
             value = enum_value(annotation, name) if value is None else annotation(value) if value in [m.value for m in annotation] else enum_value(annotation, name)
         kwargs[name] = value if value is not None else sample(annotation, name)
-    if op.endswith('_download'):
+    if op.endswith('_download') or op == 'download_dictionary':
         # the spec (and DQOps's server) answer CSV; the generated client parses every answer as JSON, a defect of
         # the client: call the same request and check the CSV
         request = module._get_kwargs(**{k: v for k, v in kwargs.items() if k != 'client'})
