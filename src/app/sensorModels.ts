@@ -186,6 +186,24 @@ function refuseIncomplete(written: SensorBody['providers']): void {
   );
 }
 
+/**
+ * A custom sensor at a built-in sensor's name runs instead of it (as in DQOps), and dqctl runs custom sensors from
+ * their PostgreSQL template: one without it would turn every check of the built-in sensor into an execution error.
+ */
+function refuseReplacementWithoutTemplate(builtIn: CatalogSensor | undefined, providers: ReadonlyMap<string, SensorProviderFiles>): void {
+  if (!builtIn || providers.get('postgresql')?.sqlTemplate !== undefined) return;
+  refuseViolations(
+    [
+      bodyViolation(
+        ['provider_sensor_list'],
+        `a custom sensor named as the built-in sensor ${builtIn.name} replaces it, and needs a postgresql provider with its sql_template; give the sensor another name, or send the built-in one back as it was read to keep it`,
+        'sensor_provider_incomplete',
+      ),
+    ],
+    'sensor model',
+  );
+}
+
 function sameAsBuiltInProvider(files: SensorProviderFiles, builtIn: CatalogSensor, provider: string): boolean {
   if (files.sqlTemplate !== undefined || !builtIn.providers.includes(provider)) return false;
   return deepEqual(files.definition ?? {}, normalizeSpec('sensor', builtInProviderSpec(builtIn, provider) ?? {}));
@@ -197,6 +215,7 @@ export async function createSensor(objects: LiveObjects, name: string, model: Js
   const body = fromModel(model);
   refuseIncomplete(body.providers);
   const providers = new Map(body.providers.map((p) => [p.provider, p.files]));
+  refuseReplacementWithoutTemplate(getCheckCatalog().sensors.get(name), providers);
   await objects.create('sensor', name, body.spec, writer, sensorAttachments(providers));
 }
 
@@ -222,6 +241,7 @@ export async function updateSensor(objects: LiveObjects, name: string, model: Js
       if (asBuiltIn(p)) providers.delete(p.provider);
       else providers.set(p.provider, p.files);
     }
+    refuseReplacementWithoutTemplate(builtIn, providers);
     return { spec: body.spec, attachments: sensorAttachments(providers) };
   });
 }

@@ -141,6 +141,13 @@ describe('definitions API: sensors, check definitions, dictionaries, rules', () 
 
       expect((await call(app, { method: 'PUT', url: '/api/sensors/table/volume/row_count', payload: served })).status).toBe(204);
       expect(await fx.store.getObjects([{ kind: 'sensor', name: 'table/volume/row_count' }])).toEqual([]);
+      // a changed definition with the built-in providers would replace the built-in sensor by one that cannot run
+      const definitionOnly = await call(app, { method: 'PUT', url: '/api/sensors/table/volume/row_count', payload: { ...served, sensor_definition_spec: { fields: [{ field_name: 'x', data_type: 'string' }] } } });
+      expect(definitionOnly.status).toBe(400);
+      expect(definitionOnly.body.details.violations).toEqual([expect.objectContaining({ path: '/provider_sensor_list', code: 'sensor_provider_incomplete' })]);
+      const mysqlOnly = await call(app, { method: 'POST', url: '/api/sensors/table/volume/row_count', payload: { provider_sensor_list: [{ provider_type: 'mysql', sql_template: TEMPLATE }] } });
+      expect(mysqlOnly.status).toBe(400);
+      expect(await fx.store.getObjects([{ kind: 'sensor', name: 'table/volume/row_count' }])).toEqual([]);
       const deleted = await call(app, { method: 'DELETE', url: '/api/sensors/table/volume/row_count' });
       expect(deleted.status).toBe(404);
       expect(deleted.body.message).toContain('built in');
@@ -364,6 +371,22 @@ describe('definitions API: sensors, check definitions, dictionaries, rules', () 
       expect((await call(app, { method: 'PUT', url: '/api/rules/comparison%2Fmin_count', payload: served })).status).toBe(204);
       expect(await fx.store.getObjects([{ kind: 'rule', name: 'comparison/min_count' }])).toEqual([]);
     });
+  });
+
+  it('with --read-only-managed, the definitions from git cannot be written and say so; the API\'s own can', async () => {
+    const strict = await serverOn(fx.store, { readOnlyManaged: true });
+    try {
+      const sensor = (await call(strict, { method: 'GET', url: `/api/sensors/${enc(CUSTOM_SENSOR)}` })).body;
+      expect(sensor.can_edit).toBe(false);
+      const refused = await call(strict, { method: 'PUT', url: `/api/sensors/${enc(CUSTOM_SENSOR)}`, payload: { ...sensor, sensor_definition_spec: {} } });
+      expect([refused.status, refused.body.code]).toEqual([409, 'READ_ONLY_MANAGED']);
+      expect(refused.body.message).toContain(`sensors/${CUSTOM_SENSOR}/sensordefinition.dqosensor.yaml`);
+      expect((await call(strict, { method: 'DELETE', url: `/api/checks/${CUSTOM_CHECK}` })).status).toBe(409);
+      expect((await call(strict, { method: 'PUT', url: '/api/dictionaries/statuses.csv', payload: { file_content: 'x\n' } })).status).toBe(409);
+      expect((await call(strict, { method: 'GET', url: '/api/checks/table%2Fprofiling%2Fvolume%2Fprofile_row_count' })).body.can_edit).toBe(true);
+    } finally {
+      await strict.close();
+    }
   });
 
   describe('hostile input', () => {
