@@ -374,6 +374,16 @@ def call(group, op, module, client, modules):
     return 'fails', f'{status} {text}'
 
 
+def remove_leftovers(client):
+    """The policies the creates made under names no delete operation takes (a copy, a target-only create), so that
+    a second run, or a run of another release's client, finds the names free."""
+    from urllib.parse import quote
+    http = client.get_httpx_client()
+    for family in ('/api/policies/checks/table', '/api/policies/checks/column'):
+        for name in (THROWAWAY['target_pattern_name'], THROWAWAY_OF_OPERATION['create_table_quality_policy_target']['pattern_name']):
+            http.request('DELETE', f"{family}/{quote(name, safe='')}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--client', required=True, help='folder holding the dqops package (distribution/python)')
@@ -406,6 +416,7 @@ def main():
             if '--trace' in sys.argv:
                 traceback.print_exc()
         results.append({'group': group, 'operation': op, 'outcome': outcome, 'detail': detail, 'served': group not in UNSERVED_GROUPS and op not in UNSERVED_OPERATIONS})
+    remove_leftovers(client)
     counts = {k: sum(1 for r in results if r['outcome'] == k) for k in ('works', 'refused', 'fails')}
     if options.json:
         print(json.dumps({'operations': len(results), **counts, 'results': results}, indent=1))

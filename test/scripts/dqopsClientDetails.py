@@ -17,8 +17,10 @@ def main():
     sys.path.insert(0, options.client)
     from dqops.client import Client
     from dqops.client.api.jobs import collect_statistics_on_table, get_job, run_checks, wait_for_job
-    from dqops.client.api.table_comparisons import get_table_comparison_configurations
-    from dqops.client.models import CheckSearchFilters, CheckTimeScale, CheckType, RunChecksParameters, StatisticsCollectorSearchFilters
+    from dqops.client.api.table_comparisons import (create_table_comparison_monitoring_monthly, delete_table_comparison_configuration,
+                                                    get_table_comparison_configurations)
+    from dqops.client.models import (CheckSearchFilters, CheckTimeScale, CheckType, RunChecksParameters, StatisticsCollectorSearchFilters,
+                                     TableComparisonModel)
 
     client = Client(base_url=options.base_url, timeout=120.0)
     out = {}
@@ -56,16 +58,25 @@ def main():
         'started_collected_results': collected['result']['total_collected_results'],
     }
 
-    # the comparison configurations of the warehouse's fact table, filtered by check type and time scale
+    # the comparison configurations of the warehouse's fact table, filtered by check type and time scale: the
+    # example's and one this script creates with monthly monitoring checks (and deletes); others a client run
+    # may have left are not looked at
+    mine = 'details_monthly'
+    create_table_comparison_monitoring_monthly.sync_detailed('analytics_dwh', 'mart', 'fact_orders', client=client, json_body=TableComparisonModel.from_dict({
+        'table_comparison_configuration_name': mine, 'reference_connection': 'shop_oltp', 'reference_table': {'schema_name': 'public', 'table_name': 'orders'},
+        'compare_row_count': {'error_difference_percent': 1.0}}))
+
     def names(**filters):
         listed = get_table_comparison_configurations.sync('analytics_dwh', 'mart', 'fact_orders', client=client, **filters)
-        return [c.table_comparison_configuration_name for c in listed]
+        return [c.table_comparison_configuration_name for c in listed if c.table_comparison_configuration_name in ('matches_shop_orders', mine)]
     out['comparisons'] = {
         'all': names(),
         'profiling': names(check_type=CheckType.PROFILING),
         'monitoring': names(check_type=CheckType.MONITORING),
         'monitoring_daily': names(check_type=CheckType.MONITORING, check_time_scale=CheckTimeScale.DAILY),
+        'monthly': names(check_time_scale=CheckTimeScale.MONTHLY),
     }
+    delete_table_comparison_configuration.sync_detailed('analytics_dwh', 'mart', 'fact_orders', mine, client=client)
     json.dump(out, sys.stdout, indent=1)
 
 

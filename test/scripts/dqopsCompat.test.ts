@@ -171,8 +171,15 @@ describe.skipIf(!hasMirror)("DQOps's generated Python client against dqctl demo"
     expect(details.statistics_job).toMatchObject({ job_type: 'collect_statistics', connection: 'shop_oltp', full_table_name: 'public.customers', data_scope: 'table' });
     expect(details.statistics_job.collected_results).toBeGreaterThan(0);
     expect(details.statistics_job.collected_results).toBe(details.statistics_job.started_collected_results);
-    // examples/shop's only comparison sets no check_type: a profiling one, as DQOps reads it
-    expect(details.comparisons).toEqual({ all: ['matches_shop_orders'], profiling: ['matches_shop_orders'], monitoring: [], monitoring_daily: [] });
+    // examples/shop's comparison sets no check_type (a profiling one, as DQOps reads it); the script's own was
+    // created with monthly monitoring checks, which makes it a monthly monitoring comparison
+    expect(details.comparisons).toEqual({
+      all: ['details_monthly', 'matches_shop_orders'],
+      profiling: ['matches_shop_orders'],
+      monitoring: ['details_monthly'],
+      monitoring_daily: [],
+      monthly: ['details_monthly'],
+    });
   }, 300_000);
 
   it(`DQOps ${SPEC_RELEASE}'s client (the release of the spec's /api/default/checks routes) parses every answer of those routes`, async (context) => {
