@@ -58,6 +58,8 @@ GROUP_FIXTURE = {
     for group in ('data_lineage', 'table_comparisons', 'table_comparison_results')
 }
 GROUP_FIXTURE['column_quality_policies'] = {'pattern_name': 'email_columns_valid', 'source_pattern_name': 'email_columns_valid'}
+# DQOps 1.7.0's client (an older release) serves the same policies as "default checks patterns"
+GROUP_FIXTURE['default_column_check_patterns'] = GROUP_FIXTURE['column_quality_policies']
 
 # Creates of the same kind of object under another name (a "target only" create after a full create).
 THROWAWAY_OF_OPERATION = {
@@ -67,6 +69,8 @@ THROWAWAY_OF_OPERATION = {
         'configuration', 'profiling', 'monitoring_daily', 'monitoring_monthly', 'partitioned_daily', 'partitioned_monthly')},
     'create_table_quality_policy_target': {'pattern_name': 'client policy target'},
     'create_column_quality_policy_target': {'pattern_name': 'client policy target'},
+    'create_default_table_checks_pattern_target': {'pattern_name': 'client policy target'},
+    'create_default_column_checks_pattern_target': {'pattern_name': 'client policy target'},
     'create_table_source_table': {'source_table': 'shipments'},
     'delete_table_source_table': {'source_table': 'shipments'},
     # the name is in the body: the path ends with the connection, which must exist
@@ -178,6 +182,10 @@ def body_for(op, annotation, client, modules):
         'update_column_quality_policy': ('column_quality_policies.get_column_quality_policy', lambda r: r),
         'update_table_quality_policy_target': ('table_quality_policies.get_table_quality_policy_target', lambda r: r),
         'update_column_quality_policy_target': ('column_quality_policies.get_column_quality_policy_target', lambda r: r),
+        'update_default_table_checks_pattern': ('default_table_check_patterns.get_default_table_checks_pattern', lambda r: r),
+        'update_default_column_checks_pattern': ('default_column_check_patterns.get_default_column_checks_pattern', lambda r: r),
+        'update_default_table_checks_pattern_target': ('default_table_check_patterns.get_default_table_checks_pattern_target', lambda r: r),
+        'update_default_column_checks_pattern_target': ('default_column_check_patterns.get_default_column_checks_pattern_target', lambda r: r),
         'update_rule': ('rules.get_rule', lambda r: r),
         'update_connection_incident_grouping': ('connections.get_connection_incident_grouping', lambda r: r),
         # the defaults' PUT replaces the whole spec (filtered notifications too), as DQOps's does: write back what was read
@@ -192,7 +200,7 @@ def body_for(op, annotation, client, modules):
         module = modules[getter]
         params = {n: FIXTURE[n] for n in inspect.signature(module.sync_detailed).parameters if n in FIXTURE}
         params.update({n: v for n, v in THROWAWAY_OF_OPERATION.get(op, {}).items() if n in params})
-        if getter.startswith('column_quality_policies'):
+        if getter.startswith('column_quality_policies') or getter.startswith('default_column_check_patterns'):
             params['pattern_name'] = GROUP_FIXTURE['column_quality_policies']['pattern_name']
         read = module.sync_detailed(client=client, **params).parsed
         if read is not None:
@@ -202,6 +210,11 @@ def body_for(op, annotation, client, modules):
             {'priority': 500, 'monitoring_checks': {'daily': {'nulls': {'daily_nulls_count': {'warning': {'max_count': 0}}}}}}
         model = models.TableQualityPolicyModel if 'table' in op else models.ColumnQualityPolicyModel
         return model.from_dict({'policy_name': THROWAWAY['pattern_name'], 'policy_spec': spec})
+    if op in ('create_default_table_checks_pattern', 'create_default_column_checks_pattern'):
+        spec = {'priority': 500, 'monitoring_checks': {'daily': {'volume': {'daily_row_count': {'warning': {'min_count': 1}}}}}} if 'table' in op else \
+            {'priority': 500, 'monitoring_checks': {'daily': {'nulls': {'daily_nulls_count': {'warning': {'max_count': 0}}}}}}
+        model = models.DefaultTableChecksPatternModel if 'table' in op else models.DefaultColumnChecksPatternModel
+        return model.from_dict({'pattern_name': THROWAWAY['pattern_name'], 'pattern_spec': spec})
     if op == 'collect_statistics_on_table':
         served = modules['connections.get_connection_basic'].sync(connection_name='shop_oltp', client=client)
         filters = served.collect_statistics_job_template.to_dict()
@@ -382,6 +395,16 @@ def call(group, op, module, client, modules):
     return 'fails', f'{status} {text}'
 
 
+def remove_leftovers(client):
+    """The policies the creates made under names no delete operation takes (a copy, a target-only create), so that
+    a second run, or a run of another release's client, finds the names free."""
+    from urllib.parse import quote
+    http = client.get_httpx_client()
+    for family in ('/api/policies/checks/table', '/api/policies/checks/column'):
+        for name in (THROWAWAY['target_pattern_name'], THROWAWAY_OF_OPERATION['create_table_quality_policy_target']['pattern_name']):
+            http.request('DELETE', f"{family}/{quote(name, safe='')}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--client', required=True, help='folder holding the dqops package (distribution/python)')
@@ -414,6 +437,7 @@ def main():
             if '--trace' in sys.argv:
                 traceback.print_exc()
         results.append({'group': group, 'operation': op, 'outcome': outcome, 'detail': detail, 'served': group not in UNSERVED_GROUPS and op not in UNSERVED_OPERATIONS})
+    remove_leftovers(client)
     counts = {k: sum(1 for r in results if r['outcome'] == k) for k in ('works', 'refused', 'fails')}
     if options.json:
         print(json.dumps({'operations': len(results), **counts, 'results': results}, indent=1))

@@ -2,6 +2,7 @@ import { DqError, type Capabilities, type JsonObject, type LiveObject } from '..
 import {
   applyCheckContainerModel,
   checkContainerModel,
+  checkContainerModelOfDqops17,
   DEFAULT_POLICY_PRIORITY,
   effectiveContainer,
   ownChecks,
@@ -43,10 +44,23 @@ export function refuseInvalidPolicySpec(kind: PolicyKind, spec: JsonObject, wher
 }
 
 /** Every catalog check of one container of a policy, configured by the policy itself (`default_check` false) or not. */
-export function policyCheckContainerModel(policy: LiveObject, target: 'table' | 'column', container: CheckContainerAddress, capabilities: Capabilities): CheckContainerModel {
+export function policyCheckContainerModel(
+  policy: LiveObject,
+  target: 'table' | 'column',
+  container: CheckContainerAddress,
+  capabilities: Capabilities,
+  generation: ModelGeneration = 'current',
+): CheckContainerModel {
   const own = effectiveContainer(ownChecks(policy.spec), container.checkType, container.timeScale);
-  return checkContainerModel(target, container.checkType, container.timeScale, own, capabilities);
+  const model = checkContainerModel(target, container.checkType, container.timeScale, own, capabilities);
+  return generation === 'dqops_1_7' ? checkContainerModelOfDqops17(model) : model;
 }
+
+/**
+ * Which release's models a family of routes answers: the older "default checks patterns" routes come from
+ * DQOps 1.7.0 and answer its models (src/policy/dqops17Models.ts), the "quality policies" routes the current ones.
+ */
+export type ModelGeneration = 'dqops_1_7' | 'current';
 
 /** The policy spec with one container written from a model (not yet validated). */
 export function policyWithCheckContainerModel(spec: JsonObject, container: CheckContainerAddress, model: CheckContainerModel): JsonObject {

@@ -149,11 +149,20 @@ export function comparisonModel(
   return model;
 }
 
-/** The table spec with a comparison model written into it: the configuration and the checks of one container. */
+/**
+ * The table spec with a comparison model written into it: the configuration and the checks of one container.
+ * As DQOps does, the configuration then belongs to that container: its `check_type` and `time_scale` become the
+ * container's (a profiling one has no time scale, and keeps `check_type` unwritten when it had none, profiling
+ * being the default), so the list filtered by check type and time scale finds it there.
+ */
 export function applyComparisonModel(spec: JsonObject, container: ComparisonContainer, name: string, model: JsonObject): JsonObject {
   const prefix = prefixOf(container);
   const entries: JsonObject = { ...(isJsonObject(spec.table_comparisons) ? spec.table_comparisons : {}) };
-  entries[name] = configurationEntry(model, isJsonObject(entries[name]) ? entries[name] : {});
+  const entry = configurationEntry(model, isJsonObject(entries[name]) ? entries[name] : {});
+  if (container.checkType !== 'profiling' || entry.check_type !== undefined) entry.check_type = container.checkType;
+  if (container.timeScale === null) delete entry.time_scale;
+  else entry.time_scale = container.timeScale;
+  entries[name] = entry;
   let next: JsonObject = { ...spec, table_comparisons: entries };
 
   const tableChecks = { ...comparisonOf(next, container, name) };

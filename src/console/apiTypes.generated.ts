@@ -774,6 +774,20 @@ export interface DomainConnectionTableKey {
   compact_key: string;
 }
 
+/** A job's parameters, nested under the key of its kind as DQOps nests them (one key set per job). */
+export interface DqoJobEntryParametersModel {
+  /** run_checks jobs: RunChecksParameters (check_search_filters, time_window_filter, collect_error_samples, execution_target, dummy_execution), with run_checks_result once the run has counts; a scheduled run also holds scheduled and schedule_override. */
+  runChecksParameters?: Record<string, unknown>;
+  /** collect_statistics jobs: statistics_collector_search_filters (camelCase), data_scope, configure_table, samples_limit, and collect_statistics_result once finished. */
+  collectStatisticsParameters?: Record<string, unknown>;
+  /** collect_error_samples jobs: CollectErrorSamplesParameters (check_search_filters, time_window_filter, data_scope, dummy_sensor_execution), with error_sampler_result once finished. */
+  collectErrorSamplesParameters?: Record<string, unknown>;
+  /** delete_stored_data jobs: DeleteStoredDataQueueJobParameters (camelCase); the job a DELETE of a table or column submits also names the exact table in schemaName and tableName. */
+  deleteStoredDataParameters?: Record<string, unknown>;
+  /** import_tables jobs: connectionName, schemaName, tableNameContains, tableNames; a scheduled auto import also holds auto. */
+  importTableParameters?: Record<string, unknown>;
+}
+
 export interface DqoQueueJobId {
   jobId: number;
   jobBusinessKey?: string;
@@ -1316,7 +1330,7 @@ export interface IssueHistogramModel {
 export interface JobHistoryEntryModel {
   jobId: DqoQueueJobId;
   jobType: string;
-  parameters: Record<string, unknown>;
+  parameters: DqoJobEntryParametersModel;
   status: 'queued' | 'running' | 'waiting' | 'finished' | 'failed' | 'cancel_requested' | 'cancelled';
   statusChangedAt: string;
   errorMessage?: string;

@@ -18,3 +18,4 @@ export * from './applyCheckContainerModel.js';
 export * from './checkConfigurationModels.js';
 export * from './checkTemplates.js';
 export * from './dataGrouping.js';
+export * from './dqops17Models.js';

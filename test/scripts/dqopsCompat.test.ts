@@ -7,7 +7,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,6 +22,7 @@ const run = promisify(execFile);
 const MIRROR = process.env.DQOPS_MIRROR ?? '/work/.mirror/dqops+dqo/repo';
 const PYTHON = process.env.DQCTL_PYTHON ?? '/usr/bin/python3';
 const DRIVER = resolve(import.meta.dirname, '../../scripts/dqops-client-check.py');
+const DETAILS = resolve(import.meta.dirname, 'dqopsClientDetails.py');
 const hasMirror = existsSync(MIRROR);
 
 async function pythonClientDepsPresent(): Promise<boolean> {
@@ -33,10 +34,13 @@ async function pythonClientDepsPresent(): Promise<boolean> {
   }
 }
 
-/** `git archive HEAD <path>` of the mirror, unpacked into `into`. */
-async function extract(path: string, into: string): Promise<void> {
-  await run('sh', ['-c', `git --git-dir="$1" archive HEAD "$2" | tar -x -C "$3"`, 'sh', MIRROR, path, into]);
+/** `git archive <ref> <path>` of the mirror (default HEAD), unpacked into `into`. */
+async function extract(path: string, into: string, ref = 'HEAD'): Promise<void> {
+  await run('sh', ['-c', `git --git-dir="$1" archive "$4" "$2" | tar -x -C "$3"`, 'sh', MIRROR, path, into, ref]);
 }
+
+/** DQOps's release whose "default checks patterns" routes (`/api/default/checks/…`) the spec names. */
+const SPEC_RELEASE = 'v1.7.0';
 
 /** Every folder holding a sources/ folder: one user home. */
 async function userHomes(root: string): Promise<string[]> {
@@ -100,6 +104,8 @@ describe.skipIf(!hasMirror)("DQOps's generated Python client against dqctl demo"
     if (!depsPresent) return;
     dir = await mkdtemp(join(tmpdir(), 'dqctl-dqops-client-'));
     await extract('distribution/python', dir);
+    await mkdir(join(dir, SPEC_RELEASE));
+    await extract('distribution/python', join(dir, SPEC_RELEASE), SPEC_RELEASE);
     port = await freePort();
     const child = spawn(
       process.execPath,
@@ -157,4 +163,39 @@ describe.skipIf(!hasMirror)("DQOps's generated Python client against dqctl demo"
     }
     expect(report.works).toBeGreaterThanOrEqual(295);
   }, 900_000);
+
+  it("shows a job's parameters (get_job, wait_for_job) and filters the comparison configurations by check type and time scale", async (context) => {
+    if (!depsPresent) context.skip();
+    const { stdout } = await run(PYTHON, [DETAILS, '--client', join(dir, 'distribution/python'), '--base-url', `http://127.0.0.1:${port}`], { timeout: 300_000 });
+    const details = JSON.parse(stdout);
+    // one check (orders' daily_row_count) ran: the counts the start answered are those the job shows
+    const ranChecks = { job_type: 'run_checks', status: 'finished', connection: 'shop_oltp', full_table_name: 'public.orders', check_name: 'daily_row_count', executed_checks: 1, started_executed_checks: 1, other_kinds: [] };
+    expect(details.get_job).toEqual(ranChecks);
+    expect(details.wait_for_job).toEqual(ranChecks);
+    expect(details.statistics_job).toMatchObject({ job_type: 'collect_statistics', connection: 'shop_oltp', full_table_name: 'public.customers', data_scope: 'table' });
+    expect(details.statistics_job.collected_results).toBeGreaterThan(0);
+    expect(details.statistics_job.collected_results).toBe(details.statistics_job.started_collected_results);
+    // examples/shop's comparison sets no check_type (a profiling one, as DQOps reads it); the script's own was
+    // created with monthly monitoring checks, which makes it a monthly monitoring comparison
+    expect(details.comparisons).toEqual({
+      all: ['details_monthly', 'matches_shop_orders'],
+      profiling: ['matches_shop_orders'],
+      monitoring: ['details_monthly'],
+      monitoring_daily: [],
+      monthly: ['details_monthly'],
+    });
+  }, 300_000);
+
+  it(`DQOps ${SPEC_RELEASE}'s client (the release of the spec's /api/default/checks routes) parses every answer of those routes`, async (context) => {
+    if (!depsPresent) context.skip();
+    const groups = 'default_table_check_patterns,default_column_check_patterns';
+    const { stdout } = await run(PYTHON, [DRIVER, '--client', join(dir, SPEC_RELEASE, 'distribution/python'), '--base-url', `http://127.0.0.1:${port}`, '--json', '--only', groups], {
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 600_000,
+    }).catch((error: { stdout: string }) => ({ stdout: error.stdout }));
+    const report = JSON.parse(stdout) as { operations: number; works: number; results: Array<{ group: string; operation: string; outcome: string; detail: string }> };
+    expect(report.results.filter((r) => r.outcome !== 'works').map((r) => `${r.group}.${r.operation}: ${r.detail}`)).toEqual([]);
+    // 19 operations per family (list, get, create, update, delete, copy, target ×3, 5 containers × get and update)
+    expect(report.operations).toBe(38);
+  }, 600_000);
 });

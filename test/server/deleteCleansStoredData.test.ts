@@ -114,7 +114,7 @@ describe.each(STORE_ENGINES)('DELETE of a connection, table or column deletes it
 
   it('a table: only its own data, its name matched exactly (a*, not ab)', async () => {
     const job = await deleteAndWait('/api/connections/shop/schemas/public/tables/a*');
-    expect(job.parameters).toMatchObject({ connection: 'shop', schemaName: 'public', tableName: 'a*', deleteCheckResults: true, deleteStatistics: true });
+    expect(job.parameters.deleteStoredDataParameters).toMatchObject({ connection: 'shop', schemaName: 'public', tableName: 'a*', fullTableName: 'public.a*', deleteCheckResults: true, deleteStatistics: true });
     expect(await storedOf('shop', 'public', 'a*')).toEqual([]);
     expect(await storedOf('shop', 'public', 'ab')).toEqual(EVERYTHING);
     expect(await storedOf('shop_other', 'public', 'a*')).toEqual(EVERYTHING);

@@ -197,6 +197,37 @@ describe("DQOps's client shapes", () => {
     expect((await call(app, { method: 'GET', url: `${FACT}/tablecomparisons/vs_orders/profiling` })).status).toBe(404);
   });
 
+  it('lists the comparison configurations of one check type and time scale when asked, as DQOps filters them', async () => {
+    const FACT = '/api/connections/analytics_dwh/schemas/mart/tables/fact_orders';
+    const reference = { reference_connection: 'shop_oltp', reference_table: { schema_name: 'public', table_name: 'orders' } };
+    for (const [name, scope] of [['by_day', { check_type: 'monitoring', time_scale: 'daily' }], ['by_month', { check_type: 'partitioned', time_scale: 'monthly' }], ['monitoring_any', { check_type: 'monitoring' }]] as const) {
+      const created = await call(app, { method: 'POST', url: `${FACT}/tablecomparisonconfigurations`, payload: { table_comparison_configuration_name: name, ...reference, ...scope } });
+      expect(created.status, created.raw).toBe(201);
+    }
+    // a comparison created with the checks of a container belongs to that container, as in DQOps
+    const withChecks = await call(app, { method: 'POST', url: `${FACT}/tablecomparisons/partitioned/daily`, payload: { table_comparison_configuration_name: 'checks_by_day', ...reference, compare_row_count: { error_difference_percent: 1 } } });
+    expect(withChecks.status, withChecks.raw).toBe(201);
+    expect((await call(app, { method: 'GET', url: `${FACT}/tablecomparisonconfigurations/checks_by_day` })).body).toMatchObject({ check_type: 'partitioned', time_scale: 'daily' });
+    const names = async (query: string) => (await call(app, { method: 'GET', url: `${FACT}/tablecomparisonconfigurations${query}` })).body.map((c: any) => c.table_comparison_configuration_name);
+    // matches_shop_orders (examples/shop) sets neither: a profiling comparison for DQOps, with no time scale
+    expect(await names('')).toEqual(['by_day', 'by_month', 'checks_by_day', 'matches_shop_orders', 'monitoring_any']);
+    expect(await names('?checkType=profiling')).toEqual(['matches_shop_orders']);
+    expect(await names('?checkType=monitoring')).toEqual(['by_day', 'monitoring_any']);
+    expect(await names('?checkType=monitoring&checkTimeScale=daily')).toEqual(['by_day']);
+    expect(await names('?check_type=partitioned&check_time_scale=monthly')).toEqual(['by_month']);
+    expect(await names('?checkTimeScale=monthly')).toEqual(['by_month']);
+    expect(await names('?checkType=partitioned&checkTimeScale=daily')).toEqual(['checks_by_day']);
+    // writing the model of another container moves it there (DQOps's copyToTableSpec)
+    const read = (await call(app, { method: 'GET', url: `${FACT}/tablecomparisons/checks_by_day/partitioned/daily` })).body;
+    expect((await call(app, { method: 'PUT', url: `${FACT}/tablecomparisons/monitoring/monthly/checks_by_day`, payload: read })).status).toBe(204);
+    expect(await names('?checkType=monitoring&checkTimeScale=monthly')).toEqual(['checks_by_day']);
+    // a value DQOps's enum does not have, and two spellings that disagree, are refused
+    expect((await call(app, { method: 'GET', url: `${FACT}/tablecomparisonconfigurations?checkType=weekly` })).status).toBe(400);
+    const disagree = await call(app, { method: 'GET', url: `${FACT}/tablecomparisonconfigurations?checkType=monitoring&check_type=profiling` });
+    expect([disagree.status, disagree.body.message]).toEqual([400, 'check_type and checkType disagree']);
+    for (const name of ['by_day', 'by_month', 'monitoring_any', 'checks_by_day']) expect((await call(app, { method: 'DELETE', url: `${FACT}/tablecomparisonconfigurations/${name}` })).status).toBe(204);
+  });
+
   it('answers the rest of the tables and columns operations: column check models, profiling status, similar tables, basic updates', async () => {
     const models = (await call(app, { method: 'GET', url: `${ORDERS}/columnchecks/monitoring/daily/model?columnNamePattern=order_*` })).body;
     expect(models.length).toBeGreaterThan(0);

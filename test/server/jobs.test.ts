@@ -54,7 +54,11 @@ describe('jobs API', () => {
     expect(left).toHaveLength(1);
 
     const byKey = await call(app, { method: 'GET', url: '/api/jobs/jobs/cleanup-1' });
-    expect(byKey.body).toMatchObject({ jobType: 'delete_stored_data', status: 'finished', parameters: { connection: 'shop_oltp' } });
+    expect(byKey.body).toMatchObject({
+      jobType: 'delete_stored_data',
+      status: 'finished',
+      parameters: { deleteStoredDataParameters: { connection: 'shop_oltp', fullTableName: 'public.ord*', deleteCheckResults: true, deleteErrors: true } },
+    });
     const waited = await call(app, { method: 'GET', url: `/api/jobs/jobs/${started.body.jobId.jobId}/wait?waitTimeout=1` });
     expect(waited.body.status).toBe('finished');
     expect((await call(app, { method: 'DELETE', url: '/api/jobs/jobs/cleanup-1' })).status).toBe(204);
@@ -98,6 +102,43 @@ describe('jobs API', () => {
     expect(failed.body.result).toBeUndefined();
     const bad = await call(app, { method: 'POST', url: '/api/jobs/collecterrorsamples', payload: { data_scope: 'everything' } });
     expect(bad.status).toBe(400);
+  });
+
+  it("a job's parameters are nested under its kind as DQOps's DqoJobEntryParametersModel nests them, with the result inside", async () => {
+    const run = await call(app, { method: 'POST', url: '/api/jobs/runchecks', payload: { check_search_filters: { connection: 'shop_oltp', fullTableName: 'public.orders' }, dummy_execution: true } });
+    expect(run.body.status).toBe('finished');
+    const runJob = (await call(app, { method: 'GET', url: `/api/jobs/jobs/${run.body.jobId.jobId}` })).body;
+    expect(runJob.parameters).toEqual({
+      runChecksParameters: {
+        check_search_filters: { connection: 'shop_oltp', fullTableName: 'public.orders' },
+        dummy_execution: true,
+        run_checks_result: run.body.result,
+      },
+    });
+    expect(run.body.result.executed_checks).toBeGreaterThan(0);
+    // every kind, as its executor stores it → DQOps's nesting (a failed run keeps its counts; an unknown kind: {})
+    const counts = { highest_severity: 'error', executed_checks: 3, valid_results: 1, warnings: 0, errors: 2, fatals: 0, execution_errors: 0 };
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown> | null, 'finished' | 'failed', Record<string, unknown>]> = [
+      ['run_checks', { check_search_filters: { connection: 'c' }, scheduled: true }, { result: counts, tables: 2, failed_tables: [] }, 'failed',
+        { runChecksParameters: { check_search_filters: { connection: 'c' }, scheduled: true, run_checks_result: counts } }],
+      ['collect_statistics', { connection: 'c', fullTableName: 's.t', samplesLimit: 5, configureTable: true, dataScope: 'data_group' }, { executed_statistics_collectors: 4, total_collected_results: 9 }, 'finished',
+        { collectStatisticsParameters: { statistics_collector_search_filters: { connection: 'c', fullTableName: 's.t' }, data_scope: 'data_group', configure_table: true, samples_limit: 5, collect_statistics_result: { executed_statistics_collectors: 4, total_collected_results: 9 } } }],
+      ['collect_error_samples', { check_search_filters: { connection: 'c' }, data_scope: 'table', error_sampler_result: { stale: true } }, { executed_error_samplers: 2, total_error_samples_collected: 7 }, 'finished',
+        { collectErrorSamplesParameters: { check_search_filters: { connection: 'c' }, data_scope: 'table', error_sampler_result: { executed_error_samplers: 2, total_error_samples_collected: 7 } } }],
+      ['delete_stored_data', { connection: 'c', schemaName: 's', tableName: 'a*', deleteCheckResults: true }, null, 'finished',
+        { deleteStoredDataParameters: { connection: 'c', schemaName: 's', tableName: 'a*', fullTableName: 's.a*', deleteCheckResults: true } }],
+      ['import_tables', { connection: 'c', schema: 's', table_contains: 'fact', table_names: ['x'] }, { created: 1 }, 'finished',
+        { importTableParameters: { connectionName: 'c', schemaName: 's', tableNameContains: 'fact', tableNames: ['x'] } }],
+      ['no_such_kind', { anything: 1 }, null, 'finished', {}],
+    ];
+    for (const [jobType, parameters, result, status, expected] of cases) {
+      const job = await fx.store.jobs.recordRunning({ jobType, parameters: parameters as never, createdBy: 'test', claimedBy: 'test:1' });
+      await fx.store.jobs.finish(job.id, { status, result: result as never, ...(status === 'failed' ? { errorMessage: 'failed' } : {}) });
+      const answered = (await call(app, { method: 'GET', url: `/api/jobs/jobs/${job.id}` })).body;
+      expect([jobType, answered.parameters]).toEqual([jobType, expected]);
+      const listed = (await call(app, { method: 'GET', url: '/api/jobs/jobs' })).body.jobs.find((j: { jobId: { jobId: number } }) => j.jobId.jobId === job.id);
+      expect(listed.parameters).toEqual(expected);
+    }
   });
 
   it('starting and cancelling jobs needs the operator role', async () => {

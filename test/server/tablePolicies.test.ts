@@ -277,6 +277,41 @@ describe('table policies API', () => {
     expect(configuredChecks((await call(app, { method: 'GET', url: url(f, name, '/partitioned/daily') })).body)).toEqual(['volume.daily_partition_row_count_change']);
   });
 
+  it("each family answers its own release's check models: DQOps 1.7.0's on the older routes, the current release's on the newer", async () => {
+    const name = 'model generations';
+    const spec = {
+      monitoring_checks: {
+        daily: {
+          volume: { daily_row_count_anomaly: { do_not_schedule: true, warning: { anomaly_percent: 1 } } },
+          uniqueness: { daily_duplicate_record_count: { parameters: { columns: ['a'] }, error: { max_count: 0 } } },
+        },
+      },
+    };
+    expect((await call(app, { method: 'POST', url: url(FAMILIES[1], name), payload: { policy_name: name, policy_spec: spec } })).status).toBe(201);
+    const hints = (model: any) =>
+      model.categories.flatMap((c: any) =>
+        c.checks.flatMap((k: any) =>
+          [...k.sensor_parameters, ...['warning', 'error', 'fatal'].flatMap((s) => k.rule[s].rule_parameters)]
+            .filter((field: any) => field.definition.display_hint !== undefined)
+            .map((field: any) => `${k.check_name}.${field.definition.field_name}: ${field.definition.display_hint}`),
+        ),
+      );
+    const [older, newer] = await Promise.all(FAMILIES.map(async (f) => (await call(app, { method: 'GET', url: url(f, name, '/monitoring/daily') })).body));
+    // the catalog's hints: use_ai of the anomaly rules is a paid feature in DQOps, columns a list of column names
+    expect(hints(newer)).toEqual(expect.arrayContaining(['daily_row_count_anomaly.use_ai: requires_paid_version', 'daily_duplicate_record_count.columns: column_names']));
+    expect(hints(older).every((hint: string) => hint.endsWith(': textarea'))).toBe(true);
+    expect(hints(older).length).toBe(hints(newer).filter((hint: string) => hint.endsWith(': textarea')).length);
+    expect(findCheck(newer, 'volume', 'daily_row_count_anomaly').do_not_schedule).toBe(true);
+    expect('do_not_schedule' in findCheck(older, 'volume', 'daily_row_count_anomaly')).toBe(false);
+    expectValid('CheckContainerModel', older);
+    // otherwise the same model: same categories, checks and values
+    const without = (model: any) => JSON.stringify(model, (key, value) => (key === 'display_hint' || key === 'do_not_schedule' ? undefined : value));
+    expect(without(older)).toBe(without(newer));
+    // the older model written back keeps what it does not carry (do_not_schedule)
+    expect((await call(app, { method: 'PUT', url: url(FAMILIES[0], name, '/monitoring/daily'), payload: older })).status).toBe(204);
+    expect(((await stored(name))!.spec as any).monitoring_checks).toEqual(spec.monitoring_checks);
+  });
+
   it.each(FAMILIES)('refuses invalid bodies with 400 and the violations ($family)', async (f) => {
     const name = `${f.family} invalid`;
     const post = (payload: unknown, suffix = '') => call(app, { method: 'POST', url: url(f, name, suffix), payload: payload as object });

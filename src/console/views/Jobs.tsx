@@ -35,18 +35,20 @@ export function Jobs({ profile }: { profile: Profile }) {
 }
 
 /**
- * What a job ran on, from its parameters (a run's check_search_filters, a statistics job's filters, an import's
- * connection): "shop_oltp/public.customers", "shop_oltp, all tables", "all tables", with a check or column filter.
+ * What a job ran on, from its parameters (nested under the job's kind as DQOps nests them: a run's
+ * check_search_filters, a statistics job's filters, a delete's or an import's connection): "shop_oltp/public.customers",
+ * "shop_oltp, all tables", "all tables", with a check or column filter.
  */
 export function targetOf(job: JobEntry): string {
-  const p = (job.parameters ?? {}) as Record<string, unknown>;
-  const nested = [p.check_search_filters, p.statistics_collector_search_filters, p.statisticsCollectorSearchFilters].find((f) => f && typeof f === 'object') as Record<string, unknown> | undefined;
-  const f = nested ?? p;
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const kind = Object.values(job.parameters ?? {}).find(isObject) ?? {};
+  const f = [kind.check_search_filters, kind.statistics_collector_search_filters].find(isObject) ?? kind;
   const text = (...keys: string[]) => keys.map((k) => f[k]).find((v): v is string => typeof v === 'string' && v !== '');
   const connection = text('connection', 'connectionName');
-  const table = text('fullTableName', 'schemaTableName') ?? (text('schema', 'schemaName') ? `${text('schema', 'schemaName')}.${text('table_contains', 'tableNameContains') ? `*${text('table_contains', 'tableNameContains')}*` : '*'}` : undefined);
+  const schema = text('schemaName');
+  const table = text('fullTableName') ?? (schema ? `${schema}.${text('tableNameContains') ? `*${text('tableNameContains')}*` : '*'}` : undefined);
   const where = connection ? (table ? `${connection}/${table}` : `${connection}, all tables`) : table ? `every connection, ${table}` : 'all tables';
-  const extra = [text('column', 'columnName') ? `column ${text('column', 'columnName')}` : '', text('checkName') ? `check ${text('checkName')}` : '', text('checkCategory') ? `category ${text('checkCategory')}` : '']
+  const extra = [text('columnName') ? `column ${text('columnName')}` : '', text('checkName') ? `check ${text('checkName')}` : '', text('checkCategory') ? `category ${text('checkCategory')}` : '']
     .filter(Boolean)
     .join(', ');
   return extra ? `${where} (${extra})` : where;

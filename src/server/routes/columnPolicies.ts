@@ -17,6 +17,7 @@ export async function columnPoliciesRoutes(api: FastifyInstance, context: Server
     model: 'DefaultColumnChecksPatternModel',
     listModel: 'DefaultColumnChecksPatternListModel',
     naming: 'default_checks_pattern',
+    generation: 'dqops_1_7',
     tag: 'default column check patterns',
   });
   registerPolicyFamily(api, context, {
@@ -28,6 +29,7 @@ export async function columnPoliciesRoutes(api: FastifyInstance, context: Server
     model: 'ColumnQualityPolicyModel',
     listModel: 'ColumnQualityPolicyListModel',
     naming: 'quality_policy',
+    generation: 'current',
     tag: 'column quality policies',
   });
 }

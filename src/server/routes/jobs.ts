@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { jobEntryParameters } from '../../app/jobHistory.js';
 import { isJobOfKind, startJob, type JobKind } from '../../app/jobStarts.js';
 import type { JobRecord } from '../../app/services.js';
 import { DqError, type JsonObject } from '../../model/index.js';
@@ -6,7 +7,9 @@ import { ref } from '../apiSchemas.js';
 import type { ServerContext } from '../context.js';
 
 /**
- * Jobs: start (201 with `{jobId: {jobId, jobBusinessKey, createdAt}, result?, status}`), look up by id or
+ * Jobs: a job's parameters answer nested under its kind as DQOps's DqoJobEntryParametersModel nests them
+ * (`{runChecksParameters: {check_search_filters, …, run_checks_result}}`: src/jobs/jobEntryParameters.ts).
+ * Start (201 with `{jobId: {jobId, jobBusinessKey, createdAt}, result?, status}`), look up by id or
  * business key, wait, cancel. `wait` defaults to true and `waitTimeout` (seconds) to 120: the answer holds the
  * result when the job ends in time, only the id and status otherwise. Job types whose executor this version
  * does not have answer 501 naming what is missing.
@@ -55,7 +58,7 @@ function historyEntry(job: JobRecord): JsonObject {
   const entry: JsonObject = {
     jobId: jobIdModel(job),
     jobType: job.jobType,
-    parameters: job.parameters,
+    parameters: jobEntryParameters(job),
     status: job.status,
     statusChangedAt: job.statusChangedAt,
   };

@@ -5,6 +5,7 @@ import {
   policyPriority,
   policyWithCheckContainerModel,
   refuseInvalidPolicySpec,
+  type ModelGeneration,
   type PolicyKind,
 } from '../../app/checkPolicies.js';
 import type { CheckContainerModel } from '../../app/tableCheckContainers.js';
@@ -18,6 +19,9 @@ import { checkName } from '../names.js';
  * (`/default/checks/{table|column}`, `pattern_name` / `pattern_spec`) and the newer "quality policies"
  * (`/policies/checks/{table|column}`, `policy_name` / `policy_spec`), with the same segments after the name.
  * This factory registers one family for one target, so the four families cannot drift apart.
+ *
+ * Each family answers its own release's check models: the older one DQOps 1.7.0's (no display hint but
+ * `textarea`, no `do_not_schedule`), the newer one the current release's.
  *
  * Semantics (dqops-compat.md sections 1 and 2): POST creates (201, 409 when the name exists); PUT of the policy,
  * of its target or of one check container is an upsert (204, never 404); DELETE 204 / 404; copyfrom 201, 404
@@ -40,6 +44,8 @@ export interface PolicyFamilyOptions {
   listModel: string;
   /** How DQOps names the family's operations (operationIds of the OpenAPI document). */
   naming: 'default_checks_pattern' | 'quality_policy';
+  /** Whose check models the family answers: DQOps 1.7.0's (the older family) or the current release's. */
+  generation: ModelGeneration;
   tag: string;
 }
 
@@ -267,7 +273,7 @@ export function registerPolicyFamily(api: FastifyInstance, context: ServerContex
       { schema: { ...doc('get', container, `every ${checks} check of a ${what}, configured or not`), params, response: { 200: ref('CheckContainerModel') } } },
       async (request) => {
         const live = await requirePolicy(nameOf(request));
-        return policyCheckContainerModel(live, target, container, capabilities(request, live));
+        return policyCheckContainerModel(live, target, container, capabilities(request, live), options.generation);
       },
     );
     api.put(

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { refuseInvalidTableSpec } from '../../app/tableSpecValidation.js';
 import { applyComparisonModel, comparisonModel, configurationEntry, configurationModel, type ComparisonContainer } from '../../app/tableComparisonModels.js';
-import { DqError, isJsonObject, tableKey, type JsonObject } from '../../model/index.js';
+import { CHECK_TYPES, DqError, isJsonObject, tableKey, TIME_SCALES, type JsonObject } from '../../model/index.js';
 import type { ServerContext } from '../context.js';
 import { checkName } from '../names.js';
 import { capabilitiesFor, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, writerOf, type TablePath } from './tables.js';
@@ -10,7 +10,8 @@ import { capabilitiesFor, requireTable, TABLE_PARAMS, TABLE_URL, tablePathOf, wr
  * DQOps's `table_comparisons` group: the comparison configurations of a table (`spec.table_comparisons`,
  * …/tablecomparisonconfigurations) and, per check container, a comparison with its compare checks
  * (…/tablecomparisons/{container}); the mapping is src/app/tableComparisonModels.ts. Creating a name that exists
- * answers 409, reading, replacing or deleting a missing one 404. Deleting a configuration also removes the
+ * answers 409, reading, replacing or deleting a missing one 404. The list keeps only the configurations of a
+ * check type and time scale when asked (`checkType`, `checkTimeScale`), as DQOps filters it. Deleting a configuration also removes the
  * comparison checks that name it (they could not run without it).
  */
 const CONTAINERS: Array<{ segment: string; operation: string; container: ComparisonContainer }> = [
@@ -22,6 +23,23 @@ const CONTAINERS: Array<{ segment: string; operation: string; container: Compari
 ];
 
 const anyObject = { type: 'object', additionalProperties: true };
+
+/** A query parameter given in snake_case or camelCase (both spellings must agree when both are given). */
+function oneSpelling(query: Record<string, string | undefined>, snake: string, camel: string): string | undefined {
+  const [a, b] = [query[snake], query[camel]];
+  if (a !== undefined && b !== undefined && a !== b) throw new DqError('INVALID_ARGUMENT', `${snake} and ${camel} disagree`);
+  return a ?? b;
+}
+
+/**
+ * The list's filters as DQOps applies them: a configuration without `check_type` is a profiling one (DQOps's
+ * default), one without `time_scale` has none, so a time scale filter leaves it out.
+ */
+function comparisonMatches(entry: JsonObject, checkType: string | undefined, timeScale: string | undefined): boolean {
+  if (checkType !== undefined && (entry.check_type ?? 'profiling') !== checkType) return false;
+  if (timeScale !== undefined && (entry.time_scale ?? null) !== timeScale) return false;
+  return true;
+}
 
 export async function tableComparisonsRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
   const tags = ['table_comparisons'];
@@ -59,7 +77,15 @@ export async function tableComparisonsRoutes(api: FastifyInstance, context: Serv
         operationId: 'get_table_comparison_configurations',
         summary: 'get_table_comparison_configurations: the comparison configurations of the table, sorted by name',
         params: TABLE_PARAMS,
-        querystring: { type: 'object', properties: { checkType: { type: 'string' }, check_type: { type: 'string' }, checkTimeScale: { type: 'string' }, check_time_scale: { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          properties: {
+            checkType: { type: 'string', enum: [...CHECK_TYPES] },
+            check_type: { type: 'string', enum: [...CHECK_TYPES] },
+            checkTimeScale: { type: 'string', enum: [...TIME_SCALES] },
+            check_time_scale: { type: 'string', enum: [...TIME_SCALES] },
+          },
+        },
         response: { 200: { type: 'array', items: anyObject } },
       },
     },
@@ -67,9 +93,12 @@ export async function tableComparisonsRoutes(api: FastifyInstance, context: Serv
       const path = tablePathOf(request);
       const live = await requireTable(context, path);
       const entries = entriesOf(live.spec);
+      const query = request.query as Record<string, string | undefined>;
+      const checkType = oneSpelling(query, 'check_type', 'checkType');
+      const timeScale = oneSpelling(query, 'check_time_scale', 'checkTimeScale');
       return Object.keys(entries)
         .sort()
-        .filter((name) => isJsonObject(entries[name]))
+        .filter((name) => isJsonObject(entries[name]) && comparisonMatches(entries[name] as JsonObject, checkType, timeScale))
         .map((name) => withCapabilities(configurationModel(path.connection, path.schema, path.table, name, entries[name] as JsonObject), request, live));
     },
   );

@@ -17,6 +17,7 @@ export async function tablePoliciesRoutes(api: FastifyInstance, context: ServerC
     model: 'DefaultTableChecksPatternModel',
     listModel: 'DefaultTableChecksPatternListModel',
     naming: 'default_checks_pattern',
+    generation: 'dqops_1_7',
     tag: 'default table check patterns',
   });
   registerPolicyFamily(api, context, {
@@ -28,6 +29,7 @@ export async function tablePoliciesRoutes(api: FastifyInstance, context: ServerC
     model: 'TableQualityPolicyModel',
     listModel: 'TableQualityPolicyListModel',
     naming: 'quality_policy',
+    generation: 'current',
     tag: 'table quality policies',
   });
 }
