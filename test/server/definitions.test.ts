@@ -36,7 +36,7 @@ describe('definitions API: sensors, check definitions, dictionaries, rules', () 
     await cp(HOME, home, { recursive: true });
     await applyPlan(await plan(), fx.store, { holder: 'test', appliedBy: 'test', lockTimeoutMs: 30_000 });
     app = await serverOn(fx.store);
-  }, 60_000);
+  });
   afterAll(async () => {
     await app?.close();
     await fx?.dispose();
@@ -427,7 +427,7 @@ describe('definitions API: roles', () => {
     fx = await STORE_ENGINES[0].setup();
     const tokens = parseTokens(Object.entries(TOKENS).map(([role, token]) => `- {name: ${role}_user, role: ${role}, token: ${token}}`).join('\n'), 'test tokens');
     app = await serverOn(fx.store, { tokens });
-  }, 60_000);
+  });
   afterAll(async () => {
     await app?.close();
     await fx?.dispose();
