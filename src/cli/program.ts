@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { addDocsReferencesToHelp } from './docsReferences.js';
 import { environmentOption, switchEnvironmentOption } from './environmentOption.js';
 import { addExitCodesToHelp, exitCodesTable } from './exitCodes.js';
 import type { CliIo } from './io.js';
@@ -404,6 +405,7 @@ Where the demo's data comes from:
   for (const name of ['apply', 'serve']) switchEnvironmentOption(named(name));
 
   addExitCodesToHelp(program);
+  addDocsReferencesToHelp(program);
   return program;
 }
 

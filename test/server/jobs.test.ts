@@ -102,7 +102,7 @@ describe('jobs API', () => {
 
   it("a typo in a job's filter is UNKNOWN_NAME with the closest names, before anything is queued; nothing applied is NOTHING_APPLIED", async () => {
     const jobsBefore = (await call(app, { method: 'GET', url: '/api/jobs/jobs' })).body.jobs.length;
-    const refusals: Array<[string, unknown, string]> = [
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
       ['/api/jobs/runchecks', { check_search_filters: { checkName: 'daily_row_cuont' } }, '--check: no check named "daily_row_cuont"; did you mean "daily_row_count"?'],
       ['/api/jobs/runchecks', { check_search_filters: { connection: 'shop_oltpp' } }, '--connection: no connection named "shop_oltpp"; did you mean "shop_oltp"?'],
       ['/api/jobs/runchecks', { check_search_filters: { connection: 'shop_oltp', fullTableName: 'public.ordres' } }, '--table: no table named "public.ordres" of connection "shop_oltp"; did you mean "public.orders"?'],
