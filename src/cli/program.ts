@@ -69,7 +69,9 @@ ${exitCodesTable()}`,
         .description('what a pull request changes between two git refs, object by object, with the blast radius of policy changes; no live store needed'),
     )
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-      .addOption(new Option('--no-store', 'never open a live store, even with DQCTL_DATABASE_URL or DQCTL_STATE_DIR set').conflicts(['database', 'stateDir'])),
+      .addOption(new Option('--no-store', 'never open a live store, even with DQCTL_DATABASE_URL or DQCTL_STATE_DIR set').conflicts(['database', 'stateDir']))
+      .option('--server <url>', "count the policies' reach on the tables of a running `dqctl serve`'s store (default: $DQCTL_SERVER_URL)")
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)'),
   ).action((dir: string, options) => setResult(import('./commands/diff.js').then((m) => m.diffCommand(dir, options, io))));
 
   storeOptions(

@@ -1,4 +1,5 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -200,6 +201,37 @@ describe('run checks --server through a running dqctl serve (real bin)', { timeo
     expect(text.stdout).toContain(`state-dir: `);
     const ttl = await runCli(['lock', 'list', '--lock-ttl', '1m', ...viewer], { cwd: dir });
     expect([ttl.code, ttl.stderr]).toEqual([1, "Error: --lock-ttl has no effect with --server: the server judges its store's locks with its own --lock-ttl; drop it\n"]);
+  });
+
+  it("diff --server counts a policy's reach on the tables of the server's store", async () => {
+    const repo = join(dir, 'diff-repo');
+    await cp(join(dir, 'repo'), repo, { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    await mkdir(join(repo, 'patterns'), { recursive: true });
+    await writeFile(
+      join(repo, 'patterns/orders_volume.dqotablepattern.yaml'),
+      'apiVersion: dqo/v1\nkind: default_table_checks\nspec:\n  priority: 100\n  target:\n    table: Orders\n  monitoring_checks:\n    daily:\n      volume:\n        daily_row_count: {}\n',
+    );
+    git('add', '-A');
+    git('commit', '-qm', 'a policy on Orders');
+    const viewer = ['--server', server.url, '--token', 'viewer-token'];
+    const diff = await runCli(['diff', '--base', 'HEAD~1', '--head', 'HEAD', repo, '--format', 'json', ...viewer], { cwd: dir });
+    expect(diff.code, diff.stderr).toBe(0);
+    const document = JSON.parse(diff.stdout);
+    expect(document.live).toMatchObject({ engine: 'pglite', location: expect.stringContaining(join(dir, 'state')) });
+    expect(document.blast_radius).toHaveLength(1);
+    // the store holds Orders and doomed: the new policy reaches one of them, as it does in the repository
+    expect(document.blast_radius[0].live).toMatchObject({ before: null, after: { tables: 1 } });
+    expect(JSON.stringify(document.blast_radius[0].live.tables_gained)).toContain('db/public.Orders');
+    expect(document.blast_radius[0].repository.after).toEqual(document.blast_radius[0].live.after);
+    const contradiction = await runCli(['diff', '--base', 'HEAD~1', repo, '--no-store', ...viewer], { cwd: dir });
+    expect([contradiction.code, contradiction.stderr]).toEqual([1, 'Error: --no-store and --server contradict each other; drop one\n']);
+    // without --server nor a store flag, no store is read
+    const offline = JSON.parse((await runCli(['diff', '--base', 'HEAD~1', repo, '--format', 'json'], { cwd: dir, env: { DQCTL_SERVER_URL: '', DQCTL_STATE_DIR: '' } })).stdout);
+    expect(offline.live).toBeNull();
   });
 
   it('run checks --server refuses a filter naming nothing the store holds, as a local run does (exit 1, did-you-mean)', async () => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { livePolicyTargets } from '../../app/diffRevisions.js';
 import { exportStore } from '../../app/exportToFolder.js';
 import { latestStatistics } from '../../app/latestStatistics.js';
 import { storeLocksDocument } from '../../app/storeLocks.js';
@@ -8,7 +9,7 @@ import { CHECK_TYPES, DqError, OBJECT_KINDS, type CheckType, type ObjectKind } f
 import type { ServerContext } from '../context.js';
 
 /**
- * The reads of the CLI through a server (`dqctl state list | results | statistics | export | lock list --server`):
+ * The reads of the CLI through a server (`dqctl state list | results | statistics | export | lock list | diff --server`):
  * while `dqctl serve` holds an embedded store, the CLI cannot open it, so these answer from the server's store
  * with the same use case and the same JSON the local command prints (one truth, two views). Viewer role.
  */
@@ -86,6 +87,20 @@ export async function gitopsReadRoutes(api: FastifyInstance, context: ServerCont
       const query = request.query as { kind?: ObjectKind; namespace?: string; only_drift?: boolean; schema_base?: string };
       return exportStore(context.store, { kind: query.kind, namespace: query.namespace, onlyDrift: query.only_drift, schemaBase: query.schema_base });
     },
+  );
+
+  api.get(
+    '/gitops/policy-targets',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        summary:
+          "what a diff's policies are matched against in the live store (`dqctl diff --server`): its revision, its connections (secrets redacted) and tables",
+        querystring: { type: 'object', properties: {}, additionalProperties: false },
+      },
+    },
+    async () => livePolicyTargets(context.store),
   );
 
   api.get(
