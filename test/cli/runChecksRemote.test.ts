@@ -56,7 +56,7 @@ describe('run checks --server through a running dqctl serve (real bin)', { timeo
       env: { DQ_USER: user() },
       readyText: 'is serving',
     });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     server?.child.kill('SIGKILL');
     await source.drop();
