@@ -14,6 +14,7 @@ import {
 import type { PolicyObject } from '../policy/compilePolicies.js';
 import type { StoreReader } from '../store/store.js';
 import type { PolicyBlastRadius, RevisionDiff } from '../plan/revisionDiff.js';
+import { redactSpec } from './connectionSecrets.js';
 import { loadRevisionPair } from './loadRevisionPair.js';
 
 /**
@@ -27,8 +28,34 @@ export interface DiffRevisionsRequest {
   head: { source: RepositorySource; ref: string };
   /** The environment both revisions are loaded with (`--env`): the diff shows its effective values. */
   environment?: string | null;
-  /** The live store whose tables are counted too, and how to name it. */
-  live?: { store: StoreReader; engine: string; description: string };
+  /** The live store's tables, counted too (`livePolicyTargets`, read here or by a server). */
+  live?: LivePolicyTargets;
+}
+
+/**
+ * What the policies of a diff are matched against in a live store: its connections (secrets redacted: only
+ * their labels and names matter) and tables, of one revision, and how to name the store. `dqctl diff` reads it
+ * from the store it opened, or with --server from GET /api/gitops/policy-targets (the same function there).
+ */
+export interface LivePolicyTargets {
+  engine: string;
+  description: string;
+  revision: number;
+  objects: Array<{ kind: 'source' | 'table'; name: string; spec: JsonObject }>;
+}
+
+export async function livePolicyTargets(store: StoreReader & { engine: string; description: string }): Promise<LivePolicyTargets> {
+  const revision = await store.revision();
+  const [sources, tables] = await Promise.all([store.listObjects({ kind: 'source' }), store.listObjects({ kind: 'table' })]);
+  return {
+    engine: store.engine,
+    description: store.description,
+    revision,
+    objects: [
+      ...sources.map((o) => ({ kind: 'source' as const, name: o.name, spec: redactSpec(o.spec) })),
+      ...tables.map((o) => ({ kind: 'table' as const, name: o.name, spec: o.spec })),
+    ],
+  };
 }
 
 export async function diffRevisions(request: DiffRevisionsRequest): Promise<RevisionDiff> {
@@ -41,11 +68,8 @@ export async function diffRevisions(request: DiffRevisionsRequest): Promise<Revi
   let live: RevisionDiff['live'] = null;
   let liveUniverse: TableUniverse | undefined;
   if (request.live) {
-    const store = request.live.store;
-    const revision = await store.revision();
-    const [tables, sources] = await Promise.all([store.listObjects({ kind: 'table' }), store.listObjects({ kind: 'source' })]);
-    liveUniverse = tableUniverse([...sources, ...tables]);
-    live = { engine: request.live.engine, description: request.live.description, revision };
+    liveUniverse = tableUniverse(request.live.objects);
+    live = { engine: request.live.engine, description: request.live.description, revision: request.live.revision };
   }
 
   return {

@@ -55,6 +55,24 @@ export async function refuseUnknownFilterNames(store: StoreReader, filters: Name
 }
 
 /** Each comma-separated item must match one of `names`; the error names the first that does not, with suggestions. */
+/**
+ * The names of a job's filters, as the jobs take them: DQOps's CheckSearchFilters (`connection`, `fullTableName`,
+ * `column`, `checkName`: run checks, collect error samples) or a statistics collector's filter (`connection`,
+ * `fullTableName`; columns are not checked, statistics describe the data source's columns).
+ */
+export function checkSearchNames(filters: JsonObject): NameFilters {
+  return { connection: textOf(filters.connection), table: textOf(filters.fullTableName), column: textOf(filters.column), check: textOf(filters.checkName) };
+}
+
+export function statisticsFilterNames(filters: JsonObject): NameFilters {
+  return { connection: textOf(filters.connection), table: textOf(filters.fullTableName) };
+}
+
+/** The filter's text, when it is one (the search filters are JSON). */
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
 function requireEachItem(flag: string, what: string, filter: string | undefined, names: readonly string[], where = '') {
   const pattern = compileNamePattern(filter);
   if (!pattern || filter === undefined) return pattern;

@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { addDocsReferencesToHelp } from './docsReferences.js';
 import { environmentOption, switchEnvironmentOption } from './environmentOption.js';
 import { addExitCodesToHelp, exitCodesTable } from './exitCodes.js';
 import type { CliIo } from './io.js';
@@ -68,7 +69,9 @@ ${exitCodesTable()}`,
         .description('what a pull request changes between two git refs, object by object, with the blast radius of policy changes; no live store needed'),
     )
       .addOption(new Option('--format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-      .addOption(new Option('--no-store', 'never open a live store, even with DQCTL_DATABASE_URL or DQCTL_STATE_DIR set').conflicts(['database', 'stateDir'])),
+      .addOption(new Option('--no-store', 'never open a live store, even with DQCTL_DATABASE_URL or DQCTL_STATE_DIR set').conflicts(['database', 'stateDir']))
+      .option('--server <url>', "count the policies' reach on the tables of a running `dqctl serve`'s store (default: $DQCTL_SERVER_URL)")
+      .option('--token <token>', 'bearer token for --server (default: $DQCTL_TOKEN)'),
   ).action((dir: string, options) => setResult(import('./commands/diff.js').then((m) => m.diffCommand(dir, options, io))));
 
   storeOptions(
@@ -111,18 +114,20 @@ ${exitCodesTable()}`,
 
   // positional options: `export --out X` is the configuration export's, `export dqops-data --out X` the history's
   const exportCommand = program.command('export').enablePositionalOptions();
-  storeOptions(
-    exportCommand
-      .description('write the live state as DQOps-format files (never deletes; refuses to overwrite differing files without --force)')
-      .option('--out <dir>', 'folder to write into', '.')
-      .option('--only-drift', 'only git-managed objects changed through the API since the last apply, at their origin files')
-      .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_schedules, default_notifications')
-      .option('--namespace <namespace>', 'only git-managed objects of this ownership namespace')
-      .option('--schema-base <url-or-path>', 'where the yaml-language-server line finds the schemas (default: their https://dqctl.dev/schemas/ ids)')
-      .option('--include-secrets', 'write literal secrets as they are (default: replaced by ${DQCTL_SECRET_…} references)')
-      .option('--force', 'overwrite files whose content differs')
-      .option('--dry-run', 'write nothing; print a unified diff of every file the export would write')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  remoteOptions(
+    storeOptions(
+      exportCommand
+        .description('write the live state as DQOps-format files (never deletes; refuses to overwrite differing files without --force)')
+        .option('--out <dir>', 'folder to write into', '.')
+        .option('--only-drift', 'only git-managed objects changed through the API since the last apply, at their origin files')
+        .option('--kind <kind>', 'only this kind: source, table, rule, default_table_checks, default_column_checks, default_schedules, default_notifications')
+        .option('--namespace <namespace>', 'only git-managed objects of this ownership namespace')
+        .option('--schema-base <url-or-path>', 'where the yaml-language-server line finds the schemas (default: their https://dqctl.dev/schemas/ ids)')
+        .option('--include-secrets', 'write literal secrets as they are (default: replaced by ${DQCTL_SECRET_…} references)')
+        .option('--force', 'overwrite files whose content differs')
+        .option('--dry-run', 'write nothing; print a unified diff of every file the export would write')
+        .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
   ).action((options) => setResult(import('./commands/export.js').then((m) => m.exportCommand(options, io))));
   storeOptions(
     exportCommand
@@ -201,11 +206,13 @@ Where the demo's data comes from:
   ).action((options) => setResult(import('./commands/status.js').then((m) => m.statusCommand(options, io))));
 
   const lock = program.command('lock').description('the locks of the live store: who holds them, and freeing one a killed process left');
-  storeOptions(
-    lock
-      .command('list')
-      .description('list held locks with holder, operation, age, pid and host (opens no store)')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  remoteOptions(
+    storeOptions(
+      lock
+        .command('list')
+        .description('list held locks with holder, operation, age, pid and host (opens no store)')
+        .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
   ).action((options) => setResult(import('./commands/lock.js').then((m) => m.lockListCommand(options, io))));
   storeOptions(
     lock
@@ -400,6 +407,7 @@ Where the demo's data comes from:
   for (const name of ['apply', 'serve']) switchEnvironmentOption(named(name));
 
   addExitCodesToHelp(program);
+  addDocsReferencesToHelp(program);
   return program;
 }
 

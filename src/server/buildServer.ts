@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createServerServices, startConnectionSchedules } from '../app/serverServices.js';
 import type { ConnectionSchedulesOptions, DataSources, DelivererOptions, JobService, Reconciler, Store } from '../app/services.js';
+import type { OpenStoreOptions } from '../app/types.js';
 import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
 import { registerConsole } from './console.js';
@@ -23,6 +24,8 @@ import type { TokenSet } from './tokens.js';
  */
 export interface ServerOptions {
   store: Store;
+  /** How the store was opened (`serve`): GET /api/gitops/locks lists its locks; without it that route answers 501. */
+  storeOpenOptions?: OpenStoreOptions;
   /** null: authentication off (every caller is an admin); `serve` then binds to loopback only. */
   tokens?: TokenSet | null;
   /** Refuse API writes to git-managed objects (409 naming the file) instead of recording them as drift. */
@@ -137,6 +140,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   if (loop) objects.onWrite(() => void loop.storeChanged('api write'));
   const context: ServerContext = {
     store: options.store,
+    storeOpenOptions: options.storeOpenOptions,
     jobs,
     objects,
     dataSources,

@@ -1,4 +1,5 @@
 import type { DataSources, Deliverer, JobService, LiveObjects, Reconciler, Store } from '../app/services.js';
+import type { OpenStoreOptions } from '../app/types.js';
 import type { ServerMetrics } from './metrics.js';
 import { roleAtLeast, type Caller, type Role } from './tokens.js';
 import type { Capabilities } from '../model/index.js';
@@ -7,6 +8,8 @@ import type { Capabilities } from '../model/index.js';
 export interface ServerContext {
   objects: LiveObjects;
   store: Store;
+  /** How `serve` opened the store (its URL or folder, its --lock-ttl), for GET /api/gitops/locks. */
+  storeOpenOptions?: OpenStoreOptions;
   jobs: JobService;
   /** Pools of the monitored databases (connection tests, remote schemas and tables). */
   dataSources?: DataSources;

@@ -1,4 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -23,6 +24,7 @@ describe('run checks --server through a running dqctl serve (real bin)', { timeo
   // the CLI's environment holds no secret and no server URL of its own
   const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(['run', 'checks', ...args], { cwd: dir, env: { DQCTL_SERVER_URL: '', DQCTL_TOKEN: '', DQ_USER: '', ...env } });
   const asOperator = () => ['--server', server.url, '--token', 'operator-token'];
+  let localExport: Awaited<ReturnType<typeof runCli>>;
 
   beforeAll(async () => {
     source = await createTestDatabase();
@@ -42,14 +44,19 @@ describe('run checks --server through a running dqctl serve (real bin)', { timeo
       join(dir, 'repo/sources/db/public.doomed.dqotable.yaml'),
       'apiVersion: dqo/v1\nkind: table\nspec:\n  monitoring_checks:\n    daily:\n      volume:\n        daily_row_count: {}\n',
     );
+    // a literal password (the test database trusts local connections and ignores it): an export replaces it
+    await appendFile(join(dir, 'repo/sources/db/connection.dqoconnection.yaml'), '    password: literal-hunter2\n');
     const applied = await runCli(['apply', join(dir, 'repo'), '--auto-approve', '--state-dir', join(dir, 'state')], { cwd: dir });
     expect(applied.code, applied.stderr).toBe(0);
+    // what the store exports read locally, before the server holds it: `export --server` must write the same
+    localExport = await runCli(['export', '--out', join(dir, 'local-export'), '--state-dir', join(dir, 'state'), '--format', 'json'], { cwd: dir });
+    expect(localExport.code, localExport.stderr).toBe(0);
     await writeFile(join(dir, 'tokens.yaml'), '- {name: reader, role: viewer, token: viewer-token}\n- {name: ci, role: operator, token: operator-token}\n');
     server = await serve(['--state-dir', join(dir, 'state'), '--tokens', join(dir, 'tokens.yaml'), '--no-schedules'], dir, {
       env: { DQ_USER: user() },
       readyText: 'is serving',
     });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     server?.child.kill('SIGKILL');
     await source.drop();
@@ -135,6 +142,112 @@ describe('run checks --server through a running dqctl serve (real bin)', { timeo
     expect([typo.code, typo.stderr]).toEqual([1, 'Error: --table: no table named "public.Order"; did you mean "public.Orders"?\n']);
     const statistics = await runCli(['statistics', ...viewer], { cwd: dir });
     expect([statistics.code, statistics.stdout]).toEqual([0, 'No statistics. Collect them first: dqctl collect statistics\n']);
+  });
+
+  it('export --server writes what a local export of the same store writes, and never receives a secret', async () => {
+    const viewer = ['--server', server.url, '--token', 'viewer-token'];
+    const out = join(dir, 'remote-export');
+    const remote = await runCli(['export', '--out', out, '--format', 'json', ...viewer], { cwd: dir });
+    expect(remote.code, remote.stderr).toBe(0);
+    // the same report (but the folder) and the same warnings on stderr
+    const { folder: localFolder, ...local } = JSON.parse(localExport.stdout);
+    const { folder, ...answer } = JSON.parse(remote.stdout);
+    expect([localFolder, folder]).toEqual([join(dir, 'local-export'), out]);
+    expect(answer).toEqual(local);
+    expect(answer.replaced_secrets).toEqual([{ object: 'source "db"', path: 'postgresql.password', variable: 'DQCTL_SECRET_DB_PASSWORD' }]);
+    expect(remote.stderr).toBe(localExport.stderr.replace('(or export with', '(or export from the store directly, not through a server, with'));
+    // the same files, byte for byte
+    const files = async (root: string) => (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(root.length)).sort();
+    const written = await files(out);
+    expect(written).toEqual(await files(join(dir, 'local-export')));
+    expect(written).toContain('/sources/db/public.Orders.dqotable.yaml');
+    for (const file of written) expect(await readFile(join(out, file), 'utf8'), file).toBe(await readFile(join(dir, 'local-export', file), 'utf8'));
+    expect(await readFile(join(out, 'sources/db/connection.dqoconnection.yaml'), 'utf8')).toContain('password: ${DQCTL_SECRET_DB_PASSWORD}');
+    // the server's answer itself holds no secret
+    const answered = await fetch(`${server.url}/api/gitops/export`, { headers: { authorization: 'Bearer viewer-token' } });
+    expect(answered.status).toBe(200);
+    expect(await answered.text()).not.toContain('literal-hunter2');
+
+    // a second export finds every file as it is; --dry-run through the server writes nothing and says so
+    const again = await runCli(['export', '--out', out, '--kind', 'table', ...viewer], { cwd: dir });
+    expect([again.code, again.stdout]).toEqual([0, 'Exported 2 objects to ' + out + ': 0 files written, 2 unchanged.\n']);
+    const dry = await runCli(['export', '--out', join(dir, 'nowhere'), '--kind', 'table', '--dry-run', ...viewer], { cwd: dir });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('+++ b/sources/db/public.Orders.dqotable.yaml');
+    expect(dry.stderr).toContain('Dry run: 2 files would be written, 0 unchanged; nothing was written.');
+    expect(await readdir(dir)).not.toContain('nowhere');
+    // a server never sends a secret: --include-secrets is refused before anything is asked
+    const secrets = await runCli(['export', '--out', join(dir, 'secrets'), '--include-secrets', ...viewer], { cwd: dir });
+    expect(secrets.code).toBe(1);
+    expect(secrets.stderr).toMatch(/^Error: --include-secrets cannot be used with --server: a dqctl server never sends a secret/);
+    const anonymous = await runCli(['export', '--out', join(dir, 'secrets'), '--server', server.url], { cwd: dir, env: { DQCTL_TOKEN: '' } });
+    expect(anonymous.code).toBe(1);
+    expect(anonymous.stderr).toMatch(/\(pass --token, or set DQCTL_TOKEN\)\n$/);
+  });
+
+  it('lock list --server lists the locks of the server\'s store as a local lock list does', async () => {
+    const viewer = ['--server', server.url, '--token', 'viewer-token'];
+    const remote = await runCli(['lock', 'list', '--format', 'json', ...viewer], { cwd: dir });
+    expect(remote.code, remote.stderr).toBe(0);
+    const local = await runCli(['lock', 'list', '--format', 'json', '--state-dir', join(dir, 'state')], { cwd: dir });
+    expect(local.code, local.stderr).toBe(0);
+    const withoutAge = (document: any) => ({ ...document, locks: document.locks.map(({ age_ms, ...lock }: any) => lock) });
+    const listed = JSON.parse(remote.stdout);
+    expect(withoutAge(listed)).toEqual(withoutAge(JSON.parse(local.stdout)));
+    expect(listed.store).toEqual({ engine: 'pglite', location: `pglite:${join(dir, 'state', 'pglite')}` });
+    expect(listed.locks).toEqual([expect.objectContaining({ id: 'state-dir', operation: `serve ${server.url}`, server: server.url, alive: true, releasable: false })]);
+    const text = await runCli(['lock', 'list', ...viewer], { cwd: dir });
+    expect(text.stdout).toContain(`Locks of pglite:${join(dir, 'state', 'pglite')} (TTL 15m00s):\n`);
+    expect(text.stdout).toContain(`state-dir: `);
+    const ttl = await runCli(['lock', 'list', '--lock-ttl', '1m', ...viewer], { cwd: dir });
+    expect([ttl.code, ttl.stderr]).toEqual([1, "Error: --lock-ttl has no effect with --server: the server judges its store's locks with its own --lock-ttl; drop it\n"]);
+  });
+
+  it("diff --server counts a policy's reach on the tables of the server's store", async () => {
+    const repo = join(dir, 'diff-repo');
+    await cp(join(dir, 'repo'), repo, { recursive: true });
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'base');
+    await mkdir(join(repo, 'patterns'), { recursive: true });
+    await writeFile(
+      join(repo, 'patterns/orders_volume.dqotablepattern.yaml'),
+      'apiVersion: dqo/v1\nkind: default_table_checks\nspec:\n  priority: 100\n  target:\n    table: Orders\n  monitoring_checks:\n    daily:\n      volume:\n        daily_row_count: {}\n',
+    );
+    git('add', '-A');
+    git('commit', '-qm', 'a policy on Orders');
+    const viewer = ['--server', server.url, '--token', 'viewer-token'];
+    const diff = await runCli(['diff', '--base', 'HEAD~1', '--head', 'HEAD', repo, '--format', 'json', ...viewer], { cwd: dir });
+    expect(diff.code, diff.stderr).toBe(0);
+    const document = JSON.parse(diff.stdout);
+    expect(document.live).toMatchObject({ engine: 'pglite', location: expect.stringContaining(join(dir, 'state')) });
+    expect(document.blast_radius).toHaveLength(1);
+    // the store holds Orders and doomed: the new policy reaches one of them, as it does in the repository
+    expect(document.blast_radius[0].live).toMatchObject({ before: null, after: { tables: 1 } });
+    expect(JSON.stringify(document.blast_radius[0].live.tables_gained)).toContain('db/public.Orders');
+    expect(document.blast_radius[0].repository.after).toEqual(document.blast_radius[0].live.after);
+    const contradiction = await runCli(['diff', '--base', 'HEAD~1', repo, '--no-store', ...viewer], { cwd: dir });
+    expect([contradiction.code, contradiction.stderr]).toEqual([1, 'Error: --no-store and --server contradict each other; drop one\n']);
+    // without --server nor a store flag, no store is read
+    const offline = JSON.parse((await runCli(['diff', '--base', 'HEAD~1', repo, '--format', 'json'], { cwd: dir, env: { DQCTL_SERVER_URL: '', DQCTL_STATE_DIR: '' } })).stdout);
+    expect(offline.live).toBeNull();
+  });
+
+  it('run checks --server refuses a filter naming nothing the store holds, as a local run does (exit 1, did-you-mean)', async () => {
+    const refusals: Array<[string[], string]> = [
+      [['--check', 'daily_row_cuont'], 'Error: --check: no check named "daily_row_cuont"; did you mean "daily_row_count"?\n'],
+      [['--connection', 'dbb'], 'Error: --connection: no connection named "dbb"; did you mean "db"?\n'],
+      [['--table', 'public.Order'], 'Error: --table: no table named "public.Order"; did you mean "public.Orders"?\n'],
+      [['--table', 'public.Orders', '--column', 'amonut'], 'Error: --column: no column named "amonut" in the selected tables; did you mean "amount"?\n'],
+    ];
+    for (const [filter, message] of refusals) {
+      const run = await cli([...filter, ...asOperator()]);
+      expect([run.code, run.stdout, run.stderr], filter.join(' ')).toEqual([1, '', message]);
+    }
+    // nothing was queued for them: the server's newest job is still the last real run
+    const jobs = await getJson(`${server.url}/api/jobs/jobs?limit=1`, { authorization: 'Bearer viewer-token' });
+    expect(jobs.body.jobs[0].parameters.check_search_filters).not.toHaveProperty('checkName');
   });
 
   it('DQCTL_SERVER_URL and DQCTL_TOKEN stand for the flags', async () => {

@@ -1,30 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-function anchorOf(heading: string): string {
-  return heading
-    .replace(/^#+\s*/, '')
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}_\- ]/gu, '')
-    .replace(/ /g, '-');
-}
-
-function anchorsOf(page: string): Set<string> {
-  const text = readFileSync(join(ROOT, page), 'utf8');
-  const anchors = new Set<string>();
-  let inCode = false;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('```')) inCode = !inCode;
-    else if (!inCode && /^#{1,6} /.test(line)) anchors.add(anchorOf(line));
-  }
-  return anchors;
-}
+import { anchorsOf, PAGES, ROOT } from './markdownPages.js';
 
 describe('the README and docs/ link to pages and headings that exist', () => {
   it.each(PAGES)('%s', (page) => {

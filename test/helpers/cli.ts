@@ -64,10 +64,10 @@ export function startCli(
  * Runs the bin on a pseudo-terminal (util-linux `script`), typing `answer` once at the prompt
  * ("Enter a value:"), and resolves with the exit code and everything the terminal showed.
  */
-export function onTerminal(args: string[], answer: string, cwd: string): Promise<{ code: number; output: string }> {
+export function onTerminal(args: string[], answer: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; output: string }> {
   const command = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return new Promise((resolve) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { ...process.env, NO_COLOR: '1', ...env } });
     let output = '';
     let answered = false;
     // The terminal may close before `script` reads the answer (EPIPE); the exit code tells what happened.

@@ -141,6 +141,33 @@ describe('jobs API', () => {
     }
   });
 
+  it("a typo in a job's filter is UNKNOWN_NAME with the closest names, before anything is queued; nothing applied is NOTHING_APPLIED", async () => {
+    const jobsBefore = (await call(app, { method: 'GET', url: '/api/jobs/jobs' })).body.jobs.length;
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      ['/api/jobs/runchecks', { check_search_filters: { checkName: 'daily_row_cuont' } }, '--check: no check named "daily_row_cuont"; did you mean "daily_row_count"?'],
+      ['/api/jobs/runchecks', { check_search_filters: { connection: 'shop_oltpp' } }, '--connection: no connection named "shop_oltpp"; did you mean "shop_oltp"?'],
+      ['/api/jobs/runchecks', { check_search_filters: { connection: 'shop_oltp', fullTableName: 'public.ordres' } }, '--table: no table named "public.ordres" of connection "shop_oltp"; did you mean "public.orders"?'],
+      ['/api/jobs/collecterrorsamples', { check_search_filters: { column: 'no_such_column_*' } }, '--column "no_such_column_*" matches no column in the selected tables'],
+      ['/api/jobs/collectstatistics/table', { connection: 'shop_oltp', fullTableName: 'public.ordres' }, '--table: no table named "public.ordres" of connection "shop_oltp"; did you mean "public.orders"?'],
+    ];
+    for (const [url, payload, message] of refusals) {
+      const refused = await call(app, { method: 'POST', url, payload });
+      expect([refused.status, refused.body.code, refused.body.message], url).toEqual([404, 'UNKNOWN_NAME', message]);
+    }
+    expect((await call(app, { method: 'GET', url: '/api/jobs/jobs' })).body.jobs.length).toBe(jobsBefore);
+
+    const empty = await STORE_ENGINES[0].setup();
+    const emptyApp = await serverOn(empty.store);
+    try {
+      const refused = await call(emptyApp, { method: 'POST', url: '/api/jobs/runchecks', payload: { check_search_filters: {} } });
+      expect([refused.status, refused.body.code]).toEqual([409, 'NOTHING_APPLIED']);
+      expect(refused.body.message).toContain('nothing was applied to it');
+    } finally {
+      await emptyApp.close();
+      await empty.dispose();
+    }
+  });
+
   it('starting and cancelling jobs needs the operator role', async () => {
     const guarded = await serverOn(fx.store, { tokens: parseTokens('- {name: v, role: viewer, token: viewer-0001}\n- {name: e, role: editor, token: editor-0001}\n- {name: o, role: operator, token: operator-001}', 't') });
     const post = (token: string) =>

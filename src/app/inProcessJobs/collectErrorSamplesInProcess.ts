@@ -6,7 +6,7 @@ import {
   type TableSamplesOutcome,
 } from '../../jobs/executors/collectErrorSamples.js';
 import type { Store } from '../../store/store.js';
-import { refuseUnknownFilterNames } from '../filterNames.js';
+import { checkSearchNames, refuseUnknownFilterNames } from '../filterNames.js';
 import { withDataSources, type DataSourceSettings } from '../dataSourceSettings.js';
 
 /**
@@ -32,12 +32,7 @@ export async function collectErrorSamplesInProcess(
   parameters: CollectErrorSamplesParameters,
   options: CollectErrorSamplesInProcessOptions,
 ): Promise<CollectErrorSamplesOutcome> {
-  const filters = parameters.check_search_filters ?? {};
-  await refuseUnknownFilterNames(
-    store,
-    { connection: filters.connection, table: filters.fullTableName, column: filters.column, check: filters.checkName },
-    { requireApplied: true },
-  );
+  await refuseUnknownFilterNames(store, checkSearchNames({ ...parameters.check_search_filters }), { requireApplied: true });
   const run = await withDataSources(store, settings, (deps) => collectErrorSamples(deps, parameters, options));
   const r = run.result;
   if (r.total_error_samplers_failed === 0) return { run, failure: null };

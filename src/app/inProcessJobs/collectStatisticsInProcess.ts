@@ -6,7 +6,7 @@ import {
   type TableOutcome,
 } from '../../jobs/executors/collectStatistics.js';
 import type { Store } from '../../store/store.js';
-import { refuseUnknownFilterNames } from '../filterNames.js';
+import { refuseUnknownFilterNames, statisticsFilterNames } from '../filterNames.js';
 import { withDataSources, type DataSourceSettings } from '../dataSourceSettings.js';
 
 /**
@@ -32,8 +32,7 @@ export async function collectStatisticsInProcess(
   parameters: CollectStatisticsParameters,
   options: CollectStatisticsInProcessOptions,
 ): Promise<CollectStatisticsOutcome> {
-  // Columns are not checked: statistics describe the data source's columns, listed in the table file or not.
-  await refuseUnknownFilterNames(store, { connection: parameters.connection, table: parameters.fullTableName }, { requireApplied: true });
+  await refuseUnknownFilterNames(store, statisticsFilterNames({ ...parameters }), { requireApplied: true });
   const run = await withDataSources(store, settings, (deps) => collectStatistics(deps, parameters, options));
   const failed = run.tables.filter((t) => t.status === 'failed');
   return { run, failure: failed.length > 0 ? failureSummary(run, failed).message : null };

@@ -1,7 +1,7 @@
 import { runChecks, type RunChecksResult } from '../../jobs/executors/runChecks.js';
 import type { JsonObject } from '../../model/index.js';
 import type { Store } from '../../store/store.js';
-import { refuseUnknownFilterNames } from '../filterNames.js';
+import { checkSearchNames, refuseUnknownFilterNames } from '../filterNames.js';
 import { withDataSources, type DataSourceSettings } from '../dataSourceSettings.js';
 
 /**
@@ -26,11 +26,7 @@ export interface RunChecksInProcessOptions {
 
 export async function runChecksInProcess(store: Store, settings: DataSourceSettings, options: RunChecksInProcessOptions): Promise<RunChecksOutcome> {
   const { filters } = options;
-  await refuseUnknownFilterNames(
-    store,
-    { connection: textOf(filters.connection), table: textOf(filters.fullTableName), column: textOf(filters.column), check: textOf(filters.checkName) },
-    { requireApplied: true },
-  );
+  await refuseUnknownFilterNames(store, checkSearchNames(filters), { requireApplied: true });
   const run = await withDataSources(store, settings, (deps) =>
     runChecks(deps, { check_search_filters: options.filters }, options.signal, { onProgress: options.onProgress }),
   );
@@ -41,9 +37,4 @@ export async function runChecksInProcess(store: Store, settings: DataSourceSetti
       .filter((t) => t.status === 'failed')
       .map((t) => ({ table: t.table, code: t.error?.code ?? null, message: t.error?.message ?? null })),
   };
-}
-
-/** The filter's text, when it is one (the search filters are JSON). */
-function textOf(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
 }

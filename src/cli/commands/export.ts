@@ -1,13 +1,15 @@
 import { resolve } from 'node:path';
-import { exportToFolder } from '../../app/exportToFolder.js';
+import { exportToFolder, writeExportedFiles } from '../../app/exportToFolder.js';
+import type { ExportResult } from '../../app/exportLive.js';
 import { renderExportDiff } from '../render/exportDiff.js';
 import { DqError, isObjectKind, OBJECT_KINDS } from '../../model/index.js';
 import { variableScopeOf } from '../../app/environmentScope.js';
 import { type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
+import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
 
-export interface ExportCommandOptions extends StoreFlags, EnvironmentFlags {
+export interface ExportCommandOptions extends StoreFlags, EnvironmentFlags, RemoteFlags {
   out: string;
   onlyDrift?: boolean;
   kind?: string;
@@ -25,6 +27,8 @@ export interface ExportCommandOptions extends StoreFlags, EnvironmentFlags {
  * refuses to overwrite a differing one without --force (see writeExport.ts). Literal secrets become
  * `${DQCTL_SECRET_…}` references unless --include-secrets, with a warning naming them. With --dry-run nothing is
  * written: stdout is the unified diff of every file it would write (a changed file keeps its comments and order).
+ * With --server the files are made by that server from its store (GET /api/gitops/export, the same use case) and
+ * written here; a server never sends a secret, so --include-secrets is refused there.
  */
 export async function exportCommand(options: ExportCommandOptions, io: CliIo): Promise<number> {
   if (options.kind !== undefined && !isObjectKind(options.kind)) {
@@ -34,24 +38,26 @@ export async function exportCommand(options: ExportCommandOptions, io: CliIo): P
   const folder = resolve(io.cwd, options.out);
   // the environment is checked before the store is opened: a wrong --env costs nothing
   const variables = options.env === undefined ? undefined : await variableScopeOf(folder, options.env);
-  const { exported: result, files: outcome } = await withStore(options, io, { operation: 'export' }, (store) =>
-    exportToFolder(store, folder, {
-      kind,
-      onlyDrift: options.onlyDrift,
-      namespace: options.namespace,
-      schemaBase: options.schemaBase,
-      includeSecrets: options.includeSecrets,
-      force: options.force,
-      dryRun: options.dryRun,
-      variables,
-    }),
-  );
+  const selection = { kind, onlyDrift: options.onlyDrift, namespace: options.namespace, schemaBase: options.schemaBase };
+  const writing = { force: options.force, dryRun: options.dryRun, variables };
+  const target = remoteTargetOf(options, io);
+  if (target && options.includeSecrets) {
+    throw new DqError(
+      'INVALID_ARGUMENT',
+      '--include-secrets cannot be used with --server: a dqctl server never sends a secret (its answers carry ${…} references in their place); drop it, or export from the store directly (--database)',
+    );
+  }
+  const { exported: result, files: outcome } = target
+    ? await writeExportedFiles(await remoteExport(target, selection), folder, writing)
+    : await withStore(options, io, { operation: 'export' }, (store) =>
+        exportToFolder(store, folder, { ...selection, includeSecrets: options.includeSecrets, ...writing }),
+      );
 
   for (const warning of result.warnings) io.stderr(`Warning: ${warning}\n`);
   if (result.replacedSecrets.length > 0) {
     io.stderr(
       `Warning: ${result.replacedSecrets.length} literal secret${result.replacedSecrets.length === 1 ? ' was' : 's were'} not exported; ` +
-        'set these variables where dqctl runs (or export with --include-secrets):\n' +
+        `set these variables where dqctl runs (or export ${target ? 'from the store directly, not through a server, ' : ''}with --include-secrets):\n` +
         result.replacedSecrets.map((s) => `  ${s.variable}  (${s.object}, ${s.path})\n`).join(''),
     );
   }
@@ -94,4 +100,16 @@ export async function exportCommand(options: ExportCommandOptions, io: CliIo): P
     `Exported ${result.objects} ${noun} to ${options.out}: ${outcome.written.length} file${outcome.written.length === 1 ? '' : 's'} written, ${outcome.unchanged.length} unchanged.\n`,
   );
   return 0;
+}
+
+async function remoteExport(target: RemoteTarget, selection: { kind?: string; onlyDrift?: boolean; namespace?: string; schemaBase?: string }): Promise<ExportResult> {
+  const query = new URLSearchParams();
+  if (selection.kind !== undefined) query.set('kind', selection.kind);
+  if (selection.onlyDrift) query.set('only_drift', 'true');
+  if (selection.namespace !== undefined) query.set('namespace', selection.namespace);
+  if (selection.schemaBase !== undefined) query.set('schema_base', selection.schemaBase);
+  const path = `/api/gitops/export${query.size > 0 ? `?${query}` : ''}`;
+  const exported = await callServer<ExportResult>(target, 'GET', path);
+  if (!exported) throw new DqError('SERVER_UNREACHABLE', `${target.url} answered GET /api/gitops/export with no content; is it a dqctl server?`);
+  return exported;
 }

@@ -1,11 +1,11 @@
-import { listStoreLocks, releaseStoreLock } from '../../app/storeLocks.js';
-import type { LockEntry, LockListing } from '../../app/types.js';
+import { releaseStoreLock, storeLocksDocument, type LockListingDocument } from '../../app/storeLocks.js';
 import { DqError, formatAge } from '../../model/index.js';
 import type { CliIo } from '../io.js';
+import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
 import { renderColumns } from '../render/columns.js';
 import { lockTtlOf, openOptionsFromFlags, type StoreFlags } from '../storeOptions.js';
 
-export interface LockListOptions extends StoreFlags {
+export interface LockListOptions extends StoreFlags, RemoteFlags {
   format: 'text' | 'json';
 }
 
@@ -13,15 +13,24 @@ export interface LockReleaseOptions extends StoreFlags {
   yes?: boolean;
 }
 
-/** `dqctl lock list`: who holds which lock, since when, and whether it could be released. Opens no store. */
+/**
+ * `dqctl lock list`: who holds which lock, since when, and whether it could be released. Opens no store. With
+ * --server, the locks of that server's store as it sees them (GET /api/gitops/locks, the same document), judged
+ * with the server's own --lock-ttl.
+ */
 export async function lockListCommand(options: LockListOptions, io: CliIo): Promise<number> {
-  const ttlMs = lockTtlOf(options, io);
-  const listing = await listStoreLocks(openOptionsFromFlags(options, io, { operation: 'lock list' }), ttlMs);
+  const target = remoteTargetOf(options, io);
+  if (target && options.lockTtl) {
+    throw new DqError('INVALID_ARGUMENT', "--lock-ttl has no effect with --server: the server judges its store's locks with its own --lock-ttl; drop it");
+  }
+  const listing = target
+    ? await remoteLocks(target)
+    : await storeLocksDocument(openOptionsFromFlags(options, io, { operation: 'lock list' }), lockTtlOf(options, io));
   if (options.format === 'json') {
-    io.stdout(JSON.stringify(listingJson(listing), null, 2) + '\n');
+    io.stdout(JSON.stringify(listing, null, 2) + '\n');
     return 0;
   }
-  io.stdout(`Locks of ${listing.location} (TTL ${formatAge(ttlMs)}):\n`);
+  io.stdout(`Locks of ${listing.store.location} (TTL ${formatAge(listing.ttl_ms)}):\n`);
   if (listing.locks.length === 0) {
     io.stdout('  none held.\n');
     return 0;
@@ -30,7 +39,7 @@ export async function lockListCommand(options: LockListOptions, io: CliIo): Prom
     l.id,
     l.holder,
     l.operation,
-    l.ageMs === null ? '-' : formatAge(l.ageMs),
+    l.age_ms === null ? '-' : formatAge(l.age_ms),
     l.pid === null ? '-' : String(l.pid),
     l.host ?? '-',
     l.alive === true ? 'alive' : l.alive === false ? 'dead' : 'unknown',
@@ -42,6 +51,12 @@ export async function lockListCommand(options: LockListOptions, io: CliIo): Prom
     if (l.server) io.stdout(`  held by dqctl serve at ${l.server}: run plan, apply and run checks through it with --server ${l.server}\n`);
   }
   return 0;
+}
+
+async function remoteLocks(target: RemoteTarget): Promise<LockListingDocument> {
+  const listing = await callServer<LockListingDocument>(target, 'GET', '/api/gitops/locks');
+  if (!listing) throw new DqError('SERVER_UNREACHABLE', `${target.url} answered GET /api/gitops/locks with no content; is it a dqctl server?`);
+  return listing;
 }
 
 /**
@@ -66,26 +81,4 @@ export async function lockReleaseCommand(id: string, options: LockReleaseOptions
   }
   io.stdout(`Released the lock ${id} held by ${outcome.lock.holder} (${outcome.lock.operation}).\n`);
   return 0;
-}
-
-function listingJson(listing: LockListing) {
-  return {
-    store: { engine: listing.engine, location: listing.location },
-    ttl_ms: listing.ttlMs,
-    locks: listing.locks.map((l: LockEntry) => ({
-      id: l.id,
-      what: l.what,
-      holder: l.holder,
-      operation: l.operation,
-      since: l.since,
-      age_ms: l.ageMs,
-      pid: l.pid,
-      host: l.host,
-      alive: l.alive,
-      expired: l.expired,
-      releasable: l.releasable,
-      reason: l.reason,
-      ...(l.server ? { server: l.server } : {}),
-    })),
-  };
 }

@@ -103,6 +103,7 @@ export async function serveCommand(options: ServeOptions, io: CliIo, signal?: Ab
   }
   const metrics = new ServerMetrics({ store, reconciler });
   const app = await buildServer({
+    storeOpenOptions: openOptionsFromFlags(options, io, { operation: 'serve' }),
     metrics,
     metricsRoute: metricsPort === undefined,
     reconciler,

@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
+import { livePolicyTargets } from '../../app/diffRevisions.js';
+import { exportStore } from '../../app/exportToFolder.js';
 import { latestStatistics } from '../../app/latestStatistics.js';
+import { storeLocksDocument } from '../../app/storeLocks.js';
 import { listLiveState } from '../../app/listLiveState.js';
 import { latestCheckResults } from '../../app/results/latestCheckResults.js';
-import { CHECK_TYPES, OBJECT_KINDS, type CheckType, type ObjectKind } from '../../model/index.js';
+import { CHECK_TYPES, DqError, OBJECT_KINDS, type CheckType, type ObjectKind } from '../../model/index.js';
 import type { ServerContext } from '../context.js';
 
 /**
- * The reads of the CLI through a server (`dqctl state list | results | statistics --server`): while
- * `dqctl serve` holds an embedded store, the CLI cannot open it, so these answer from the server's store with
- * the same use case and the same JSON the local command prints (one truth, two views). Viewer role.
+ * The reads of the CLI through a server (`dqctl state list | results | statistics | export | lock list | diff --server`):
+ * while `dqctl serve` holds an embedded store, the CLI cannot open it, so these answer from the server's store
+ * with the same use case and the same JSON the local command prints (one truth, two views). Viewer role.
  */
 export async function gitopsReadRoutes(api: FastifyInstance, context: ServerContext): Promise<void> {
   const tags = ['gitops'];
@@ -58,5 +61,61 @@ export async function gitopsReadRoutes(api: FastifyInstance, context: ServerCont
       },
     },
     async (request) => ({ statistics: await latestStatistics(context.store, request.query as { connection?: string; table?: string; column?: string }) }),
+  );
+
+  api.get(
+    '/gitops/export',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        summary:
+          'the live state as DQOps-format files (`dqctl export --server` writes them where it runs): the files, the literal secrets replaced by ${DQCTL_SECRET_…} references (never sent), warnings, namespaces',
+        querystring: {
+          type: 'object',
+          properties: {
+            kind: { type: 'string', enum: [...OBJECT_KINDS] },
+            namespace: text,
+            only_drift: { type: 'boolean' },
+            schema_base: text,
+          },
+          additionalProperties: false,
+        },
+      },
+    },
+    async (request) => {
+      const query = request.query as { kind?: ObjectKind; namespace?: string; only_drift?: boolean; schema_base?: string };
+      return exportStore(context.store, { kind: query.kind, namespace: query.namespace, onlyDrift: query.only_drift, schemaBase: query.schema_base });
+    },
+  );
+
+  api.get(
+    '/gitops/policy-targets',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        summary:
+          "what a diff's policies are matched against in the live store (`dqctl diff --server`): its revision, its connections (secrets redacted) and tables",
+        querystring: { type: 'object', properties: {}, additionalProperties: false },
+      },
+    },
+    async () => livePolicyTargets(context.store),
+  );
+
+  api.get(
+    '/gitops/locks',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        summary: "the locks of the server's store (`dqctl lock list --server`): holder, operation, age, whether it could be released; judged with the server's --lock-ttl",
+        querystring: { type: 'object', properties: {}, additionalProperties: false },
+      },
+    },
+    async () => {
+      if (!context.storeOpenOptions) throw new DqError('NOT_IMPLEMENTED', 'this server was built without the location of its store, so it cannot list its locks');
+      return storeLocksDocument(context.storeOpenOptions);
+    },
   );
 }

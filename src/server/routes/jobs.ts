@@ -91,7 +91,7 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
         if (value !== undefined) parameters[camel] = value;
       }
       Object.assign(parameters, fixed);
-      const outcome = await startJob(jobs, {
+      const outcome = await startJob(jobs, context.store, {
         kind,
         what,
         parameters,
