@@ -166,7 +166,7 @@ describe('jobs API', () => {
       await emptyApp.close();
       await empty.dispose();
     }
-  });
+  }, 180_000); // it opens a second, empty store
 
   it('starting and cancelling jobs needs the operator role', async () => {
     const guarded = await serverOn(fx.store, { tokens: parseTokens('- {name: v, role: viewer, token: viewer-0001}\n- {name: e, role: editor, token: editor-0001}\n- {name: o, role: operator, token: operator-001}', 't') });
