@@ -72,11 +72,13 @@ export const TYPED_ROWS = [
   `(9, -91, -180.0001, 180, false, date '1900-01-02', timestamp '1900-01-02 00:00', timestamptz '2099-12-30 00:00+00')`,
 ];
 
-/** Records with repeated, all-NULL and case-different keys. */
-export const RECORD_ROWS = [
-  `('a', 'x', 1)`, `('a', 'x', 1)`, `('a', 'x', 1)`, `('a', 'y', 1)`, `('A', 'x', 1)`, `('b', null, 2)`, `('b', null, 2)`,
-  `(null, null, null)`, `(null, null, null)`, `(null, 'x', null)`, `(null, 'x', null)`, `('c', 'z', 3)`, `(' a', 'x', 1)`,
+/** Records with repeated, all-NULL and case-different keys: (a, b, c). */
+export const RECORD_ROWS_VALUES: Array<[string | null, string | null, number | null]> = [
+  ['a', 'x', 1], ['a', 'x', 1], ['a', 'x', 1], ['a', 'y', 1], ['A', 'x', 1], ['b', null, 2], ['b', null, 2],
+  [null, null, null], [null, null, null], [null, 'x', null], [null, 'x', null], ['c', 'z', 3], [' a', 'x', 1],
 ];
+/** The same rows as PostgreSQL values lists. */
+export const RECORD_ROWS = RECORD_ROWS_VALUES.map((row) => `(${row.map((v) => (v === null ? 'null' : typeof v === 'number' ? String(v) : `'${v}'`)).join(', ')})`);
 
 /** Events and ingestions: each as date, timestamp, timestamptz and text. */
 export const EVENT_TIMES = [

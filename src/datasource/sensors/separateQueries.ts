@@ -146,7 +146,8 @@ export function buildAvailabilityQuery(request: TableQueryRequest, sensors: read
     values: [],
     queryMode: 'extended',
     sensorIds: ids,
-    parse: (rows) => readoutsOf(rows[0]?.has_rows === true ? 0 : 1),
+    // MySQL answers a boolean as 1
+    parse: (rows) => readoutsOf(rows[0]?.has_rows === true || rows[0]?.has_rows === 1 ? 0 : 1),
     parseError: () => readoutsOf(1),
   };
 }

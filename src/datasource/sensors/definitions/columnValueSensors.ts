@@ -115,6 +115,6 @@ export const COLUMN_VALUE_SENSORS: Record<string, SensorDefinition> = {
   'column/numeric/invalid_longitude_count': valueCount('Values outside [-180, 180].', (ctx) => `not (${within(ctx, LONGITUDE)})`),
   'column/numeric/valid_longitude_percent': valuePercent('Values in [-180, 180], percent of the non-NULL values (100 for none).', (ctx) => within(ctx, LONGITUDE), 100),
 
-  'column/bool/true_percent': valuePercent('Values that are true (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => `(${ctx.column})::boolean`, 100, 'none'),
-  'column/bool/false_percent': valuePercent('Values that are false (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => `not (${ctx.column})::boolean`, 100, 'none'),
+  'column/bool/true_percent': valuePercent('Values that are true (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => ctx.dialect.asBoolean(ctx.column), 100, 'none'),
+  'column/bool/false_percent': valuePercent('Values that are false (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => `not ${ctx.dialect.asBoolean(ctx.column)}`, 100, 'none'),
 };

@@ -24,8 +24,9 @@ function datePattern(ctx: ScanContext): string {
 function futureValue(ctx: ScanContext): string {
   const days = Number(ctx.param('max_future_days'));
   const away = (value: number): number => Math.sign(value) * Math.round(Math.abs(value));
-  if (ctx.columnType === 'DATE') return `${ctx.column} > ((${ctx.now})::date + ${ctx.bind(away(days), 'integer')})::timestamp`;
-  return `(${ctx.column})::timestamptz > ${ctx.bind(new Date(ctx.nowValue.getTime() + away(days * 86_400) * 1000), 'timestamptz')}`;
+  const { dialect } = ctx;
+  if (ctx.columnType === 'DATE') return `${ctx.column} > ${dialect.asTimestamp(dialect.plusDays(dialect.toDate(ctx.now), ctx.bind(away(days), 'integer')))}`;
+  return `${dialect.asInstant(ctx.column)} > ${ctx.bind(new Date(ctx.nowValue.getTime() + away(days * 86_400) * 1000), 'timestamptz')}`;
 }
 
 const anyMatches = (ctx: ScanContext, patterns: readonly string[]): string => patterns.map((pattern) => matching(ctx, pattern)).join(' or ');
@@ -124,7 +125,7 @@ export const FORMAT_SENSORS: Record<string, SensorDefinition> = {
 
   'column/datetime/date_in_range_percent': valuePercent(
     'Values whose date (`column::date`) is in [`min_date`, `max_date`], percent of the non-NULL values (0 for none, as DQOps).',
-    (ctx) => `(${ctx.column})::date between ${ctx.bind(ctx.param('min_date'), 'date')} and ${ctx.bind(ctx.param('max_date'), 'date')}`,
+    (ctx) => `${ctx.dialect.toDate(ctx.column)} between ${ctx.bind(ctx.param('min_date'), 'date')} and ${ctx.bind(ctx.param('max_date'), 'date')}`,
     0,
     'fails',
   ),
