@@ -383,7 +383,7 @@ async function compareEngine(engine: Engine, home: string, filter: string, verbo
   const withoutTemplate = used.filter((sensor) => !withTemplate.includes(sensor));
   const compared = withTemplate.filter((sensor) => sensor.includes(filter));
 
-  const targets = new Map<string, { relation?: string; types: Record<string, string> }>();
+  const targets = new Map<string, { relation?: string; tableRelation?: (schema: string, table: string) => string; types: Record<string, string> }>();
   const targetOf = async (table: string) => {
     let found = targets.get(table);
     if (found === undefined) {
@@ -400,7 +400,7 @@ async function compareEngine(engine: Engine, home: string, filter: string, verbo
       } catch {
         // an unreadable table (an empty JSON file): no types
       }
-      found = { ...(target.relation === undefined ? {} : { relation: target.relation }), types };
+      found = { ...(target.relation === undefined ? {} : { relation: target.relation }), ...(target.tableRelation === undefined ? {} : { tableRelation: target.tableRelation }), types };
       targets.set(table, found);
     }
     return found;
@@ -409,12 +409,25 @@ async function compareEngine(engine: Engine, home: string, filter: string, verbo
   const cases: Array<Case & { parameters: Record<string, unknown> }> = [];
   for (const sensor of compared) {
     const catalogSensor = catalog.sensors.get(sensor)!;
-    for (const item of casesOf(sensor, engine.cases)) cases.push({ ...item, parameters: withDefaults(catalogSensor, item.parameters) });
+    for (const item of casesOf(sensor, engine.cases)) {
+      const parameters = withDefaults(catalogSensor, item.parameters);
+      // files have no table name to write in a query of one's own: DuckDB's custom queries read the table function
+      if (engine.provider === 'duckdb' && typeof parameters.sql_query === 'string' && sensor.endsWith('/import_custom_result')) {
+        parameters.sql_query = parameters.sql_query.replaceAll('{table}', (await targetOf(item.table)).relation ?? '{table}');
+      }
+      cases.push({ ...item, parameters });
+    }
   }
   const contexts = [];
   for (const item of cases) {
     const target = await targetOf(item.table);
     const types = { ...target.types, ...item.types };
+    // DQOps renders a DuckDB accuracy sensor's referenced_table as that table's files (JinjaTemplateRenderParametersProviderImpl)
+    const referenced = item.parameters.referenced_table;
+    const dqopsParameters =
+      engine.provider === 'duckdb' && typeof referenced === 'string' && target.tableRelation !== undefined
+        ? { ...item.parameters, referenced_table: target.tableRelation(referenced.includes('.') ? referenced.slice(0, referenced.indexOf('.')) : SCHEMA, referenced.includes('.') ? referenced.slice(referenced.indexOf('.') + 1) : referenced) }
+        : item.parameters;
     contexts.push({
       template: templateOf(item.sensor),
       context: {
@@ -425,7 +438,7 @@ async function compareEngine(engine: Engine, home: string, filter: string, verbo
         },
         target_table: { schema_name: SCHEMA, table_name: item.table },
         ...(item.column ? { column: { type_snapshot: { column_type: types[item.column] } }, column_name: item.column } : {}),
-        parameters: item.parameters,
+        parameters: dqopsParameters,
         dialect_settings: engine.dialectSettings,
         actual_value_alias: 'actual_value',
         expected_value_alias: 'expected_value',
@@ -450,6 +463,7 @@ async function compareEngine(engine: Engine, home: string, filter: string, verbo
       table: item.table,
       dialect: engine.source.dialect,
       ...(target.relation === undefined ? {} : { relation: target.relation }),
+      ...(target.tableRelation === undefined ? {} : { tableRelation: target.tableRelation }),
       sensors: [{ id: 's', sensorName: item.sensor, ...(item.column ? { column: item.column } : {}), parameters: item.parameters as Record<string, never> }],
       columnTypes: types,
       ...(item.timestamps ? { timestampColumns: { eventTimestampColumn: item.timestamps.event, ingestionTimestampColumn: item.timestamps.ingestion } } : {}),

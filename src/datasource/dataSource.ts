@@ -44,6 +44,11 @@ export interface SqlTarget {
   dialect: SqlDialect;
   /** The FROM item in place of the quoted `"schema"."table"` (files on DuckDB); absent: the quoted name. */
   relation?: string;
+  /**
+   * The FROM item of another table of the source, named in a sensor parameter (foreign_table, referenced_table):
+   * its files on DuckDB; absent: the quoted `"schema"."table"`.
+   */
+  tableRelation?: (schema: string, table: string) => string;
 }
 
 export interface DataSource {

@@ -65,6 +65,11 @@ export interface SqlDialect {
   daysBetweenDates(later: string, earlier: string): string;
   /** A value read as a boolean (a number: not zero). */
   asBoolean(expression: string): string;
+  /**
+   * True when a text parses as a calendar date, where the dialect has its own test (DuckDB: its regular
+   * expressions have no back-references); absent: the patterns of textPatterns.ts.
+   */
+  parsesAsDate?(text: string): string;
   /** A record of values as one text that tells NULLs and values apart (to group or compare records). */
   recordText(expressions: readonly string[]): string;
   /** The length of a text in characters. */

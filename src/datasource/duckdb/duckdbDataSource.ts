@@ -33,7 +33,12 @@ export class DuckdbDataSource extends SlottedDataSource {
   async sqlTarget(schema: string, table: string, tableSpec?: JsonObject): Promise<SqlTarget> {
     const { settings } = await this.database();
     if (settings.readMode !== 'files') return { dialect: DUCKDB };
-    return { dialect: DUCKDB, relation: fileRelation(this.connectionName, settings, schema, table, tableSpec).relation };
+    return {
+      dialect: DUCKDB,
+      relation: fileRelation(this.connectionName, settings, schema, table, tableSpec).relation,
+      // a table named in a parameter reads its files as laid out in the connection's folders
+      tableRelation: (otherSchema, otherTable) => fileRelation(this.connectionName, settings, otherSchema, otherTable).relation,
+    };
   }
 
   protected async runSession<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
