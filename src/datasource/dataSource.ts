@@ -7,6 +7,7 @@
  */
 import type { JsonObject } from '../model/index.js';
 import type { SqlDialect } from './dialects/dialect.js';
+import type { SourceCatalog } from './sourceCatalog.js';
 
 export interface DataSourceOptions {
   /** Default statement timeout (5 minutes). */
@@ -36,6 +37,8 @@ export interface DataSourceSession {
   query<R extends object = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** `pg_backend_pid()` of the connection the session runs on (PostgreSQL only). */
   readonly backendPid?: number;
+  /** The source's catalog when it is not PostgreSQL's (introspect.ts reads pg_catalog otherwise). */
+  readonly catalog?: SourceCatalog;
 }
 
 
@@ -58,6 +61,8 @@ export interface DataSource {
   /** Sessions running now. */
   readonly activeSessions: number;
   readonly dialect: SqlDialect;
+  /** The source's catalog when it is not PostgreSQL's (introspect.ts reads pg_catalog otherwise). */
+  readonly catalog?: SourceCatalog;
   /** One statement in its own read-only session. */
   query<R extends object = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: SessionOptions): Promise<R[]>;
   /** Several statements in one read-only session (one snapshot with `snapshot: true`). */

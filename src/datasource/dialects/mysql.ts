@@ -64,7 +64,8 @@ export const MYSQL: SqlDialect = {
     const value = argument!.trim() === '*' ? '1' : argument!;
     return `${fn}(${distinct}case when ${condition} then ${value} end)`;
   },
-  limit: (count) => `limit ${count}`,
+  // LIMIT takes a number, not an expression: the bound count stays a bare placeholder (the driver writes the number)
+  limit: (count) => `limit ${count.replace(/^cast\((\$\d+) as signed\)$/, '$1')}`,
   describeColumns: ({ schema, table }, bind) =>
     [
       'select column_name as column_name, column_type as column_type, is_nullable = \'YES\' as nullable, ordinal_position as ordinal',
