@@ -88,6 +88,8 @@ export const COLUMN_VALUE_SENSORS: Record<string, SensorDefinition> = {
     build: (ctx) => {
       const p = ctx.param('percentile_value');
       if (typeof p !== 'number' || p < 0 || p > 1) throw new SensorBuildError('the sensor parameter "percentile_value" must be between 0 and 1');
+      // refused before it runs, so it cannot fail the merged scan of the table's other sensors
+      if (ctx.dialect.name === 'mysql') throw new SensorBuildError('MySQL and MariaDB have no percentile aggregate (DQOps has no mysql or mariadb percentile sensor either)');
       return ctx.aggregate(`percentile_cont(${ctx.bind(p, 'double precision')}) within group (order by ${ctx.column})`);
     },
   },
