@@ -45,7 +45,7 @@ export async function startMariadb(options: { bufferPoolSize?: string } = {}): P
   const port = await freePort();
   const child: ChildProcess = spawn(
     MYSQLD,
-    ['--no-defaults', `--datadir=${datadir}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1', '--skip-log-bin', `--innodb-buffer-pool-size=${options.bufferPoolSize ?? '32M'}`, `--pid-file=${join(dir, 'mysqld.pid')}`, ...asRoot],
+    ['--no-defaults', `--datadir=${datadir}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1', '--skip-log-bin', `--innodb-buffer-pool-size=${options.bufferPoolSize ?? '32M'}`, `--pid-file=${join(dir, 'mysqld.pid')}`, `--tmpdir=${dir}`, ...asRoot],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
