@@ -34,6 +34,7 @@ import {
 import { buildErrorSamplesQuery, type TableQueryRequest } from '../../src/datasource/sensors/index.js';
 import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { importTables } from '../../src/jobs/importTables.js';
+import { testConnection } from '../../src/app/probeDataSource.js';
 import { DqError, type JsonObject } from '../../src/model/index.js';
 import { freePort, MARIADB_PASSWORD, MARIADB_USER, startMariadb, type MariadbServer } from '../helpers/mariadbServer.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
@@ -205,6 +206,23 @@ describe.each(ENGINES)('statistics and error samples on $name', (engine) => {
         name: { type_snapshot: { column_type: 'varchar', nullable: true, length: 20 } },
       });
     }
+  });
+});
+
+describe('the connection test of the API', () => {
+  it('reaches DuckDB folders and MariaDB; a missing folder and a closed port fail with the reason', async () => {
+    const objects = new LiveObjects(store.store, { revisionCheckMs: 0 });
+    const deps = { objects, dataSources: sources };
+    expect(await testConnection(deps, 'files', duckdbSpec({ shop: join(folder, 'shop') }))).toEqual({ connectionTestResult: 'SUCCESS' });
+    expect(await testConnection(deps, 'maria', mariadbSpec(server.port))).toEqual({ connectionTestResult: 'SUCCESS' });
+    expect(await testConnection(deps, 'files', duckdbSpec({ shop: join(folder, 'gone') }))).toEqual({
+      connectionTestResult: 'FAILURE',
+      errorMessage: expect.stringMatching(/the folder of schema "shop" cannot be read \(ENOENT\)/),
+    });
+    const closed = await testConnection(deps, 'maria', mariadbSpec(await freePort()));
+    expect(closed).toEqual({ connectionTestResult: 'FAILURE', errorMessage: expect.stringMatching(/refused the connection/) });
+    expect(closed.errorMessage).not.toContain(MARIADB_PASSWORD);
+    expect(await testConnection(deps, 'other', { provider_type: 'snowflake' })).toEqual({ connectionTestResult: 'FAILURE', errorMessage: 'dqctl reaches postgresql, duckdb, mysql, mariadb data sources, not snowflake' });
   });
 });
 
