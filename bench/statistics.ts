@@ -18,6 +18,8 @@ import pg from 'pg';
 import { LiveObjects } from '../src/inspect/liveObjects.js';
 import { collectTableStatistics, columnProfileOf, DataSources, describeTable, type StatisticsValue } from '../src/datasource/index.js';
 import { aggregateStatement } from '../src/datasource/statisticsQuery.js';
+import { POSTGRESQL } from '../src/datasource/dialects/index.js';
+import { quoteQualified } from '../src/datasource/sensors/quoteIdent.js';
 import { collectStatistics } from '../src/jobs/executors/collectStatistics.js';
 import type { JsonObject } from '../src/model/index.js';
 import { openStore } from '../src/store/openStore.js';
@@ -217,7 +219,7 @@ async function measure(options: Options): Promise<Measured> {
       const profile = columnProfileOf(c);
       return { name: c.name, profile, distinct: true, range: profile !== 'bool' && profile !== 'other', mean: profile === 'numeric', lengths: profile === 'text' };
     });
-    const aggregate = aggregateStatement(SCHEMA, TABLE, planned, [], 1000);
+    const aggregate = aggregateStatement({ dialect: POSTGRESQL, from: quoteQualified(SCHEMA, TABLE) }, planned, [], 1000);
 
     const m: Measured = { dqctl: [], dqctlAggregate: [], handAggregates: [], handAggregatesNoJit: [], handTopValues: [], job: 0, jobResult: {}, results: collected.values.length, loadMs, server };
     for (let round = 0; round < options.rounds; round++) {

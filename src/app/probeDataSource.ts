@@ -5,9 +5,11 @@ import type { LiveObjects } from '../inspect/liveObjects.js';
 /**
  * What DQOps's `data_sources` operations ask of a data source, answered from the live database: can it be
  * reached with these settings, which schemas and which tables does it hold (and which of them are imported).
- * Only PostgreSQL sources are reached (dqctl runs checks on PostgreSQL); other providers answer a failure that
- * says so, as an unreachable source does.
+ * PostgreSQL, MySQL and MariaDB servers are reached with `select 1`; a DuckDB connection opens its engine and
+ * reads the folders of its schemas. Other providers answer a failure that says so, as an unreachable source does.
  */
+const REACHABLE_PROVIDERS = ['postgresql', 'duckdb', 'mysql', 'mariadb'];
+
 export interface ConnectionTest {
   connectionTestResult: 'SUCCESS' | 'FAILURE' | 'CONNECTION_ALREADY_EXISTS';
   errorMessage?: string;
@@ -22,14 +24,16 @@ export async function testConnection(
   if (options.verifyNameUniqueness && name !== undefined && (await deps.objects.get('source', name))) {
     return { connectionTestResult: 'CONNECTION_ALREADY_EXISTS', errorMessage: `a connection named ${JSON.stringify(name)} exists` };
   }
-  if (spec.provider_type !== 'postgresql') {
-    return { connectionTestResult: 'FAILURE', errorMessage: `dqctl reaches PostgreSQL data sources only, not ${String(spec.provider_type ?? 'an unnamed provider')}` };
+  if (!REACHABLE_PROVIDERS.includes(String(spec.provider_type))) {
+    return { connectionTestResult: 'FAILURE', errorMessage: `dqctl reaches ${REACHABLE_PROVIDERS.join(', ')} data sources, not ${String(spec.provider_type ?? 'an unnamed provider')}` };
   }
   // a probe of its own (not the shared pool of a connection of that name): the settings under test may differ
   const probeName = `connection test ${name ?? ''}`.trim();
   const source = deps.dataSources.get(probeName, spec);
   try {
     await source.query('select 1');
+    // a DuckDB connection reaches its files: every schema's folder must be readable
+    if (spec.provider_type === 'duckdb') await listTables(source);
     return { connectionTestResult: 'SUCCESS' };
   } catch (error) {
     // data source errors name the host and the reason, never a secret (dataSourceErrors.ts)

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../model/index.js';
+import type { JsonObject, JsonValue } from '../model/index.js';
 import type { DataSource, SessionOptions } from './dataSource.js';
 import { dataSourceFailure } from './dataSourceErrors.js';
 import { describeTable, type SourceColumn } from './introspect.js';
@@ -10,7 +10,8 @@ import {
   type ColumnProfile,
   type StatisticsCategory,
 } from './statisticsCollectors.js';
-import { aggregateStatement, columnTopValuesStatement, topValuesStatement, uniqueValuesStatement, type StatisticsColumn } from './statisticsQuery.js';
+import { aggregateStatement, columnTopValuesStatement, topValuesStatement, uniqueValuesStatement, type StatisticsColumn, type StatisticsTarget } from './statisticsQuery.js';
+import { quoteQualified } from './sensors/quoteIdent.js';
 import type { DataGroupingLevel } from './sensors/sensorTypes.js';
 
 /**
@@ -41,6 +42,8 @@ export interface TableStatisticsRequest {
   topValues?: number;
   /** Most data groups accepted (default 1000); more fails the table. */
   maxDataGroups?: number;
+  /** The table's spec as the live store holds it (what a DuckDB table's `file_format` reads). */
+  tableSpec?: JsonObject;
 }
 
 export interface StatisticsValue {
@@ -77,9 +80,11 @@ export async function collectTableStatistics(source: DataSource, request: TableS
   const levels = request.grouping ?? [];
   const groupColumns = levels.flatMap((level) => ('column' in level ? [level.column] : []));
 
+  const sqlTarget = await source.sqlTarget(request.schema, request.table, request.tableSpec);
+  const target: StatisticsTarget = { dialect: sqlTarget.dialect, from: sqlTarget.relation ?? quoteQualified(request.schema, request.table) };
   return source.session(
     async (session) => {
-      const columns = await describeTable(session, request.schema, request.table);
+      const columns = await describeTable(session, request.schema, request.table, {}, sqlTarget.relation);
       if (columns.length === 0) {
         throw dataSourceFailure(source.connectionName, 'table_missing', `${request.schema}.${request.table}`, { schema: request.schema, table: request.table });
       }
@@ -104,7 +109,7 @@ export async function collectTableStatistics(source: DataSource, request: TableS
         };
       });
 
-      const aggregate = aggregateStatement(request.schema, request.table, planned, groupColumns, maxGroups);
+      const aggregate = aggregateStatement(target, planned, groupColumns, maxGroups);
       const rows = await session.query<Row>(aggregate.text, aggregate.params);
       if (rows.length > maxGroups) {
         throw dataSourceFailure(source.connectionName, 'query_failed', `the data grouping of ${request.schema}.${request.table} yields more than ${maxGroups} data groups`);
@@ -137,7 +142,7 @@ export async function collectTableStatistics(source: DataSource, request: TableS
 
       const sampled = analyzed.map((a, i) => ({ index: i, analyzed: a })).filter(({ analyzed: a }) => a.collectors.includes('top_values'));
       if (sampled.length > 0) {
-        const top = await topValues(session, request, planned, sampled.map((s) => s.index), rows, groupColumns, levels, limit);
+        const top = await topValues(session, target, planned, sampled.map((s) => s.index), rows, groupColumns, levels, limit);
         for (const row of rows) {
           const dataGroup = groupOf(row);
           for (const { index, analyzed: a } of sampled) {
@@ -154,7 +159,7 @@ export async function collectTableStatistics(source: DataSource, request: TableS
 /** `index\0dataGroup` → `[{value, count}]`, most frequent first. */
 async function topValues(
   session: { query<R extends object>(text: string, params?: readonly unknown[]): Promise<R[]> },
-  request: TableStatisticsRequest,
+  target: StatisticsTarget,
   planned: readonly StatisticsColumn[],
   indexes: readonly number[],
   aggregateRows: readonly Row[],
@@ -192,17 +197,17 @@ async function topValues(
   const many = groupColumns.length === 0 ? duplicated.filter((i) => (num(aggregateRows[0][`d${i}`]) ?? 0) > GROUPING_SETS_MAX_DISTINCT) : [];
   const grouped = duplicated.filter((i) => !many.includes(i));
   if (grouped.length > 0) {
-    const statement = topValuesStatement(request.schema, request.table, grouped.map((i) => planned[i]), groupColumns, limit);
+    const statement = topValuesStatement(target, grouped.map((i) => planned[i]), groupColumns, limit);
     for (const row of await rowsOf(statement)) {
       push(grouped[Number(row.s)], dataGroupName(levels, row), { value: String(row.v), count: num(row.n) ?? 0 });
     }
   }
   if (many.length > 0) {
-    const statement = columnTopValuesStatement(request.schema, request.table, many.map((i) => ({ index: i, column: planned[i] })), limit);
+    const statement = columnTopValuesStatement(target, many.map((i) => ({ index: i, column: planned[i] })), limit);
     for (const row of await rowsOf(statement)) push(Number(row.s), ALL_DATA, { value: String(row.v), count: num(row.n) ?? 0 });
   }
   if (unique.length > 0) {
-    const statement = uniqueValuesStatement(request.schema, request.table, unique.map((i) => ({ index: i, column: planned[i] })), groupColumns, limit);
+    const statement = uniqueValuesStatement(target, unique.map((i) => ({ index: i, column: planned[i] })), groupColumns, limit);
     for (const row of await rowsOf(statement)) push(Number(row.s), dataGroupName(levels, row), { value: String(row.v), count: 1 });
   }
   return out;

@@ -7,6 +7,7 @@
  */
 import type { JsonObject } from '../model/index.js';
 import type { SqlDialect } from './dialects/dialect.js';
+import type { SourceCatalog } from './sourceCatalog.js';
 
 export interface DataSourceOptions {
   /** Default statement timeout (5 minutes). */
@@ -36,6 +37,8 @@ export interface DataSourceSession {
   query<R extends object = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** `pg_backend_pid()` of the connection the session runs on (PostgreSQL only). */
   readonly backendPid?: number;
+  /** The source's catalog when it is not PostgreSQL's (introspect.ts reads pg_catalog otherwise). */
+  readonly catalog?: SourceCatalog;
 }
 
 
@@ -44,6 +47,11 @@ export interface SqlTarget {
   dialect: SqlDialect;
   /** The FROM item in place of the quoted `"schema"."table"` (files on DuckDB); absent: the quoted name. */
   relation?: string;
+  /**
+   * The FROM item of another table of the source, named in a sensor parameter (foreign_table, referenced_table):
+   * its files on DuckDB; absent: the quoted `"schema"."table"`.
+   */
+  tableRelation?: (schema: string, table: string) => string;
 }
 
 export interface DataSource {
@@ -53,6 +61,8 @@ export interface DataSource {
   /** Sessions running now. */
   readonly activeSessions: number;
   readonly dialect: SqlDialect;
+  /** The source's catalog when it is not PostgreSQL's (introspect.ts reads pg_catalog otherwise). */
+  readonly catalog?: SourceCatalog;
   /** One statement in its own read-only session. */
   query<R extends object = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: SessionOptions): Promise<R[]>;
   /** Several statements in one read-only session (one snapshot with `snapshot: true`). */

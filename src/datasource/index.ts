@@ -13,7 +13,8 @@ export { DEFAULT_PARALLEL_JOBS_LIMIT, parallelJobsLimitOf, postgresBlockOf } fro
 export { classifyDataSourceError, dataSourceFailure, failureReason, type DataSourceFailure } from './dataSourceErrors.js';
 export { hasSecretReference, redactSecrets, resolveSecretReferences, type SecretContext } from './secretReferences.js';
 export { quoteIdent, quoteQualified } from './sensors/quoteIdent.js';
-export { describeTable, describeTables, likePattern, listSchemas, listTables, schemaTableKey, type SourceColumn, type SourceTable, type TableFilter } from './introspect.js';
+export { describeTable, describeTables, describeTablesOrFailures, likePattern, listSchemas, listTables, schemaTableKey, type SourceColumn, type SourceTable, type TableFilter } from './introspect.js';
+export type { SourceCatalog, TableColumns } from './sourceCatalog.js';
 export {
   ALL_DATA,
   DEFAULT_TOP_VALUES,

@@ -1,4 +1,6 @@
+import { DqError } from '../model/index.js';
 import type { DataSource, DataSourceSession, SessionOptions } from './dataSource.js';
+import { likePattern, schemaTableKey, type CatalogRun, type SourceCatalog, type SourceColumn, type SourceTable, type TableColumns, type TableFilter } from './sourceCatalog.js';
 
 /**
  * What a PostgreSQL data source holds, read from pg_catalog with bound parameters: schemas, tables (tables,
@@ -9,42 +11,23 @@ import type { DataSource, DataSourceSession, SessionOptions } from './dataSource
  * array, a domain's own name): the names a DQOps PostgreSQL import records, which `data_type` policy targets
  * match and `dataTypeCategoryOf` understands. The statistics use the base type of a domain.
  */
-export interface SourceTable {
-  schema: string;
-  table: string;
-  kind: 'table' | 'partitioned_table' | 'view' | 'materialized_view' | 'foreign_table';
+export type { SourceColumn, SourceTable, TableFilter } from './sourceCatalog.js';
+export { likePattern, schemaTableKey } from './sourceCatalog.js';
+
+/** The catalog of a source that is not PostgreSQL (MySQL's information_schema, DuckDB's folders), if any. */
+function catalogOf(source: DataSource | DataSourceSession): SourceCatalog | undefined {
+  return source.catalog;
 }
 
-export interface SourceColumn {
-  name: string;
-  /** 1-based position among the live columns. */
-  ordinal: number;
-  /** pg_type name of the declared type. */
-  columnType: string;
-  /** The type under a domain (the declared type otherwise). */
-  baseType: string;
-  /** pg_type.typcategory of the base type: N numeric, S string, D date/time, B boolean, U user, A array, … */
-  typeCategory: string;
-  nullable: boolean;
-  /** Declared length of character types (`varchar(20)` → 20). */
-  length: number | null;
-  /** Declared precision / scale of `numeric(p, s)`. */
-  precision: number | null;
-  scale: number | null;
-  /** 1-based position in the primary key, null when not part of it. */
-  primaryKeyPosition: number | null;
+function runner(source: DataSource | DataSourceSession, options: SessionOptions): CatalogRun {
+  return <R extends object>(text: string, params: readonly unknown[]) => query<R>(source, text, [...params], options);
 }
 
-export interface TableFilter {
-  /** Schema name, `*` wildcards (case-sensitive); absent: every schema but the system ones. */
-  schema?: string;
-  /** Only tables whose name contains this text (case-sensitive). */
-  tableContains?: string;
-}
-
-/** `*` glob → a LIKE pattern with `%`, `_` and `\` escaped (for `like $n escape '\'`). */
-export function likePattern(glob: string): string {
-  return glob.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+/** Only the tables that could be described (the others are read with describeTablesOrFailures). */
+function described(all: Map<string, TableColumns>): Map<string, SourceColumn[]> {
+  const out = new Map<string, SourceColumn[]>();
+  for (const [key, columns] of all) if (Array.isArray(columns)) out.set(key, columns);
+  return out;
 }
 
 const USER_SCHEMAS = `n.nspname not in ('pg_catalog', 'information_schema')
@@ -53,6 +36,8 @@ const USER_SCHEMAS = `n.nspname not in ('pg_catalog', 'information_schema')
 const KINDS: Record<string, SourceTable['kind']> = { r: 'table', p: 'partitioned_table', v: 'view', m: 'materialized_view', f: 'foreign_table' };
 
 export async function listSchemas(source: DataSource, options: SessionOptions = {}): Promise<string[]> {
+  const catalog = catalogOf(source);
+  if (catalog) return source.session((session) => catalog.listSchemas(runner(session, {})), options);
   const rows = await source.query<{ name: string }>(
     `select n.nspname as name from pg_catalog.pg_namespace n where ${USER_SCHEMAS} order by n.nspname collate "C"`,
     [],
@@ -62,6 +47,8 @@ export async function listSchemas(source: DataSource, options: SessionOptions = 
 }
 
 export async function listTables(source: DataSource | DataSourceSession, filter: TableFilter = {}, options: SessionOptions = {}): Promise<SourceTable[]> {
+  const catalog = catalogOf(source);
+  if (catalog) return catalog.listTables(runner(source, options), filter);
   const rows = await query<{ schema: string; table: string; kind: string }>(
     source,
     `select n.nspname as schema, c.relname as table, c.relkind::text as kind
@@ -108,14 +95,31 @@ interface ColumnRow {
   pk_position: number | null;
 }
 
-/** The columns of one table in column order; empty when the table does not exist (or has no columns). */
-export async function describeTable(source: DataSource | DataSourceSession, schema: string, table: string, options: SessionOptions = {}): Promise<SourceColumn[]> {
+/**
+ * The columns of one table in column order; empty when the table does not exist (or has no columns). `relation`:
+ * what the table reads when the data source says (a DuckDB table's files, from its spec).
+ */
+export async function describeTable(source: DataSource | DataSourceSession, schema: string, table: string, options: SessionOptions = {}, relation?: string): Promise<SourceColumn[]> {
+  const catalog = catalogOf(source);
+  if (catalog) {
+    const filter: TableFilter = { schema, table, ...(relation === undefined ? {} : { relation }) };
+    const columns = (await catalog.describeTables(runner(source, options), filter)).get(schemaTableKey(schema, table));
+    if (columns !== undefined && !Array.isArray(columns)) throw new DqError('DATASOURCE_QUERY_FAILED', columns.error);
+    return columns ?? [];
+  }
   const rows = await query<ColumnRow>(source, `${COLUMNS_SQL} and n.nspname = $1 and c.relname = $2 order by a.attnum`, [schema, table], options);
   return rows.map(toColumn);
 }
 
 /** The columns of every table the filter selects, in one query: `schema\0table` → columns. */
 export async function describeTables(source: DataSource | DataSourceSession, filter: TableFilter = {}, options: SessionOptions = {}): Promise<Map<string, SourceColumn[]>> {
+  return described(await describeTablesOrFailures(source, filter, options));
+}
+
+/** As describeTables, with the reason for each table whose columns cannot be read (DuckDB files). */
+export async function describeTablesOrFailures(source: DataSource | DataSourceSession, filter: TableFilter = {}, options: SessionOptions = {}): Promise<Map<string, TableColumns>> {
+  const catalog = catalogOf(source);
+  if (catalog) return catalog.describeTables(runner(source, options), filter);
   const rows = await query<ColumnRow>(
     source,
     `${COLUMNS_SQL} and not c.relispartition and ${USER_SCHEMAS}
@@ -133,10 +137,6 @@ export async function describeTables(source: DataSource | DataSourceSession, fil
     columns.push(toColumn(row));
   }
   return byTable;
-}
-
-export function schemaTableKey(schema: string, table: string): string {
-  return `${schema}\0${table}`;
 }
 
 function toColumn(row: ColumnRow): SourceColumn {

@@ -39,7 +39,12 @@ export const STATISTICS_COLLECTORS: readonly CollectorDefinition[] = [
   { name: 'top_values', category: 'sampling', target: 'column' },
 ];
 
-const NUMERIC_TYPES = new Set(['int2', 'int4', 'int8', 'float4', 'float8', 'numeric']);
+/** Numbers: PostgreSQL's pg_type names, MySQL's data_type and DuckDB's types (lower case, without parameters). */
+const NUMERIC_TYPES = new Set([
+  'int2', 'int4', 'int8', 'float4', 'float8', 'numeric',
+  'tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'decimal', 'float', 'double', 'real',
+  'hugeint', 'utinyint', 'usmallint', 'uinteger', 'ubigint', 'uhugeint',
+]);
 
 export function columnProfileOf(column: Pick<SourceColumn, 'baseType' | 'typeCategory'>): ColumnProfile {
   if (NUMERIC_TYPES.has(column.baseType)) return 'numeric';

@@ -1,4 +1,4 @@
-import { describeTables, listTables, schemaTableKey, type DataSources, type SourceColumn, type TableFilter } from '../datasource/index.js';
+import { describeTablesOrFailures, listTables, schemaTableKey, type DataSources, type SourceColumn, type TableFilter } from '../datasource/index.js';
 import { isJsonObject, tableKey, tableKeyPrefix, type JsonObject } from '../model/index.js';
 import type { LiveObjects } from '../inspect/liveObjects.js';
 
@@ -48,7 +48,8 @@ export async function importTables(deps: ImportDependencies, request: ImportTabl
   const source = deps.dataSources.get(request.connection, connection.spec);
   const filter: TableFilter = { schema: request.schema, tableContains: request.tableContains };
   const [tables, columns] = await source.session(
-    async (session) => Promise.all([listTables(session, filter), describeTables(session, filter)]),
+    // one after the other: a session runs one statement at a time
+    async (session) => [await listTables(session, filter), await describeTablesOrFailures(session, filter)] as const,
     { signal: request.signal, snapshot: true },
   );
   const result: ImportTablesResult = { connection: request.connection, created: [], updated: [], unchanged: [], skipped: [] };
@@ -63,7 +64,13 @@ export async function importTables(deps: ImportDependencies, request: ImportTabl
       continue;
     }
     if (request.onlyNew && existing.has(name)) continue;
-    const sourceColumns = columns.get(schemaTableKey(table.schema, table.table)) ?? [];
+    const described = columns.get(schemaTableKey(table.schema, table.table)) ?? [];
+    if (!Array.isArray(described)) {
+      // a DuckDB table whose files cannot be read: not imported, with DuckDB's reason
+      result.skipped.push({ table: `${table.schema}.${table.table}`, reason: described.error });
+      continue;
+    }
+    const sourceColumns = described;
     let before: string | undefined;
     const written = await deps.objects.upsert('table', name, { caller: request.caller }, (current) => {
       before = current?.contentHash;

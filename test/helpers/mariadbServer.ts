@@ -34,7 +34,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startMariadb(): Promise<MariadbServer> {
+/** `bufferPoolSize`: InnoDB's buffer pool (default 32M; a benchmark's table wants it in memory). */
+export async function startMariadb(options: { bufferPoolSize?: string } = {}): Promise<MariadbServer> {
   const dir = await mkdtemp(join(tmpdir(), 'dqctl-mariadb-'));
   const datadir = join(dir, 'data');
   const socket = join(dir, 'mysqld.sock');
@@ -44,7 +45,7 @@ export async function startMariadb(): Promise<MariadbServer> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     MYSQLD,
-    ['--no-defaults', `--datadir=${datadir}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1', '--skip-log-bin', '--innodb-buffer-pool-size=32M', `--pid-file=${join(dir, 'mysqld.pid')}`, ...asRoot],
+    ['--no-defaults', `--datadir=${datadir}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1', '--skip-log-bin', `--innodb-buffer-pool-size=${options.bufferPoolSize ?? '32M'}`, `--pid-file=${join(dir, 'mysqld.pid')}`, `--tmpdir=${dir}`, ...asRoot],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';

@@ -55,6 +55,23 @@ export interface SqlDialect {
   secondsBetween(later: string, earlier: string): string;
   /** A value read as a timestamp without time zone. */
   asTimestamp(expression: string): string;
+  /** A value read as an instant (a timestamp with time zone; MySQL's session is UTC, so a datetime). */
+  asInstant(expression: string): string;
+  /** A value read as a date. */
+  toDate(expression: string): string;
+  /** A date plus `days` (SQL of an integer) days, a date. */
+  plusDays(date: string, days: string): string;
+  /** Whole days from the date `earlier` to the date `later`, an integer. */
+  daysBetweenDates(later: string, earlier: string): string;
+  /** A value read as a boolean (a number: not zero). */
+  asBoolean(expression: string): string;
+  /**
+   * True when a text parses as a calendar date, where the dialect has its own test (DuckDB: its regular
+   * expressions have no back-references); absent: the patterns of textPatterns.ts.
+   */
+  parsesAsDate?(text: string): string;
+  /** A record of values as one text that tells NULLs and values apart (to group or compare records). */
+  recordText(expressions: readonly string[]): string;
   /** The length of a text in characters. */
   charLength(text: string): string;
   /** An aggregate call (`count(*)`, `sum(x)`, `count(distinct x)`) over only the rows meeting `condition`. */

@@ -21,6 +21,9 @@ const TYPES: Record<SqlParameterType, string> = {
   timestamptz: 'TIMESTAMPTZ',
 };
 
+/** The strptime layouts of a date written as text (besides what a timestamp cast reads). */
+const DATE_LAYOUTS = ['%d/%m/%Y', '%d-%m-%Y', '%m-%d-%Y', '%m/%d/%Y', '%Y/%m/%d', '%b %-d, %Y'];
+
 export const DUCKDB: SqlDialect = {
   name: 'duckdb',
   quoteIdent,
@@ -33,12 +36,22 @@ export const DUCKDB: SqlDialect = {
   exactNumeric: 'DOUBLE',
   regexContains: (text, pattern) => `regexp_matches(${text}, ${pattern})`,
   inList: (value, list) => `list_contains(${list}, ${value})`,
-  trimSpaces: (text) => `trim(${text}, ' ')`,
+  // DuckDB's trim() removes spaces and no-break spaces (not tabs or line breaks), as DQOps's duckdb templates read it
+  trimSpaces: (text) => `trim(${text})`,
   truncate: (unit, expression) => `date_trunc('${unit}', ${expression})`,
   formatDay: (expression) => `strftime(${expression}, '%Y-%m-%d')`,
   months: (months) => `to_months(${months})`,
   secondsBetween: (later, earlier) => `extract(epoch from (${later} - ${earlier}))`,
   asTimestamp: (expression) => `(${expression})::timestamp`,
+  asInstant: (expression) => `CAST(${expression} AS TIMESTAMPTZ)`,
+  toDate: (expression) => `CAST(${expression} AS DATE)`,
+  plusDays: (date, days) => `${date} + ${days}`,
+  daysBetweenDates: (later, earlier) => `(${later} - ${earlier})`,
+  asBoolean: (expression) => `CAST(${expression} AS BOOLEAN)`,
+  recordText: (expressions) => `CAST(row(${expressions.join(', ')}) AS VARCHAR)`,
+  // as DQOps's duckdb template: a timestamp DuckDB reads, or one of the day-month-year layouts
+  parsesAsDate: (text) =>
+    `(${[`try_cast(${text} AS TIMESTAMP) is not null`, ...DATE_LAYOUTS.map((layout) => `try_strptime(${text}, '${layout}') is not null`)].join(' or ')})`,
   charLength: (text) => `length(${text})`,
   filtered: (call, condition) => `${call} filter (where ${condition})`,
   limit: (count) => `limit ${count}`,

@@ -46,6 +46,15 @@ export const MYSQL: SqlDialect = {
   months: (months) => `interval ${months} month`,
   secondsBetween: (later, earlier) => `(timestampdiff(microsecond, ${earlier}, ${later}) / 1000000.0)`,
   asTimestamp: (expression) => `cast(${expression} as datetime(6))`,
+  // the session's time zone is UTC, so an instant is its UTC datetime
+  asInstant: (expression) => `cast(${expression} as datetime(6))`,
+  toDate: (expression) => `cast(${expression} as date)`,
+  plusDays: (date, days) => `date_add(${date}, interval ${days} day)`,
+  daysBetweenDates: (later, earlier) => `datediff(${later}, ${earlier})`,
+  // MySQL's booleans are numbers
+  asBoolean: (expression) => `(${expression} <> 0)`,
+  // json_array tells a NULL from the text 'null' and quotes texts
+  recordText: (expressions) => `json_array(${expressions.join(', ')})`,
   // length() counts bytes in MySQL
   charLength: (text) => `char_length(${text})`,
   filtered: (call, condition) => {
@@ -55,7 +64,8 @@ export const MYSQL: SqlDialect = {
     const value = argument!.trim() === '*' ? '1' : argument!;
     return `${fn}(${distinct}case when ${condition} then ${value} end)`;
   },
-  limit: (count) => `limit ${count}`,
+  // LIMIT takes a number, not an expression: the bound count stays a bare placeholder (the driver writes the number)
+  limit: (count) => `limit ${count.replace(/^cast\((\$\d+) as signed\)$/, '$1')}`,
   describeColumns: ({ schema, table }, bind) =>
     [
       'select column_name as column_name, column_type as column_type, is_nullable = \'YES\' as nullable, ordinal_position as ordinal',

@@ -18,6 +18,8 @@ import { DUCKDB } from '../dialects/duckdb.js';
 import { redactSecrets } from '../secretReferences.js';
 import { SlottedDataSource } from '../slottedDataSource.js';
 import { resolveDuckdbSettings, type DuckdbSettings } from './duckdbSettings.js';
+import type { SourceCatalog } from '../sourceCatalog.js';
+import { duckdbCatalog } from './duckdbCatalog.js';
 import { fileRelation } from './fileRelation.js';
 
 interface OpenDatabase {
@@ -27,13 +29,19 @@ interface OpenDatabase {
 
 export class DuckdbDataSource extends SlottedDataSource {
   readonly dialect: SqlDialect = DUCKDB;
+  readonly catalog: SourceCatalog = duckdbCatalog(this.connectionName, async () => (await this.database()).settings);
   private opening: Promise<OpenDatabase> | undefined;
 
   /** The table's files as a table function in files mode; in in_memory mode the quoted table of the database. */
   async sqlTarget(schema: string, table: string, tableSpec?: JsonObject): Promise<SqlTarget> {
     const { settings } = await this.database();
     if (settings.readMode !== 'files') return { dialect: DUCKDB };
-    return { dialect: DUCKDB, relation: fileRelation(this.connectionName, settings, schema, table, tableSpec).relation };
+    return {
+      dialect: DUCKDB,
+      relation: fileRelation(this.connectionName, settings, schema, table, tableSpec).relation,
+      // a table named in a parameter reads its files as laid out in the connection's folders
+      tableRelation: (otherSchema, otherTable) => fileRelation(this.connectionName, settings, otherSchema, otherTable).relation,
+    };
   }
 
   protected async runSession<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
@@ -45,6 +53,7 @@ export class DuckdbDataSource extends SlottedDataSource {
       const timeoutMs = Math.max(1, Math.round(options.statementTimeoutMs ?? this.options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS));
       const open = connection;
       const session: DataSourceSession = {
+        catalog: this.catalog,
         query: async <R extends object>(text: string, params: readonly unknown[] = []) => {
           if (signal?.aborted) throw this.failure('cancelled');
           let timedOut = false;

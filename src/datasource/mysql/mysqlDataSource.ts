@@ -17,6 +17,8 @@ import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, type DataSour
 import { classifyDataSourceError, type DataSourceFailure } from '../dataSourceErrors.js';
 import type { SqlDialect } from '../dialects/dialect.js';
 import { MYSQL } from '../dialects/mysql.js';
+import type { SourceCatalog } from '../sourceCatalog.js';
+import { MYSQL_CATALOG } from './mysqlCatalog.js';
 import { redactSecrets } from '../secretReferences.js';
 import { SlottedDataSource } from '../slottedDataSource.js';
 import { resolveMysqlSettings, type MysqlSettings } from './mysqlSettings.js';
@@ -46,6 +48,7 @@ const ERRNO_REASONS: Record<number, DataSourceFailure> = {
 
 export class MysqlDataSource extends SlottedDataSource {
   readonly dialect: SqlDialect = MYSQL;
+  readonly catalog: SourceCatalog = MYSQL_CATALOG;
   private opening: Promise<OpenPool> | undefined;
 
   /** MySQL reads the quoted `"database"."table"` itself (ANSI_QUOTES). */
@@ -92,6 +95,7 @@ export class MysqlDataSource extends SlottedDataSource {
       await run(`set session sql_mode = 'ANSI_QUOTES,PIPES_AS_CONCAT', time_zone = '+00:00', ${timeout}`, []);
       await run(options.snapshot ? 'start transaction with consistent snapshot, read only' : 'set session transaction read only', []);
       const session: DataSourceSession = {
+        catalog: MYSQL_CATALOG,
         query: async <R extends object>(text: string, params: readonly unknown[] = []) => {
           const { sql, values } = positionalParameters(text, params);
           return (await run(sql, values)).map(plainRow) as R[];

@@ -91,11 +91,11 @@ export function buildErrorSamplesQuery(request: TableQueryRequest, sensorId: str
     const hasColumn = sensor.column !== undefined && sensor.column !== '';
     const valueIsColumn = failing.value === undefined && hasColumn;
     const value =
-      failing.value === undefined ? (hasColumn ? scan.text : 'null::text') : failing.value === null ? 'null::text' : `(${failing.value})::text`;
+      failing.value === undefined ? (hasColumn ? scan.text : state.dialect.toText('null')) : failing.value === null ? state.dialect.toText('null') : state.dialect.toText(failing.value);
     const select = [
       ...source.groups.map((g) => `${g.select} as ${g.alias}`),
       `left(${value}, ${state.params.bind(MAX_SAMPLE_LENGTH, 'integer')}) as ${VALUE_ALIAS}`,
-      ...idColumns.map((id, index) => `(${column(id)})::text as row_id_${index + 1}`),
+      ...idColumns.map((id, index) => `${state.dialect.toText(column(id))} as row_id_${index + 1}`),
     ];
     const where = [...source.where];
     if (checkFilter !== undefined) where.push(`(${checkFilter})`);

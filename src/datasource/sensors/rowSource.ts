@@ -117,10 +117,10 @@ function partitionWindow(partitioning: PartitioningRequest, params: SqlParameter
   const window = partitioning.window ?? {};
   const current = window.includeToday === true ? 1 : 0;
   if (partitioning.timeScale === 'daily') {
-    const today = `(${now})::date`;
+    const today = dialect.toDate(now);
     return [
-      `${p} >= ${today} - ${params.bind(window.recentDays ?? DEFAULT_RECENT_DAYS, 'integer')}`,
-      `${p} < ${today} + ${params.bind(current, 'integer')}`,
+      `${p} >= ${dialect.plusDays(today, `-${params.bind(window.recentDays ?? DEFAULT_RECENT_DAYS, 'integer')}`)}`,
+      `${p} < ${dialect.plusDays(today, params.bind(current, 'integer'))}`,
     ];
   }
   const month = dialect.truncate('month', now);

@@ -34,11 +34,20 @@ export function checkFilterOf(sensor: SensorRequest): string | undefined {
   return typeof filter === 'string' && filter.trim() !== '' ? withoutTrailingSemicolons(filter) : undefined;
 }
 
-/** `table` in the analyzed table's schema, or `schema.table` split on the first dot. */
-export function tableRefIn(defaultSchema: string, name: string): string {
+/**
+ * `table` in the analyzed table's schema, or `schema.table` split on the first dot: the quoted name, or what the
+ * request's `tableRelation` reads for it (a DuckDB table's files).
+ */
+export function tableRefIn(request: Pick<TableQueryRequest, 'schema' | 'tableRelation'>, name: string): string {
   if (name.trim() === '') throw new SensorBuildError('a table name parameter is empty');
   const dot = name.indexOf('.');
-  return dot < 0 ? quoteQualified(defaultSchema, name) : quoteQualified(name.slice(0, dot), name.slice(dot + 1));
+  const [schema, table] = dot < 0 ? [request.schema, name] : [name.slice(0, dot), name.slice(dot + 1)];
+  if (request.tableRelation === undefined) return quoteQualified(schema, table);
+  try {
+    return request.tableRelation(schema, table);
+  } catch (error) {
+    throw new SensorBuildError(`the table ${JSON.stringify(name)} cannot be read: ${(error as Error).message}`);
+  }
 }
 
 export function createScanContext(
@@ -81,7 +90,7 @@ export function createScanContext(
       return parameters.get(name)!;
     },
     bind: (value, type) => params.bind(value, type),
-    tableRef: (name) => tableRefIn(request.schema, name),
+    tableRef: (name) => tableRefIn(request, name),
     get column() {
       return requireColumn();
     },

@@ -60,6 +60,11 @@ export interface TableQueryRequest {
    * (`read_parquet([...])`); the data source's `sqlTarget` gives it. Default: the quoted table name.
    */
   relation?: string;
+  /**
+   * What a table named in a parameter (foreign_table, referenced_table) reads: its files on DuckDB; the data
+   * source's `sqlTarget` gives it. Default: the quoted `"schema"."table"`.
+   */
+  tableRelation?: (schema: string, table: string) => string;
   sensors: readonly SensorRequest[];
   /** The table's `filter` (repository SQL) added to the WHERE clause. */
   filter?: string;

@@ -63,7 +63,7 @@ export function buildCustomQuery(request: TableQueryRequest, sensor: PreparedSen
     nowValue: state.nowValue,
     param: (name) => sensor.parameters.get(name) ?? null,
     bind: (value, type) => state.params.bind(value, type),
-    tableRef: (name) => tableRefIn(request.schema, name),
+    tableRef: (name) => tableRefIn(request, name),
     userSql: (sql) => replaceTokens(withoutTrailingSemicolons(sql), table, columnName),
     namesSql: (sql) =>
       sql.replace(/\{(schema_name|table_name|column_name)\}/g, (token, name: string) => {
@@ -146,7 +146,8 @@ export function buildAvailabilityQuery(request: TableQueryRequest, sensors: read
     values: [],
     queryMode: 'extended',
     sensorIds: ids,
-    parse: (rows) => readoutsOf(rows[0]?.has_rows === true ? 0 : 1),
+    // MySQL answers a boolean as 1
+    parse: (rows) => readoutsOf(rows[0]?.has_rows === true || rows[0]?.has_rows === 1 ? 0 : 1),
     parseError: () => readoutsOf(1),
   };
 }

@@ -6,6 +6,7 @@
  * 4 letters, `1,5` as a number in type detection) docs/sensors.md lists it; dqctl keeps DQOps's answer rather than a
  * "better" one, because a readout that differs from DQOps's is a false alarm for a team running both.
  */
+import type { DialectName } from '../dialects/dialect.js';
 
 const HEX = '[0-9a-fA-F]';
 const HEX4 = `${HEX}{1,4}`;
@@ -105,6 +106,26 @@ export const DATE_FORMAT_PATTERNS: Readonly<Record<string, string>> = {
   'YYYY/MM/DD': `^${YYYY}/${MM}/${DD}$`,
   'Month D, YYYY': '^(January|February|March|April|May|June|July|August|September|October|November|December) ([1-9]|[12][0-9]|3[01]), [0-9]{4}$',
 };
+
+/**
+ * Where DQOps's template for a provider accepts other texts than its PostgreSQL one, dqctl follows that provider's
+ * template (a team running both tools sees the same readout on the same source): on DuckDB an empty text is
+ * all digits (`^[0-9]*$`); on MySQL and MariaDB the dot of `DD.MM.YYYY` is a dot.
+ */
+const PATTERNS_BY_DIALECT: Partial<Record<DialectName, { integer?: string; dateFormats?: Readonly<Record<string, string>> }>> = {
+  duckdb: { integer: '^[0-9]*$' },
+  mysql: { dateFormats: { 'DD.MM.YYYY': `^${DD}[.]${MM}[.]${YYYY}$` } },
+};
+
+/** The pattern of conversions' integer texts in a dialect. */
+export function integerPattern(dialect: DialectName): string {
+  return PATTERNS_BY_DIALECT[dialect]?.integer ?? PATTERNS.integer;
+}
+
+/** The pattern of a `date_format` in a dialect, undefined for an unknown format. */
+export function dateFormatPattern(dialect: DialectName, format: string): string | undefined {
+  return PATTERNS_BY_DIALECT[dialect]?.dateFormats?.[format] ?? DATE_FORMAT_PATTERNS[format];
+}
 
 /**
  * Texts meaning "no value", compared lower-cased and untrimmed (the empty text included, `' null '` not). DQOps's

@@ -1,6 +1,6 @@
-import type { DataSource } from '../../datasource/index.js';
+import type { DataSource, SqlTarget } from '../../datasource/index.js';
 import { planSensorQueries, type SensorReadout, type TableQueryRequest } from '../../datasource/sensors/index.js';
-import { isJsonObject, RULE_SEVERITIES, type DqError, type JsonObject } from '../../model/index.js';
+import { DqError, isJsonObject, RULE_SEVERITIES, type JsonObject } from '../../model/index.js';
 import { evaluateCheck } from '../../rules/index.js';
 import type { CheckResultInput, Store } from '../../store/store.js';
 import { partitionColumnOf, type PlannedCheck } from './plannedChecks.js';
@@ -17,7 +17,9 @@ import { columnTypesOf, tableQueryRequestOf } from './tableQueryRequest.js';
  * is the actual value, the reference table's the expected one, and the check's rule (`max_diff_percent`) judges
  * the difference. A data group found on one side only is a difference: counts read 0 on the missing side, other
  * aggregates fail at the check's highest configured severity. A side that fails (connection refused, table gone)
- * gives execution errors naming that side.
+ * gives execution errors naming that side. The two sides may be sources of different providers (a PostgreSQL
+ * table and a Parquet file or a MariaDB table): each side's queries are in its own source's dialect, and data
+ * groups match on the grouping values' text.
  */
 export interface ComparisonReference {
   dataSource: DataSource;
@@ -140,6 +142,15 @@ async function measure(dataSource: DataSource, request: TableQueryRequest, side:
   return { readouts, failures, ...(failure ? { failure } : {}) };
 }
 
+/** What one side's queries read and in which dialect; a side that cannot be read fails with its name. */
+async function targetOf(dataSource: DataSource, schema: string, table: string, spec: JsonObject | undefined, side: string): Promise<SqlTarget> {
+  try {
+    return await dataSource.sqlTarget(schema, table, spec);
+  } catch (error) {
+    throw new DqError('DATASOURCE_QUERY_FAILED', `${side}: ${(error as Error).message}`);
+  }
+}
+
 const keyOf = (readout: SensorReadout) => `${readout.timePeriod ?? ''}\u0000${readout.dataGroup}`;
 
 /** The highest severity the check configures (and does not disable): what a data group missing on one side raises. */
@@ -178,9 +189,14 @@ export async function runTableComparisons(checks: readonly PlannedCheck[], conte
       try {
         const source = await context.resolveReference(String(config.reference_table_connection_name), String(config.reference_table_schema_name), String(config.reference_table_name));
         const requests = comparisonRequests(group.checks, config, source.tableSpec, context.now);
+        const comparedSide = `compared table ${table.schema}.${table.table}`;
+        const referenceSide = `reference table ${String(config.reference_table_connection_name)}/${referenceName}`;
+        // each side in its own source's SQL (the reference may be another provider: a Parquet file, a MariaDB table)
         [compared, reference] = await Promise.all([
-          measure(context.dataSource, requests.compared, `compared table ${table.schema}.${table.table}`, context.signal),
-          measure(source.dataSource, requests.reference, `reference table ${String(config.reference_table_connection_name)}/${referenceName}`, context.signal),
+          targetOf(context.dataSource, table.schema, table.table, table.spec, comparedSide).then((target) => measure(context.dataSource, { ...requests.compared, ...target }, comparedSide, context.signal)),
+          targetOf(source.dataSource, requests.reference.schema, requests.reference.table, source.tableSpec, referenceSide).then((target) =>
+            measure(source.dataSource, { ...requests.reference, ...target }, referenceSide, context.signal),
+          ),
         ]);
       } catch (error) {
         if (context.signal.aborted) throw error;

@@ -1,4 +1,4 @@
-import { describeTable, type DataSource, type SourceColumn } from '../../datasource/index.js';
+import { describeTable, type DataSource, type SourceColumn, type SqlTarget } from '../../datasource/index.js';
 import {
   buildErrorSamplesQuery,
   errorSamplingSupported,
@@ -289,8 +289,11 @@ export async function collectTableErrorSamples(checks: readonly PlannedCheck[], 
   });
 
   let columns: SourceColumn[];
+  let target: SqlTarget;
   try {
-    columns = await describeTable(dataSource, table.schema, table.table, { signal });
+    // what the table's queries read and in which dialect (a DuckDB table's files, MySQL's SQL)
+    target = await dataSource.sqlTarget(table.schema, table.table, table.spec);
+    columns = await describeTable(dataSource, table.schema, table.table, { signal }, target.relation);
   } catch (error) {
     if (signal.aborted) throw error;
     return fail(error);
@@ -307,7 +310,7 @@ export async function collectTableErrorSamples(checks: readonly PlannedCheck[], 
     signal.throwIfAborted();
     const checkStarted = performance.now();
     try {
-      const request = tableQueryRequestFor(check, context);
+      const request = { ...tableQueryRequestFor(check, context), ...target };
       const query: ErrorSamplesQuery = buildErrorSamplesQuery(request, String(check.checkHash), { limit, idColumns });
       const samples = query.parse(await dataSource.query(query.text, query.values, { signal }));
       const durationMs = Math.round(performance.now() - checkStarted);
@@ -356,7 +359,7 @@ export function idColumnsOf(spec: JsonObject, columns: readonly SourceColumn[]):
   return existing.has('id') ? ['id'] : [];
 }
 
-const INTEGER_TYPES: ReadonlySet<string> = new Set(['int2', 'int4', 'int8']);
+const INTEGER_TYPES: ReadonlySet<string> = new Set(['int2', 'int4', 'int8', 'tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'hugeint', 'utinyint', 'usmallint', 'uinteger', 'ubigint']);
 
 /** DQOps's ErrorSampleResultDataType of a sampled value, from its column's type on the data source. */
 export function resultDataTypeOf(value: string | null, column: SourceColumn | undefined): string {
@@ -367,7 +370,7 @@ export function resultDataTypeOf(value: string | null, column: SourceColumn | un
   if (column.typeCategory === 'N') return 'float';
   if (column.typeCategory === 'B') return 'boolean';
   if (type === 'date') return 'date';
-  if (type === 'timestamp') return 'datetime';
+  if (type === 'timestamp' || type === 'datetime') return 'datetime';
   if (type === 'timestamptz') return 'instant';
   if (type === 'time' || type === 'timetz') return 'time';
   return 'string';

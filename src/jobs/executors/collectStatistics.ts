@@ -237,6 +237,7 @@ async function collectOne(
         },
         collectors: selection,
         grouping: levels,
+        tableSpec: table.spec,
         topValues: parameters.samplesLimit ?? DEFAULT_TOP_VALUES,
       },
       { signal: options.signal },

@@ -164,6 +164,22 @@ describe('bad input on DuckDB', () => {
     expect(fine.value('rows')).toBe(50);
   });
 
+  it('a file of another format than the connection reads fails the checks of its table with the reason', async () => {
+    const dir = join(root, 'wrong_format');
+    await mkdir(join(dir, 'orders'), { recursive: true });
+    // CSV text under a .parquet name
+    await writeFile(join(dir, 'orders', 'part-0.parquet'), CSV);
+    const source = sources.get('wrong_format', connection('parquet', { landing: dir, good: join(root, 'parquet') }));
+    const { errors } = await measure(source, 'landing', 'orders', [
+      { id: 'rows', sensorName: 'table/volume/row_count' },
+      { id: 'nulls', sensorName: 'column/nulls/null_count', column: 'name' },
+    ]);
+    expect(errors.get('rows')).toMatch(/connection "wrong_format": the query failed on the data source \(.*(parquet|magic)/i);
+    expect(errors.get('nulls')).toBe(errors.get('rows'));
+    const good = await measure(source, 'good', 'orders', [{ id: 'rows', sensorName: 'table/volume/row_count' }]);
+    expect(good.value('rows')).toBe(5);
+  });
+
   it('hostile file and column names are quoted: a quote and a semicolon in the file name, quotes in a column', async () => {
     const dir = join(root, "host'ile; drop");
     await mkdir(dir, { recursive: true });

@@ -18,7 +18,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSources, type DataSource } from '../../../src/datasource/index.js';
-import { planSensorQueries, type SensorReadout, type SensorRequest } from '../../../src/datasource/sensors/index.js';
+import { planSensorQueries, type SensorReadout, type SensorRequest, type TableQueryRequest } from '../../../src/datasource/sensors/index.js';
 import type { JsonObject } from '../../../src/model/index.js';
 import { freePort, MARIADB_PASSWORD, MARIADB_USER, startMariadb, type MariadbServer } from '../../helpers/mariadbServer.js';
 
@@ -34,6 +34,8 @@ beforeAll(async () => {
     "create database `ho\"st'ile` character set utf8mb4 collate utf8mb4_bin",
     "create table `ho\"st'ile`.`o'rders; select 1` (id int, `we\"ird col` varchar(10))",
     "insert into `ho\"st'ile`.`o'rders; select 1` values (1, 'a'), (2, null)",
+    'create table shop.flags (id int primary key, ok boolean, day date, kind varchar(10))',
+    "insert into shop.flags values (1, true, '2024-01-01', 'a'), (2, false, '2024-01-03', 'a'), (3, true, '2024-01-04', 'b'), (4, null, '2024-01-04', 'a'), (5, true, null, 'c')",
   ]);
 }, 120_000);
 afterAll(async () => {
@@ -139,5 +141,70 @@ describe('bad input on MariaDB', () => {
     const source = sources.get('shop_mariadb', connection('mariadb'));
     await expect(source.query('delete from shop.orders')).rejects.toThrow(/read-only|READ ONLY/i);
     expect(await source.query('select count(*) as n from shop.orders')).toEqual([{ n: 5 }]);
+  });
+});
+
+/**
+ * The sensors whose SQL was PostgreSQL's until the MySQL dialect wrote it (booleans, date ranges and future dates,
+ * date-typed freshness, top values, duplicate records, daily partitions), on shop.flags (id, ok, day, kind):
+ *   1 true  2024-01-01 a · 2 false 2024-01-03 a · 3 true 2024-01-04 b · 4 NULL 2024-01-04 a · 5 true NULL c
+ * at 2024-01-05 12:00 UTC. By hand: ok has 4 values, 3 true (75 %), 1 false (25 %); day has 4 values, 3 in
+ * [2024-01-02, 2024-01-04] (75 %), 2 after today - 2 days = 2024-01-03 (50 %), the newest 1 whole day before
+ * today; kind counts a 3, b 1, c 1, so the top 1 is {a}: 1 of the 2 expected values [a, c]; the records of kind
+ * repeat once (a), 100 x (1 - 3 / 5) = 40 %; rows per day: 01-01 1, 01-03 1, 01-04 2 (the NULL day in none).
+ */
+describe('sensors in MySQL\'s own SQL', () => {
+  const run = async (sensors: SensorRequest[], extra: Partial<TableQueryRequest> = {}) => {
+    const source = sources.get('shop_mariadb', connection('mariadb'));
+    const request: TableQueryRequest = { schema: 'shop', table: 'flags', sensors, now: NOW, columnTypes: { day: 'DATE' }, ...(await source.sqlTarget('shop', 'flags')), ...extra };
+    const plan = planSensorQueries(request);
+    const readouts = new Map<string, SensorReadout[]>();
+    const errors = new Map<string, string>(plan.rejected.map((r) => [r.id, r.reason]));
+    for (const query of plan.queries) {
+      try {
+        for (const [id, values] of query.parse(await source.query(query.text, query.values))) readouts.set(id, values);
+      } catch (error) {
+        for (const id of query.sensorIds) errors.set(id, (error as Error).message);
+      }
+    }
+    return { readouts, errors, value: (id: string) => readouts.get(id)?.[0]?.actualValue };
+  };
+
+  it('booleans, dates, freshness, top values and duplicate records, counted by hand', async () => {
+    const { errors, readouts, value } = await run(
+      [
+        { id: 'true', sensorName: 'column/bool/true_percent', column: 'ok' },
+        { id: 'false', sensorName: 'column/bool/false_percent', column: 'ok' },
+        { id: 'in_range', sensorName: 'column/datetime/date_in_range_percent', column: 'day', parameters: { min_date: '2024-01-02', max_date: '2024-01-04' } },
+        { id: 'future', sensorName: 'column/datetime/date_values_in_future_percent', column: 'day', parameters: { max_future_days: -2 } },
+        { id: 'fresh', sensorName: 'table/timeliness/data_freshness' },
+        { id: 'top', sensorName: 'column/accepted_values/expected_texts_in_top_values_count', column: 'kind', parameters: { expected_values: ['a', 'c'], top: 1 } },
+        { id: 'dup_records', sensorName: 'table/uniqueness/duplicate_record_count', parameters: { columns: ['kind'] } },
+        { id: 'dup_records_pct', sensorName: 'table/uniqueness/duplicate_record_percent', parameters: { columns: ['kind'] } },
+      ],
+      { timestampColumns: { eventTimestampColumn: 'day' } },
+    );
+    expect(errors).toEqual(new Map());
+    expect(['true', 'false', 'in_range', 'future', 'fresh', 'top', 'dup_records', 'dup_records_pct'].map((id) => [id, value(id)])).toEqual([
+      ['true', 75], ['false', 25], ['in_range', 75], ['future', 50], ['fresh', 1], ['top', 1], ['dup_records', 1], ['dup_records_pct', 40],
+    ]);
+    expect(readouts.get('top')?.[0]?.expectedValue).toBe(2);
+  });
+
+  it('daily partitions by a date column, within the window', async () => {
+    const { errors, readouts } = await run([{ id: 'rows', sensorName: 'table/volume/row_count' }], {
+      partitioning: { column: 'day', timeScale: 'daily', window: { recentDays: 7, includeToday: true } },
+    });
+    expect(errors).toEqual(new Map());
+    expect(readouts.get('rows')!.map((r) => [r.timePeriod, r.actualValue])).toEqual([['2024-01-01', 1], ['2024-01-03', 1], ['2024-01-04', 2]]);
+  });
+
+  it('the percentile, which MariaDB cannot aggregate, is a clear error of that check only', async () => {
+    const { errors, value } = await run([
+      { id: 'median', sensorName: 'column/numeric/percentile', column: 'id' },
+      { id: 'rows', sensorName: 'table/volume/row_count' },
+    ]);
+    expect(value('rows')).toBe(5);
+    expect(errors.get('median')).toBe('sensor "median": MySQL and MariaDB have no percentile aggregate (DQOps has no mysql or mariadb percentile sensor either)');
   });
 });

@@ -51,7 +51,7 @@ function topValues(ctx: SubqueryContext): string {
     // Nothing expected: no actual value; the expected count 0 on every group that has rows (as DQOps).
     const rowsWhere = [...ctx.source.where, ...(ctx.checkFilter === undefined ? [] : [`(${ctx.checkFilter})`])];
     return [
-      `select ${[...groupSelect, 'null::double precision as actual_value', `max(${ctx.bind(0, 'integer')}) as expected_value`].join(', ')}`,
+      `select ${[...groupSelect, `${ctx.dialect.toDouble('null')} as actual_value`, `max(${ctx.bind(0, 'integer')}) as expected_value`].join(', ')}`,
       `from ${ctx.source.from}`,
       rowsWhere.length > 0 ? `where ${rowsWhere.join('\n  and ')}` : '',
       groups.length > 0 ? `group by ${groups.map((g) => g.expression).join(', ')}` : '',
@@ -71,7 +71,7 @@ function topValues(ctx: SubqueryContext): string {
     ')',
     `select ${[
       ...groupAliases,
-      `count(*) filter (where value_rank <= ${ctx.bind(ctx.param('top'), 'bigint')} and ${ctx.dialect.inList('value', ctx.bind(ctx.param('expected_values'), 'text[]'))}) as actual_value`,
+      `${ctx.dialect.filtered('count(*)', `value_rank <= ${ctx.bind(ctx.param('top'), 'bigint')} and ${ctx.dialect.inList('value', ctx.bind(ctx.param('expected_values'), 'text[]'))}`)} as actual_value`,
       // max(): no row at all (no non-NULL value) gives NULL, as DQOps's MAX(list length) over no rows.
       `max(${expectedCount(ctx)}) as expected_value`,
     ].join(', ')}`,

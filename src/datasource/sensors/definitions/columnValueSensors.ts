@@ -88,6 +88,8 @@ export const COLUMN_VALUE_SENSORS: Record<string, SensorDefinition> = {
     build: (ctx) => {
       const p = ctx.param('percentile_value');
       if (typeof p !== 'number' || p < 0 || p > 1) throw new SensorBuildError('the sensor parameter "percentile_value" must be between 0 and 1');
+      // refused before it runs, so it cannot fail the merged scan of the table's other sensors
+      if (ctx.dialect.name === 'mysql') throw new SensorBuildError('MySQL and MariaDB have no percentile aggregate (DQOps has no mysql or mariadb percentile sensor either)');
       return ctx.aggregate(`percentile_cont(${ctx.bind(p, 'double precision')}) within group (order by ${ctx.column})`);
     },
   },
@@ -115,6 +117,6 @@ export const COLUMN_VALUE_SENSORS: Record<string, SensorDefinition> = {
   'column/numeric/invalid_longitude_count': valueCount('Values outside [-180, 180].', (ctx) => `not (${within(ctx, LONGITUDE)})`),
   'column/numeric/valid_longitude_percent': valuePercent('Values in [-180, 180], percent of the non-NULL values (100 for none).', (ctx) => within(ctx, LONGITUDE), 100),
 
-  'column/bool/true_percent': valuePercent('Values that are true (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => `(${ctx.column})::boolean`, 100, 'none'),
-  'column/bool/false_percent': valuePercent('Values that are false (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => `not (${ctx.column})::boolean`, 100, 'none'),
+  'column/bool/true_percent': valuePercent('Values that are true (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => ctx.dialect.asBoolean(ctx.column), 100, 'none'),
+  'column/bool/false_percent': valuePercent('Values that are false (`column::boolean`), percent of the non-NULL values (100 for none, as DQOps).', (ctx) => `not ${ctx.dialect.asBoolean(ctx.column)}`, 100, 'none'),
 };

@@ -4,12 +4,12 @@
  * column; date ranges. The patterns are dqctl's own (textPatterns.ts), bound as parameters.
  */
 import { SensorBuildError, type ScanContext, type SensorDefinition } from '../sensorDefinition.js';
-import { BOOLEAN_TEXTS, DATE_FORMAT_PATTERNS, PARSABLE_DATE_PATTERNS, PATTERNS } from '../textPatterns.js';
+import { BOOLEAN_TEXTS, dateFormatPattern, integerPattern, PARSABLE_DATE_PATTERNS, PATTERNS } from '../textPatterns.js';
 import { matching, notMatching, valueCount, valuePercent } from './shapes.js';
 
 function datePattern(ctx: ScanContext): string {
   const format = String(ctx.param('date_format'));
-  const pattern = DATE_FORMAT_PATTERNS[format];
+  const pattern = dateFormatPattern(ctx.dialect.name, format);
   if (pattern === undefined) throw new SensorBuildError(`unknown date_format ${JSON.stringify(format)}`);
   return pattern;
 }
@@ -17,15 +17,18 @@ function datePattern(ctx: ScanContext): string {
 /**
  * A value later than the future limit. As DQOps: a `DATE` snapshot compares with today (the run's date in the
  * session's time zone) plus max_future_days rounded to whole days (PostgreSQL's numeric-to-integer cast rounds
- * half away from zero); any other snapshot compares the value as a time with now plus max_future_days in whole
+ * half away from zero; DuckDB's day interval truncates toward zero); any other snapshot compares the value as a time with now plus max_future_days in whole
  * seconds. That limit is computed here and bound, not `now + interval` in SQL, which PostgreSQL would evaluate
  * per row.
  */
 function futureValue(ctx: ScanContext): string {
   const days = Number(ctx.param('max_future_days'));
   const away = (value: number): number => Math.sign(value) * Math.round(Math.abs(value));
-  if (ctx.columnType === 'DATE') return `${ctx.column} > ((${ctx.now})::date + ${ctx.bind(away(days), 'integer')})::timestamp`;
-  return `(${ctx.column})::timestamptz > ${ctx.bind(new Date(ctx.nowValue.getTime() + away(days * 86_400) * 1000), 'timestamptz')}`;
+  const { dialect } = ctx;
+  // DQOps's duckdb template adds INTERVAL (days) DAY, which DuckDB truncates toward zero
+  const wholeDays = dialect.name === 'duckdb' ? Math.trunc(days) : away(days);
+  if (ctx.columnType === 'DATE') return `${ctx.column} > ${dialect.asTimestamp(dialect.plusDays(dialect.toDate(ctx.now), ctx.bind(wholeDays, 'integer')))}`;
+  return `${dialect.asInstant(ctx.column)} > ${ctx.bind(new Date(ctx.nowValue.getTime() + away(days * 86_400) * 1000), 'timestamptz')}`;
 }
 
 const anyMatches = (ctx: ScanContext, patterns: readonly string[]): string => patterns.map((pattern) => matching(ctx, pattern)).join(' or ');
@@ -104,7 +107,7 @@ export const FORMAT_SENSORS: Record<string, SensorDefinition> = {
     (ctx) => ctx.dialect.inList(`lower(${ctx.text})`, ctx.bind(BOOLEAN_TEXTS, 'text[]')),
     100,
   ),
-  'column/conversions/text_parsable_to_integer_percent': valuePercent('Values that are only digits (no sign, not trimmed), percent of the non-NULL values (100 for none).', (ctx) => matching(ctx, PATTERNS.integer), 100),
+  'column/conversions/text_parsable_to_integer_percent': valuePercent('Values that are only digits (no sign, not trimmed), percent of the non-NULL values (100 for none).', (ctx) => matching(ctx, integerPattern(ctx.dialect.name)), 100),
   'column/conversions/text_parsable_to_float_percent': valuePercent(
     'Values that are digits with an optional dot, or a dot and digits (no sign, no exponent, not trimmed), percent of the non-NULL values (100 for none).',
     (ctx) => matching(ctx, PATTERNS.float),
@@ -112,7 +115,7 @@ export const FORMAT_SENSORS: Record<string, SensorDefinition> = {
   ),
   'column/conversions/text_parsable_to_date_percent': valuePercent(
     'Values that are a calendar date (day, month and year in any order with `/`, `-` or `.`, numeric or English three-letter month, 2- or 4-digit year, leap years checked), percent of the non-NULL values (100 for none).',
-    (ctx) => anyMatches(ctx, PARSABLE_DATE_PATTERNS),
+    (ctx) => ctx.dialect.parsesAsDate?.(ctx.text) ?? anyMatches(ctx, PARSABLE_DATE_PATTERNS),
     100,
   ),
   'column/datatype/string_datatype_detect': {
@@ -124,7 +127,7 @@ export const FORMAT_SENSORS: Record<string, SensorDefinition> = {
 
   'column/datetime/date_in_range_percent': valuePercent(
     'Values whose date (`column::date`) is in [`min_date`, `max_date`], percent of the non-NULL values (0 for none, as DQOps).',
-    (ctx) => `(${ctx.column})::date between ${ctx.bind(ctx.param('min_date'), 'date')} and ${ctx.bind(ctx.param('max_date'), 'date')}`,
+    (ctx) => `${ctx.dialect.toDate(ctx.column)} between ${ctx.bind(ctx.param('min_date'), 'date')} and ${ctx.bind(ctx.param('max_date'), 'date')}`,
     0,
     'fails',
   ),

@@ -100,7 +100,7 @@ export function numericParam(ctx: ScanContext, name: string): string {
  */
 export function duplicatedRows(ctx: FailingRowsContext, key: string, keyCondition?: string): string {
   const groups = ctx.source.groups.map((g) => g.expression);
-  const keys = groups.length > 0 ? [`row(${groups.join(', ')})::text`, key] : [key];
+  const keys = groups.length > 0 ? [ctx.dialect.recordText(groups), key] : [key];
   const where = [...ctx.source.where];
   if (keyCondition !== undefined) where.push(keyCondition);
   if (ctx.checkFilter !== undefined) where.push(`(${ctx.checkFilter})`);

@@ -40,7 +40,7 @@ function asTime(ctx: ScanContext, column: string, kind: TimeKind): string {
 function sinceNewest(ctx: ScanContext, which: 'event' | 'ingestion'): string {
   const kind = timeKind(ctx.timestampColumnType(which));
   const newest = ctx.aggregate(`max(${asTime(ctx, ctx.timestampColumn(which), kind)})`);
-  return kind === 'date' ? `((${ctx.now})::date - ${newest})` : days(ctx, ctx.now, newest);
+  return kind === 'date' ? ctx.dialect.daysBetweenDates(ctx.dialect.toDate(ctx.now), newest) : days(ctx, ctx.now, newest);
 }
 
 /** Both columns of one kind are compared as they are; mixed kinds are both cast to `timestamp` (as DQOps). */
@@ -61,7 +61,7 @@ function recordColumnNames(ctx: ScanContext): string[] {
 }
 
 function recordColumns(ctx: ScanContext): string {
-  return `row(${recordColumnNames(ctx).map((column) => `analyzed_table.${quoteIdent(column)}`).join(', ')})`;
+  return ctx.dialect.recordText(recordColumnNames(ctx).map((column) => `analyzed_table.${quoteIdent(column)}`));
 }
 
 /**
@@ -74,9 +74,9 @@ function duplicateRecordsQuery(ctx: SubqueryContext, value: 'count' | 'percent')
   const keys = recordColumnNames(ctx).map((column) => `analyzed_table.${quoteIdent(column)}`);
   const groups = ctx.source.groups;
   const groupAliases = groups.map((g) => g.alias);
-  const where = [...ctx.source.where, `coalesce(${keys.map((key) => `${key}::text`).join(', ')}) is not null`];
+  const where = [...ctx.source.where, `coalesce(${keys.map((key) => ctx.dialect.toText(key)).join(', ')}) is not null`];
   if (ctx.checkFilter !== undefined) where.push(`(${ctx.checkFilter})`);
-  const actual = value === 'count' ? 'count(*) filter (where record_rows > 1)' : `coalesce((1 - count(*)::${ctx.dialect.exactNumeric} / sum(record_rows)) * 100.0, 0)`;
+  const actual = value === 'count' ? ctx.dialect.filtered('count(*)', 'record_rows > 1') : `coalesce((1 - cast(count(*) as ${ctx.dialect.exactNumeric}) / sum(record_rows)) * 100.0, 0)`;
   return [
     `select ${[...groupAliases, `${actual} as actual_value`].join(', ')}`,
     'from (',
@@ -94,7 +94,7 @@ function duplicateRecordsQuery(ctx: SubqueryContext, value: 'count' | 'percent')
 /** Error samples of the duplicate record sensors: every copy of a repeated record, shown as the record's text. */
 function duplicateRecordRows(ctx: FailingRowsContext): FailingRowsSql {
   const record = recordColumns(ctx);
-  return { condition: duplicatedRows(ctx, `${record}::text`), value: record };
+  return { condition: duplicatedRows(ctx, record), value: record };
 }
 
 export const TABLE_SENSORS: Record<string, SensorDefinition> = {
