@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { decodePartitionName, LAYOUTS, partitionPath } from '../dqopsdata/layout.js';
 import { openParquetEngine } from '../dqopsdata/parquetFiles.js';
 import { DqError, type ProgressReporter } from '../model/index.js';
-import { DQOPS_KINDS, IMPORT_ORDER, type DqopsKind, type DqopsRow } from '../store/index.js';
+import { DQOPS_KINDS, IMPORT_ORDER, stagedColumns, type DqopsKind, type DqopsRow } from '../store/index.js';
 import type { Store } from './services.js';
 
 /**
  * Moving DQOps's measured history in and out: `dqctl import dqops-data HOME` reads `HOME/.data/` (six kinds of
- * Parquet files, src/dqopsdata/layout.ts) into the store in ONE transaction (a bad file stores nothing of the run),
+ * Parquet files, src/dqopsdata/layout.ts) into the store in ONE transaction (a bad file stores nothing of the run:
+ * every file is read and staged first, then the store merges the staged rows, src/store/dqopsDataRows.ts),
  * each row keyed by DQOps's own id so that importing again stores nothing twice; `dqctl export dqops-data --out DIR`
  * writes the store's history as DQOps's `DIR/.data/`.
  */
@@ -30,8 +31,8 @@ export interface DqopsDataImportOptions {
   home: string;
   dryRun: boolean;
   progress?: ProgressReporter;
-  /** Rows per insert (default 5,000): what the import holds in memory at once. */
-  batchRows?: number;
+  /** The largest batch of rows sent to the store at once, as CSV text (default 2 MiB): what the import holds in memory. */
+  maxBatchBytes?: number;
 }
 
 interface DataFile {
@@ -50,42 +51,42 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
   try {
     options.progress?.({ phase: 'import', done: 0, total: files.length });
     await store.importDqopsData(async (tx) => {
-      // rows of consecutive files of one kind travel together: DQOps writes many small files (one per table and
-      // month), and one statement per file would cost more than its rows
-      const batchRows = options.batchRows ?? 5000;
-      let pending: { kind: DqopsKind; rows: DqopsRow[] } | null = null;
-      const flush = async () => {
-        if (!pending) return;
-        kinds[pending.kind].rows += pending.rows.length;
-        kinds[pending.kind].new += await tx.importRows(pending.kind, pending.rows);
-        pending = null;
+      // DuckDB reads the next batch while the store stages the previous one: one batch in flight at most
+      let inFlight: Promise<void> | undefined;
+      const send = async (kind: DqopsKind, csv: string) => {
+        const previous = inFlight;
+        inFlight = undefined;
+        await previous;
+        inFlight = tx.stage(kind, csv);
+        // a failure is awaited (and thrown) with the next batch or at the end, never left unhandled
+        inFlight.catch(() => undefined);
       };
       let done = 0;
       for (const file of files) {
-        const layout = LAYOUTS[file.kind];
-        if (pending && pending.kind !== file.kind) await flush();
-        for await (const rows of engine.readRows(file.path, layout, batchRows)) {
-          for (const row of rows) {
-            const when = row[layout.monthColumn];
-            if (when === null || when === undefined) throw new DqError('DQOPS_DATA_INVALID', `${file.path}: column ${layout.monthColumn} is empty in row ${row.id ?? '?'}`);
-            if (when.slice(0, 7) !== file.month) {
-              throw new DqError('DQOPS_DATA_INVALID', `${file.path}: column ${layout.monthColumn} of row ${row.id ?? '?'} is ${when}, outside its month folder m=${file.month}-01`);
-            }
-            if (file.kind === 'incidents') row.connection_name = file.connection;
-          }
-          if (pending) pending.rows.push(...rows);
-          else pending = { kind: file.kind, rows };
-          if (pending.rows.length >= batchRows) await flush();
+        const batches = engine.readCsvBatches(file.path, LAYOUTS[file.kind], {
+          columns: stagedColumns(file.kind),
+          fixed: file.kind === 'incidents' ? { connection_name: file.connection } : undefined,
+          month: file.month,
+          maxBatchBytes: options.maxBatchBytes ?? MAX_BATCH_BYTES,
+        });
+        for await (const batch of batches) {
+          kinds[file.kind].rows += batch.rows;
+          await send(file.kind, batch.csv);
         }
         options.progress?.({ phase: 'import', done: ++done, total: files.length });
       }
-      await flush();
+      await inFlight;
+      const fresh = await tx.merge((stored, total) => options.progress?.({ phase: 'store', done: stored, total }));
+      for (const kind of DQOPS_KINDS) kinds[kind].new = fresh[kind];
     }, { dryRun: options.dryRun });
   } finally {
     engine.close();
   }
   return { kinds, files: files.length, dryRun: options.dryRun };
 }
+
+/** Rows go to the store in batches of at most this much CSV text (one COPY each). */
+const MAX_BATCH_BYTES = 2 * 1024 * 1024;
 
 /**
  * Every Parquet file under `.data/`, kind by kind in IMPORT_ORDER (results before the readouts that join them),

@@ -4,18 +4,26 @@ import type { DqopsRow } from '../store/index.js';
 import { ACCEPTED_TYPES, LAYOUTS, type KindLayout } from './layout.js';
 
 /**
- * DQOps's Parquet files read and written with DuckDB's Parquet engine (an in-memory DuckDB, no database file).
- * Values cross as text: DuckDB casts every column to VARCHAR when reading (64-bit integers digit for digit,
- * timestamps to the microsecond) and casts the text back to the DQOps type of each column when writing, so no
- * value passes through a JS number on the way.
+ * DQOps's Parquet files read and written with DuckDB's Parquet engine (an in-memory DuckDB, no database file,
+ * its time zone UTC). No value passes through a JS number on the way: reading, DuckDB builds each row's CSV line
+ * itself (every value cast to text: 64-bit integers digit for digit, timestamps to the microsecond, instants in
+ * UTC), so the import only joins lines into batches for the store's COPY; writing, DuckDB casts the text back to
+ * each column's DQOps type.
  */
 export interface ParquetEngine {
   /**
-   * The rows of one file of `layout`'s kind, `batchRows` at a time (DuckDB streams the file; memory holds one
-   * batch). Refuses, naming the file (and column), a file that is not Parquet, lacks a required column or has a
-   * column of the wrong type.
+   * The rows of one file of `layout`'s kind as CSV text (PostgreSQL's `format csv`), batches of at most
+   * `maxBatchBytes` (or one row if a row is larger): a line per row, the `columns`' values as text, quoted (an
+   * unquoted empty field: missing, or absent from the file; `fixed` gives a column's value instead of the
+   * file's), then a JSON object of the file's other columns. DuckDB streams the file; memory holds one batch. Refuses, naming the file (and column and row),
+   * a file that is not Parquet, lacks a required column, has a column of the wrong type, a row without an id, or
+   * a row whose month column is empty or outside `month` (`YYYY-MM`, the file's `m=` folder).
    */
-  readRows(file: string, layout: KindLayout, batchRows: number): AsyncGenerator<DqopsRow[]>;
+  readCsvBatches(
+    file: string,
+    layout: KindLayout,
+    options: { columns: readonly string[]; fixed?: Readonly<Record<string, string>>; month: string; maxBatchBytes: number },
+  ): AsyncGenerator<{ csv: string; rows: number }>;
   /** Writes `rows` as one Parquet file with exactly the kind's columns and types (missing values null). */
   writeFile(file: string, layout: KindLayout, rows: readonly DqopsRow[]): Promise<void>;
   /** The columns of a Parquet file and their DuckDB types (for checks of what was written). */
@@ -39,10 +47,21 @@ function newInstance(): Promise<DuckDBInstance> {
   return DuckDBInstance.create(':memory:', { threads: '1' });
 }
 
+async function connect(instance: DuckDBInstance): Promise<DuckDBConnection> {
+  const connection = await instance.connect();
+  // instants are read and written as UTC text ('…+00')
+  await connection.run(`set TimeZone = 'UTC'`);
+  return connection;
+}
+
 export async function openParquetEngine(): Promise<ParquetEngine> {
   const instance = await newInstance();
-  const connection = await instance.connect();
-  return new DuckDbParquetEngine(instance, connection);
+  return new DuckDbParquetEngine(instance, await connect(instance));
+}
+
+/** A file's rows, without the Hive partition columns (c, t, m) DuckDB would add from DQOps's folder names. */
+function source(file: string): string {
+  return `read_parquet(${literal(file)}, hive_partitioning = false)`;
 }
 
 /**
@@ -66,19 +85,23 @@ class DuckDbParquetEngine implements ParquetEngine {
     if (++this.#files % FILES_PER_INSTANCE !== 0) return;
     this.close();
     this.instance = await newInstance();
-    this.connection = await this.instance.connect();
+    this.connection = await connect(this.instance);
   }
 
   async describe(file: string): Promise<Array<{ name: string; type: string }>> {
     try {
-      const reader = await this.connection.runAndReadAll(`describe select * from read_parquet(${literal(file)})`);
+      const reader = await this.connection.runAndReadAll(`describe select * from ${source(file)}`);
       return reader.getRowObjectsJson().map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
     } catch (error) {
       throw invalid(file, `not a readable Parquet file (${firstLine(error)})`);
     }
   }
 
-  async *readRows(file: string, layout: KindLayout, batchRows: number): AsyncGenerator<DqopsRow[]> {
+  async *readCsvBatches(
+    file: string,
+    layout: KindLayout,
+    options: { columns: readonly string[]; fixed?: Readonly<Record<string, string>>; month: string; maxBatchBytes: number },
+  ): AsyncGenerator<{ csv: string; rows: number }> {
     await this.nextFile();
     const columns = await this.describe(file);
     const present = new Map(columns.map((c) => [c.name, c.type]));
@@ -90,16 +113,22 @@ class DuckDbParquetEngine implements ParquetEngine {
       const want = expected.get(name);
       if (want && !ACCEPTED_TYPES[want].includes(type)) throw invalid(file, `column ${name} is ${type}, DQOps writes it as ${want}`);
     }
-    // timestamps with zone are printed in UTC by DuckDB ('…+00'); every value is text
-    const select = columns.map(({ name }) => `cast(${identifier(name)} as varchar)`).join(', ');
+    await this.checkRows(file, layout, options.month);
+    const text = (name: string) => (present.has(name) ? `cast(${identifier(name)} as varchar)` : 'null::varchar');
+    const fixed = options.fixed ?? {};
+    const values = options.columns.map((name) => (name in fixed ? `${literal(fixed[name])}::varchar` : text(name)));
+    const others = columns.filter(({ name }) => !options.columns.includes(name));
+    const object = others.length === 0 ? `'{}'` : `cast(json_object(${others.map(({ name }) => `${literal(name)}, ${text(name)}`).join(', ')}) as varchar)`;
+    // a CSV field: quoted (quotes doubled), or empty for null
+    const field = (value: string) => `coalesce('"' || replace(${value}, '"', '""') || '"', '')`;
     let result;
     try {
-      result = await this.connection.stream(`select ${select} from read_parquet(${literal(file)})`);
+      result = await this.connection.stream(`select ${[...values, object].map(field).join(` || ',' || `)} from ${source(file)}`);
     } catch (error) {
       throw invalid(file, `cannot be read (${firstLine(error)})`);
     }
-    const names = columns.map((c) => c.name);
-    let batch: DqopsRow[] = [];
+    let parts: string[] = [];
+    let bytes = 0;
     for (;;) {
       let chunk;
       try {
@@ -108,19 +137,34 @@ class DuckDbParquetEngine implements ParquetEngine {
         throw invalid(file, `cannot be read (${firstLine(error)})`);
       }
       if (!chunk || chunk.rowCount === 0) break;
-      for (const values of chunk.getRows()) {
-        const row: DqopsRow = {};
-        names.forEach((name, i) => {
-          row[name] = values[i] === null ? null : String(values[i]);
-        });
-        batch.push(row);
-      }
-      if (batch.length >= batchRows) {
-        yield batch;
-        batch = [];
+      for (const row of chunk.getColumnValues(0) as string[]) {
+        if (parts.length > 0 && bytes + row.length > options.maxBatchBytes) {
+          yield { csv: parts.join('\n') + '\n', rows: parts.length };
+          parts = [];
+          bytes = 0;
+        }
+        parts.push(row);
+        bytes += row.length + 1;
       }
     }
-    if (batch.length > 0) yield batch;
+    if (parts.length > 0) yield { csv: parts.join('\n') + '\n', rows: parts.length };
+  }
+
+  /** The first row without an id, or whose month column is empty or outside the file's month folder: refused. */
+  private async checkRows(file: string, layout: KindLayout, month: string): Promise<void> {
+    const when = `cast(${identifier(layout.monthColumn)} as varchar)`;
+    let bad;
+    try {
+      bad = (await this.connection.runAndReadAll(
+        `select cast(id as varchar) as id, ${when} as month from ${source(file)} where id is null or ${when} is null or left(${when}, 7) <> ${literal(month)} limit 1`,
+      )).getRowObjectsJson()[0];
+    } catch (error) {
+      throw invalid(file, `cannot be read (${firstLine(error)})`);
+    }
+    if (!bad) return;
+    if (bad.id === null) throw invalid(file, 'a row without an id (column id is empty)');
+    if (bad.month === null) throw invalid(file, `column ${layout.monthColumn} is empty in row ${String(bad.id)}`);
+    throw invalid(file, `column ${layout.monthColumn} of row ${String(bad.id)} is ${String(bad.month)}, outside its month folder m=${month}-01`);
   }
 
   async writeFile(file: string, layout: KindLayout, rows: readonly DqopsRow[]): Promise<void> {

@@ -1,4 +1,7 @@
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import { describeDatabaseUrl } from './describeDatabaseUrl.js';
 import { isConnectionError, storeUnreachable } from './storeUnreachable.js';
 import {
@@ -58,6 +61,20 @@ export async function openPostgresClient(databaseUrl: string, options: PostgresC
         await pool.query(script);
       } catch (error) {
         throw translate(error);
+      }
+    },
+    async copyFrom(statement: string, data: string): Promise<void> {
+      const connection = await pool.connect().catch((error: unknown) => {
+        throw translate(error);
+      });
+      let broken = false;
+      try {
+        await copyOn(connection, statement, data);
+      } catch (error) {
+        broken = isConnectionError(error);
+        throw translate(error);
+      } finally {
+        connection.release(broken || undefined);
       }
     },
   });
@@ -142,6 +159,13 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
         throw translate(error);
       }
     },
+    async copyFrom(statement: string, data: string): Promise<void> {
+      try {
+        await copyOn(connection, statement, data);
+      } catch (error) {
+        throw translate(error);
+      }
+    },
   };
   let listening = false;
   return {
@@ -182,4 +206,9 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
       connection.release(broken || listening ? true : undefined);
     },
   };
+}
+
+/** Streams `data` into `COPY … FROM STDIN` on one connection (pg-copy-streams speaks the COPY sub-protocol). */
+async function copyOn(connection: pg.PoolClient | pg.Client, statement: string, data: string): Promise<void> {
+  await pipeline(Readable.from([Buffer.from(data, 'utf8')]), connection.query(copyFromStdin(statement)));
 }
