@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodePartitionName, LAYOUTS, partitionPath } from '../dqopsdata/layout.js';
-import { openParquetEngine } from '../dqopsdata/parquetFiles.js';
+import { FILES_PER_QUERY, openParquetEngine } from '../dqopsdata/parquetFiles.js';
 import { DqError, type ProgressReporter } from '../model/index.js';
 import { DQOPS_KINDS, IMPORT_ORDER, stagedColumns, type DqopsKind, type DqopsRow } from '../store/index.js';
 import type { Store } from './services.js';
@@ -62,18 +62,19 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
         inFlight.catch(() => undefined);
       };
       let done = 0;
-      for (const file of files) {
-        const batches = engine.readCsvBatches(file.path, LAYOUTS[file.kind], {
-          columns: stagedColumns(file.kind),
-          fixed: file.kind === 'incidents' ? { connection_name: file.connection } : undefined,
-          month: file.month,
-          maxBatchBytes: options.maxBatchBytes ?? MAX_BATCH_BYTES,
-        });
+      for (const group of queryGroups(files)) {
+        const kind = group[0].kind;
+        const batches = engine.readCsvBatches(
+          group.map((file) => ({ path: file.path, month: file.month, fixed: kind === 'incidents' ? { connection_name: file.connection } : undefined })),
+          LAYOUTS[kind],
+          { columns: stagedColumns(kind), maxBatchBytes: options.maxBatchBytes ?? MAX_BATCH_BYTES },
+        );
         for await (const batch of batches) {
-          kinds[file.kind].rows += batch.rows;
-          await send(file.kind, batch.csv);
+          kinds[kind].rows += batch.rows;
+          await send(kind, batch.csv);
         }
-        options.progress?.({ phase: 'import', done: ++done, total: files.length });
+        done += group.length;
+        options.progress?.({ phase: 'import', done, total: files.length });
       }
       await inFlight;
       const fresh = await tx.merge((stored, total) => options.progress?.({ phase: 'store', done: stored, total }));
@@ -83,6 +84,17 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
     engine.close();
   }
   return { kinds, files: files.length, dryRun: options.dryRun };
+}
+
+/** Consecutive files of one kind, at most FILES_PER_QUERY together: what one query of the Parquet reader reads. */
+function queryGroups(files: readonly DataFile[]): DataFile[][] {
+  const groups: DataFile[][] = [];
+  for (const file of files) {
+    const last = groups[groups.length - 1];
+    if (last && last[0].kind === file.kind && last.length < FILES_PER_QUERY) last.push(file);
+    else groups.push([file]);
+  }
+  return groups;
 }
 
 /** Rows go to the store in batches of at most this much CSV text (one COPY each). */

@@ -12,17 +12,18 @@ import { ACCEPTED_TYPES, LAYOUTS, type KindLayout } from './layout.js';
  */
 export interface ParquetEngine {
   /**
-   * The rows of one file of `layout`'s kind as CSV text (PostgreSQL's `format csv`), batches of at most
-   * `maxBatchBytes` (or one row if a row is larger): a line per row, the `columns`' values as text, quoted (an
-   * unquoted empty field: missing, or absent from the file; `fixed` gives a column's value instead of the
-   * file's), then a JSON object of the file's other columns. DuckDB streams the file; memory holds one batch. Refuses, naming the file (and column and row),
-   * a file that is not Parquet, lacks a required column, has a column of the wrong type, a row without an id, or
-   * a row whose month column is empty or outside `month` (`YYYY-MM`, the file's `m=` folder).
+   * The rows of some files of `layout`'s kind (read by ONE query: a query per file would cost more than a small
+   * file's rows) as CSV text (PostgreSQL's `format csv`), batches of at most `maxBatchBytes` (or one row if a row
+   * is larger): a line per row, the `columns`' values as text, quoted (an unquoted empty field: missing, or absent
+   * from the file; a file's `fixed` values replace its columns'), then a JSON object of the file's other columns.
+   * DuckDB streams the files; memory holds one batch. Refuses, naming the file (and column and row), a file that
+   * is not Parquet, lacks a required column, has a column of the wrong type, a row without an id, or a row whose
+   * month column is empty or outside the file's `month` (`YYYY-MM`, its `m=` folder).
    */
   readCsvBatches(
-    file: string,
+    files: readonly ParquetSource[],
     layout: KindLayout,
-    options: { columns: readonly string[]; fixed?: Readonly<Record<string, string>>; month: string; maxBatchBytes: number },
+    options: { columns: readonly string[]; maxBatchBytes: number },
   ): AsyncGenerator<{ csv: string; rows: number }>;
   /** Writes `rows` as one Parquet file with exactly the kind's columns and types (missing values null). */
   writeFile(file: string, layout: KindLayout, rows: readonly DqopsRow[]): Promise<void>;
@@ -30,6 +31,17 @@ export interface ParquetEngine {
   describe(file: string): Promise<Array<{ name: string; type: string }>>;
   close(): void;
 }
+
+/** A file to read, with its month folder and the values its folders give (incidents: connection_name). */
+export interface ParquetSource {
+  path: string;
+  /** `YYYY-MM` of the file's `m=` folder. */
+  month: string;
+  fixed?: Readonly<Record<string, string>>;
+}
+
+/** Files one query of readCsvBatches reads at most (the reader passes at most this many). */
+export const FILES_PER_QUERY = 100;
 
 function literal(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
@@ -64,12 +76,23 @@ function source(file: string): string {
   return `read_parquet(${literal(file)}, hive_partitioning = false)`;
 }
 
+/** The rows of several files, their columns matched by name (a column a file lacks is null), each row with its `filename`. */
+function sources(files: readonly ParquetSource[]): string {
+  return `read_parquet([${files.map((f) => literal(f.path)).join(', ')}], union_by_name = true, filename = true, hive_partitioning = false)`;
+}
+
+/** The files as a table (path, month, and one column per fixed value), to join with their rows by filename. */
+function fileTable(files: readonly ParquetSource[], fixedNames: readonly string[]): string {
+  const rows = files.map((f) => `(${[f.path, f.month, ...fixedNames.map((n) => f.fixed?.[n] ?? null)].map((v) => (v === null ? 'null::varchar' : literal(v))).join(', ')})`);
+  return `(select * from (values ${rows.join(', ')}) as source_files(source_path, source_month${fixedNames.map((n) => `, ${identifier(`fixed_${n}`)}`).join('')}))`;
+}
+
 /**
  * Files an in-memory DuckDB reads or writes before it is replaced by a fresh one: an instance keeps native memory
  * for every file it opened (measured: ~0.2 MiB a file, not freed by closing the connection), so a home of
  * thousands of files would grow the process without bound; with a fresh instance every 100 files it stays flat.
  */
-const FILES_PER_INSTANCE = 100;
+const FILES_PER_INSTANCE = FILES_PER_QUERY;
 
 class DuckDbParquetEngine implements ParquetEngine {
   #tables = 0;
@@ -82,7 +105,14 @@ class DuckDbParquetEngine implements ParquetEngine {
 
   /** Counts a file; every FILES_PER_INSTANCE files, starts over with a fresh in-memory DuckDB. */
   private async nextFile(): Promise<void> {
-    if (++this.#files % FILES_PER_INSTANCE !== 0) return;
+    await this.nextFiles(1);
+  }
+
+  /** Counts files about to be read; past FILES_PER_INSTANCE since the last fresh DuckDB, starts over with one. */
+  private async nextFiles(count: number): Promise<void> {
+    this.#files += count;
+    if (this.#files < FILES_PER_INSTANCE) return;
+    this.#files = 0;
     this.close();
     this.instance = await newInstance();
     this.connection = await connect(this.instance);
@@ -98,34 +128,30 @@ class DuckDbParquetEngine implements ParquetEngine {
   }
 
   async *readCsvBatches(
-    file: string,
+    files: readonly ParquetSource[],
     layout: KindLayout,
-    options: { columns: readonly string[]; fixed?: Readonly<Record<string, string>>; month: string; maxBatchBytes: number },
+    options: { columns: readonly string[]; maxBatchBytes: number },
   ): AsyncGenerator<{ csv: string; rows: number }> {
-    await this.nextFile();
-    const columns = await this.describe(file);
-    const present = new Map(columns.map((c) => [c.name, c.type]));
-    for (const name of layout.required) {
-      if (!present.has(name)) throw invalid(file, `the required column ${name} is missing`);
-    }
-    const expected = new Map(layout.columns);
-    for (const { name, type } of columns) {
-      const want = expected.get(name);
-      if (want && !ACCEPTED_TYPES[want].includes(type)) throw invalid(file, `column ${name} is ${type}, DQOps writes it as ${want}`);
-    }
-    await this.checkRows(file, layout, options.month);
-    const text = (name: string) => (present.has(name) ? `cast(${identifier(name)} as varchar)` : 'null::varchar');
-    const fixed = options.fixed ?? {};
-    const values = options.columns.map((name) => (name in fixed ? `${literal(fixed[name])}::varchar` : text(name)));
+    if (files.length === 0) return;
+    if (files.length > FILES_PER_QUERY) throw new RangeError(`at most ${FILES_PER_QUERY} files per query`);
+    await this.nextFiles(files.length);
+    const columns = await this.validate(files, layout);
+    const present = new Set(columns.map((c) => c.name));
+    const fixedNames = [...new Set(files.flatMap((f) => Object.keys(f.fixed ?? {})))];
+    const text = (name: string) => (present.has(name) ? `cast(r.${identifier(name)} as varchar)` : 'null::varchar');
+    const values = options.columns.map((name) => (fixedNames.includes(name) ? `coalesce(f.${identifier(`fixed_${name}`)}, ${text(name)})` : text(name)));
     const others = columns.filter(({ name }) => !options.columns.includes(name));
     const object = others.length === 0 ? `'{}'` : `cast(json_object(${others.map(({ name }) => `${literal(name)}, ${text(name)}`).join(', ')}) as varchar)`;
+    await this.checkRows(files, layout, fixedNames);
     // a CSV field: quoted (quotes doubled), or empty for null
     const field = (value: string) => `coalesce('"' || replace(${value}, '"', '""') || '"', '')`;
     let result;
     try {
-      result = await this.connection.stream(`select ${[...values, object].map(field).join(` || ',' || `)} from ${source(file)}`);
+      result = await this.connection.stream(
+        `select ${[...values, object].map(field).join(` || ',' || `)} from ${sources(files)} as r join ${fileTable(files, fixedNames)} as f on r.filename = f.source_path`,
+      );
     } catch (error) {
-      throw invalid(file, `cannot be read (${firstLine(error)})`);
+      throw invalid(files.length === 1 ? files[0].path : `${files.length} files from ${files[0].path}`, `cannot be read (${firstLine(error)})`);
     }
     let parts: string[] = [];
     let bytes = 0;
@@ -134,7 +160,7 @@ class DuckDbParquetEngine implements ParquetEngine {
       try {
         chunk = await result.fetchChunk();
       } catch (error) {
-        throw invalid(file, `cannot be read (${firstLine(error)})`);
+        throw invalid(files.length === 1 ? files[0].path : `${files.length} files from ${files[0].path}`, `cannot be read (${firstLine(error)})`);
       }
       if (!chunk || chunk.rowCount === 0) break;
       for (const row of chunk.getColumnValues(0) as string[]) {
@@ -150,21 +176,65 @@ class DuckDbParquetEngine implements ParquetEngine {
     if (parts.length > 0) yield { csv: parts.join('\n') + '\n', rows: parts.length };
   }
 
-  /** The first row without an id, or whose month column is empty or outside the file's month folder: refused. */
-  private async checkRows(file: string, layout: KindLayout, month: string): Promise<void> {
-    const when = `cast(${identifier(layout.monthColumn)} as varchar)`;
+  /**
+   * The columns of the files' rows (matched by name), after checking each file: readable, with every required
+   * column, each column of an accepted type. Two queries for all the files (their schemas; the columns' types
+   * as DuckDB reads them together); only when those find a fault, each file alone, to name the file at fault.
+   */
+  private async validate(files: readonly ParquetSource[], layout: KindLayout): Promise<Array<{ name: string; type: string }>> {
+    let names: Map<string, Set<string>>;
+    let columns: Array<{ name: string; type: string }>;
+    try {
+      const schema = (await this.connection.runAndReadAll(
+        `select file_name, name from parquet_schema([${files.map((f) => literal(f.path)).join(', ')}]) where coalesce(num_children, 0) = 0`,
+      )).getRowObjectsJson();
+      names = new Map(files.map((f) => [f.path, new Set<string>()]));
+      for (const row of schema) names.get(String(row.file_name))?.add(String(row.name));
+      columns = (await this.connection.runAndReadAll(`describe select * exclude (filename) from ${sources(files)}`))
+        .getRowObjectsJson()
+        .map((row) => ({ name: String(row.column_name), type: String(row.column_type) }));
+    } catch {
+      for (const file of files) await this.describeChecked(file.path, layout);
+      throw invalid(files[0].path, 'cannot be read with the files beside it');
+    }
+    for (const file of files) {
+      const present = names.get(file.path)!;
+      for (const name of layout.required) if (!present.has(name)) throw invalid(file.path, `the required column ${name} is missing`);
+    }
+    if (columns.some(({ name, type }) => !accepted(layout, name, type))) {
+      for (const file of files) await this.describeChecked(file.path, layout);
+      const [wrong] = columns.filter(({ name, type }) => !accepted(layout, name, type));
+      throw invalid(files[0].path, `column ${wrong.name} of these files reads as ${wrong.type}, DQOps writes it as ${new Map(layout.columns).get(wrong.name)}`);
+    }
+    return columns;
+  }
+
+  /** One file's columns, refused (naming the file) when unreadable or a column is of a type DQOps does not write. */
+  private async describeChecked(file: string, layout: KindLayout): Promise<void> {
+    const columns = await this.describe(file);
+    for (const { name, type } of columns) {
+      if (!accepted(layout, name, type)) throw invalid(file, `column ${name} is ${type}, DQOps writes it as ${new Map(layout.columns).get(name)}`);
+    }
+  }
+
+  /** The first row without an id, or whose month column is empty or outside its file's month folder: refused. */
+  private async checkRows(files: readonly ParquetSource[], layout: KindLayout, fixedNames: readonly string[]): Promise<void> {
+    const when = `cast(r.${identifier(layout.monthColumn)} as varchar)`;
     let bad;
     try {
       bad = (await this.connection.runAndReadAll(
-        `select cast(id as varchar) as id, ${when} as month from ${source(file)} where id is null or ${when} is null or left(${when}, 7) <> ${literal(month)} limit 1`,
+        `select f.source_path as file, f.source_month as folder, cast(r.id as varchar) as id, ${when} as month
+           from ${sources(files)} as r join ${fileTable(files, fixedNames)} as f on r.filename = f.source_path
+          where r.id is null or ${when} is null or left(${when}, 7) <> f.source_month limit 1`,
       )).getRowObjectsJson()[0];
     } catch (error) {
-      throw invalid(file, `cannot be read (${firstLine(error)})`);
+      throw invalid(files.length === 1 ? files[0].path : `${files.length} files from ${files[0].path}`, `cannot be read (${firstLine(error)})`);
     }
     if (!bad) return;
+    const file = String(bad.file);
     if (bad.id === null) throw invalid(file, 'a row without an id (column id is empty)');
     if (bad.month === null) throw invalid(file, `column ${layout.monthColumn} is empty in row ${String(bad.id)}`);
-    throw invalid(file, `column ${layout.monthColumn} of row ${String(bad.id)} is ${String(bad.month)}, outside its month folder m=${month}-01`);
+    throw invalid(file, `column ${layout.monthColumn} of row ${String(bad.id)} is ${String(bad.month)}, outside its month folder m=${String(bad.folder)}-01`);
   }
 
   async writeFile(file: string, layout: KindLayout, rows: readonly DqopsRow[]): Promise<void> {
@@ -195,6 +265,12 @@ class DuckDbParquetEngine implements ParquetEngine {
     this.connection.closeSync();
     this.instance.closeSync();
   }
+}
+
+/** Whether a column read as `type` is one DQOps writes for it (a column DQOps does not have may be anything). */
+function accepted(layout: KindLayout, name: string, type: string): boolean {
+  const want = layout.columns.find(([column]) => column === name)?.[1];
+  return !want || ACCEPTED_TYPES[want].includes(type);
 }
 
 function firstLine(error: unknown): string {
