@@ -192,6 +192,14 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
       expect(readoutList.status).toBe(200);
       const [readoutEntry] = (readoutList.body as Array<{ sensorReadoutEntries: Array<Record<string, unknown>> }>)[0].sensorReadoutEntries;
       expect(readoutEntry).toMatchObject({ id: 'r-20240330', actualValue: 130, timePeriod: '2024-03-30T00:00:00' });
+      // an imported execution error names the DQOps readout it concerns, as DQOps's ErrorEntryModel does
+      const errorList = await call(app, { method: 'GET', url: `${lists}/errors?month_start=2024-01-01&month_end=2024-01-31` });
+      expect(errorList.status).toBe(200);
+      const errorEntries = (errorList.body as Array<{ errorEntries: Array<Record<string, unknown>> }>)[0].errorEntries;
+      expect(errorEntries.map((e) => [e.readoutId, e.errorMessage])).toEqual([
+        ['r-20240105', 'relation "orders" does not exist #1'],
+        ['r-20240105', 'relation "orders" does not exist #0'],
+      ]);
       const incidents = await call(app, { method: 'GET', url: '/api/incidents/shop_oltp/2024/3/i-ack' });
       expect(incidents.status).toBe(200);
       expect(incidents.raw).toContain(INCIDENT_HASH);
