@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePartitionName, LAYOUTS, partitionPath } from '../dqopsdata/layout.js';
 import { FILES_PER_QUERY, openParquetEngine } from '../dqopsdata/parquetFiles.js';
@@ -31,8 +32,8 @@ export interface DqopsDataImportOptions {
   home: string;
   dryRun: boolean;
   progress?: ProgressReporter;
-  /** The largest batch of rows sent to the store at once, as CSV text (default 2 MiB): what the import holds in memory. */
-  maxBatchBytes?: number;
+  /** The size of the CSV parts the rows go to the store in (default 16 MiB): what PGlite reads at once. */
+  maxPartBytes?: number;
 }
 
 interface DataFile {
@@ -48,31 +49,32 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
   const files = await listDataFiles(join(options.home, '.data'));
   const kinds = Object.fromEntries(DQOPS_KINDS.map((kind) => [kind, { rows: 0, new: 0 }])) as Record<DqopsKind, KindCount>;
   const engine = await openParquetEngine();
+  // the CSV parts of the rows on their way to the store (removed once loaded, and at the end in any case)
+  const work = await mkdtemp(join(tmpdir(), 'dqctl-dqops-import-'));
   try {
     options.progress?.({ phase: 'import', done: 0, total: files.length });
     await store.importDqopsData(async (tx) => {
-      // DuckDB reads the next batch while the store stages the previous one: one batch in flight at most
+      // DuckDB writes the next group's CSV while the store loads the previous one: one part in flight at most
       let inFlight: Promise<void> | undefined;
-      const send = async (kind: DqopsKind, csv: string) => {
+      const send = async (kind: DqopsKind, part: string) => {
         const previous = inFlight;
         inFlight = undefined;
         await previous;
-        inFlight = tx.stage(kind, csv);
-        // a failure is awaited (and thrown) with the next batch or at the end, never left unhandled
+        inFlight = tx.stage(kind, { file: part }).finally(() => rm(part, { force: true }));
+        // a failure is awaited (and thrown) with the next part or at the end, never left unhandled
         inFlight.catch(() => undefined);
       };
       let done = 0;
+      let groupNumber = 0;
       for (const group of queryGroups(files)) {
         const kind = group[0].kind;
-        const batches = engine.readCsvBatches(
+        const { rows, parts } = await engine.writeCsvParts(
           group.map((file) => ({ path: file.path, month: file.month, fixed: kind === 'incidents' ? { connection_name: file.connection } : undefined })),
           LAYOUTS[kind],
-          { columns: stagedColumns(kind), maxBatchBytes: options.maxBatchBytes ?? MAX_BATCH_BYTES },
+          { columns: stagedColumns(kind), dir: join(work, `group-${++groupNumber}`), maxPartBytes: options.maxPartBytes ?? MAX_PART_BYTES },
         );
-        for await (const batch of batches) {
-          kinds[kind].rows += batch.rows;
-          await send(kind, batch.csv);
-        }
+        kinds[kind].rows += rows;
+        for (const part of parts) await send(kind, part);
         done += group.length;
         options.progress?.({ phase: 'import', done, total: files.length });
       }
@@ -82,6 +84,7 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
     }, { dryRun: options.dryRun });
   } finally {
     engine.close();
+    await rm(work, { recursive: true, force: true });
   }
   return { kinds, files: files.length, dryRun: options.dryRun };
 }
@@ -97,8 +100,8 @@ function queryGroups(files: readonly DataFile[]): DataFile[][] {
   return groups;
 }
 
-/** Rows go to the store in batches of at most this much CSV text (one COPY each). */
-const MAX_BATCH_BYTES = 2 * 1024 * 1024;
+/** Rows go to the store in CSV parts of about this size (one COPY each). */
+const MAX_PART_BYTES = 16 * 1024 * 1024;
 
 /**
  * Every Parquet file under `.data/`, kind by kind in IMPORT_ORDER (results before the readouts that join them),

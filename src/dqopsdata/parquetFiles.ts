@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { DqError } from '../model/index.js';
 import type { DqopsRow } from '../store/index.js';
@@ -5,26 +7,26 @@ import { ACCEPTED_TYPES, LAYOUTS, type KindLayout } from './layout.js';
 
 /**
  * DQOps's Parquet files read and written with DuckDB's Parquet engine (an in-memory DuckDB, no database file,
- * its time zone UTC). No value passes through a JS number on the way: reading, DuckDB builds each row's CSV line
+ * its time zone UTC). No value passes through a JS number on the way: reading, DuckDB writes the rows as CSV files
  * itself (every value cast to text: 64-bit integers digit for digit, timestamps to the microsecond, instants in
- * UTC), so the import only joins lines into batches for the store's COPY; writing, DuckDB casts the text back to
- * each column's DQOps type.
+ * UTC), which the store loads by COPY; writing, DuckDB casts the text back to each column's DQOps type.
  */
 export interface ParquetEngine {
   /**
    * The rows of some files of `layout`'s kind (read by ONE query: a query per file would cost more than a small
-   * file's rows) as CSV text (PostgreSQL's `format csv`), batches of at most `maxBatchBytes` (or one row if a row
-   * is larger): a line per row, the `columns`' values as text, quoted (an unquoted empty field: missing, or absent
-   * from the file; a file's `fixed` values replace its columns'), then a JSON object of the file's other columns.
-   * DuckDB streams the files; memory holds one batch. Refuses, naming the file (and column and row), a file that
-   * is not Parquet, lacks a required column, has a column of the wrong type, a row without an id, or a row whose
-   * month column is empty or outside the file's `month` (`YYYY-MM`, its `m=` folder).
+   * file's rows), written by DuckDB's CSV writer as PostgreSQL's `format csv` into `dir`, in parts of about
+   * `maxPartBytes` each (what a reader of one part holds at most): a line per row, the `columns`' values as
+   * text (an unquoted empty field is null: missing, or absent from the file; a file's `fixed` values replace its
+   * columns'), then a JSON object of the file's other columns. Returns the rows written and the parts in order.
+   * Refuses, naming the file (and column and row), a file that is not Parquet, lacks a required column, has a
+   * column of the wrong type, a row without an id, or a row whose month column is empty or outside the file's
+   * `month` (`YYYY-MM`, its `m=` folder).
    */
-  readCsvBatches(
+  writeCsvParts(
     files: readonly ParquetSource[],
     layout: KindLayout,
-    options: { columns: readonly string[]; maxBatchBytes: number },
-  ): AsyncGenerator<{ csv: string; rows: number }>;
+    options: { columns: readonly string[]; dir: string; maxPartBytes: number },
+  ): Promise<{ rows: number; parts: string[] }>;
   /** Writes `rows` as one Parquet file with exactly the kind's columns and types (missing values null). */
   writeFile(file: string, layout: KindLayout, rows: readonly DqopsRow[]): Promise<void>;
   /** The columns of a Parquet file and their DuckDB types (for checks of what was written). */
@@ -40,7 +42,7 @@ export interface ParquetSource {
   fixed?: Readonly<Record<string, string>>;
 }
 
-/** Files one query of readCsvBatches reads at most (the reader passes at most this many). */
+/** Files one query of writeCsvParts reads at most (the caller passes at most this many). */
 export const FILES_PER_QUERY = 100;
 
 function literal(text: string): string {
@@ -127,12 +129,12 @@ class DuckDbParquetEngine implements ParquetEngine {
     }
   }
 
-  async *readCsvBatches(
+  async writeCsvParts(
     files: readonly ParquetSource[],
     layout: KindLayout,
-    options: { columns: readonly string[]; maxBatchBytes: number },
-  ): AsyncGenerator<{ csv: string; rows: number }> {
-    if (files.length === 0) return;
+    options: { columns: readonly string[]; dir: string; maxPartBytes: number },
+  ): Promise<{ rows: number; parts: string[] }> {
+    if (files.length === 0) return { rows: 0, parts: [] };
     if (files.length > FILES_PER_QUERY) throw new RangeError(`at most ${FILES_PER_QUERY} files per query`);
     await this.nextFiles(files.length);
     const columns = await this.validate(files, layout);
@@ -143,37 +145,24 @@ class DuckDbParquetEngine implements ParquetEngine {
     const others = columns.filter(({ name }) => !options.columns.includes(name));
     const object = others.length === 0 ? `'{}'` : `cast(json_object(${others.map(({ name }) => `${literal(name)}, ${text(name)}`).join(', ')}) as varchar)`;
     await this.checkRows(files, layout, fixedNames);
-    // a CSV field: quoted (quotes doubled), or empty for null
-    const field = (value: string) => `coalesce('"' || replace(${value}, '"', '""') || '"', '')`;
-    let result;
+    const where = files.length === 1 ? files[0].path : `${files.length} files from ${files[0].path}`;
+    let rows: number;
     try {
-      result = await this.connection.stream(
-        `select ${[...values, object].map(field).join(` || ',' || `)} from ${sources(files)} as r join ${fileTable(files, fixedNames)} as f on r.filename = f.source_path`,
+      // DuckDB's CSV writer quotes what needs quoting, writes an empty string as "" and null as nothing
+      const written = await this.connection.runAndReadAll(
+        `copy (select ${[...values, object].join(', ')} from ${sources(files)} as r join ${fileTable(files, fixedNames)} as f on r.filename = f.source_path)
+           to ${literal(options.dir)} (format csv, header false, file_size_bytes ${Math.max(1, Math.floor(options.maxPartBytes))}, overwrite_or_ignore true)`,
       );
+      rows = Number(written.getRows()[0]?.[0] ?? 0);
     } catch (error) {
-      throw invalid(files.length === 1 ? files[0].path : `${files.length} files from ${files[0].path}`, `cannot be read (${firstLine(error)})`);
+      throw invalid(where, `cannot be read (${firstLine(error)})`);
     }
-    let parts: string[] = [];
-    let bytes = 0;
-    for (;;) {
-      let chunk;
-      try {
-        chunk = await result.fetchChunk();
-      } catch (error) {
-        throw invalid(files.length === 1 ? files[0].path : `${files.length} files from ${files[0].path}`, `cannot be read (${firstLine(error)})`);
-      }
-      if (!chunk || chunk.rowCount === 0) break;
-      for (const row of chunk.getColumnValues(0) as string[]) {
-        if (parts.length > 0 && bytes + row.length > options.maxBatchBytes) {
-          yield { csv: parts.join('\n') + '\n', rows: parts.length };
-          parts = [];
-          bytes = 0;
-        }
-        parts.push(row);
-        bytes += row.length + 1;
-      }
-    }
-    if (parts.length > 0) yield { csv: parts.join('\n') + '\n', rows: parts.length };
+    const parts = (await readdir(options.dir).catch(() => [] as string[]))
+      .map((name) => ({ name, n: /^data_(\d+)\.csv$/.exec(name)?.[1] }))
+      .filter((part): part is { name: string; n: string } => part.n !== undefined)
+      .sort((a, b) => Number(a.n) - Number(b.n))
+      .map((part) => join(options.dir, part.name));
+    return { rows, parts };
   }
 
   /**

@@ -13,8 +13,7 @@ import { RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resultKey.js';
  * the execution errors among check_results.
  *
  * An import runs in two steps inside its one transaction. Staging: the rows of each kind go as text into a
- * temporary table of that kind (no index, no WAL) by COPY, a batch of CSV lines at a time, as the Parquet reader
- * builds them. Merging, once every file was read: per kind, the "new" count (ids not stored before: one
+ * temporary table of that kind (no index, no WAL) by COPY of the CSV files the Parquet reader writes. Merging, once every file was read: per kind, the "new" count (ids not stored before: one
  * anti-join) and ONE upsert from the staged rows (the last of each id), converting the text to the store's types.
  * Set-based statements instead of a statement per batch with a lookup per row (BENCHMARKS.md, bench/dqopsData.ts).
  */
@@ -27,11 +26,11 @@ export type DqopsRow = Record<string, string | null>;
 /** The import of one run, inside its one transaction. */
 export interface DqopsDataImport {
   /**
-   * Stages rows of one kind: `rowsCsv` is CSV text (PostgreSQL's `format csv`: an unquoted empty field is null),
-   * a line per row with its values as text in `stagedColumns(kind)` order, then a JSON object of the row's other
-   * DQOps columns.
+   * Stages rows of one kind: `rows` is CSV text, or the file holding it (PostgreSQL's `format csv`: an unquoted
+   * empty field is null), a line per row with its values as text in `stagedColumns(kind)` order, then a JSON
+   * object of the row's other DQOps columns.
    */
-  stage(kind: DqopsKind, rowsCsv: string): Promise<void>;
+  stage(kind: DqopsKind, rows: string | { file: string }): Promise<void>;
   /** Stores every staged row (upserts by DQOps's id, kinds in IMPORT_ORDER); returns per kind how many ids were not stored before. */
   merge(progress?: (done: number, total: number) => void): Promise<Record<DqopsKind, number>>;
 }
@@ -327,12 +326,12 @@ const STATEMENTS = new Map(
 export function dqopsDataImport(sql: SqlQueryable): DqopsDataImport {
   const staged = new Set<DqopsKind>();
   return {
-    async stage(kind, rowsCsv) {
+    async stage(kind, rows) {
       if (!staged.has(kind)) {
         await sql.query(STATEMENTS.get(kind)!.create);
         staged.add(kind);
       }
-      await sql.copyFrom(STATEMENTS.get(kind)!.copy, rowsCsv);
+      await sql.copyFrom(STATEMENTS.get(kind)!.copy, rows);
     },
     async merge(progress) {
       const counts = Object.fromEntries(DQOPS_KINDS.map((kind) => [kind, 0])) as Record<DqopsKind, number>;

@@ -145,7 +145,7 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
     expect(dry.kinds).toEqual(EXPECTED);
     expect(await counts()).toEqual([0, 0, 0, 0]);
 
-    const first = await importDqopsData(fixture.store, { home, dryRun: false, maxBatchBytes: 4096 });
+    const first = await importDqopsData(fixture.store, { home, dryRun: false, maxPartBytes: 4096 });
     expect(first.kinds).toEqual(EXPECTED);
     // 91 readouts (90 of them with a result) + 2 errors; 3 statistics; 2 samples; 4 incidents
     expect(await counts()).toEqual([93, 3, 2, 4]);

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import pg from 'pg';
@@ -63,7 +64,7 @@ export async function openPostgresClient(databaseUrl: string, options: PostgresC
         throw translate(error);
       }
     },
-    async copyFrom(statement: string, data: string): Promise<void> {
+    async copyFrom(statement: string, data: string | { file: string }): Promise<void> {
       const connection = await pool.connect().catch((error: unknown) => {
         throw translate(error);
       });
@@ -159,7 +160,7 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
         throw translate(error);
       }
     },
-    async copyFrom(statement: string, data: string): Promise<void> {
+    async copyFrom(statement: string, data: string | { file: string }): Promise<void> {
       try {
         await copyOn(connection, statement, data);
       } catch (error) {
@@ -208,7 +209,8 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
   };
 }
 
-/** Streams `data` into `COPY … FROM STDIN` on one connection (pg-copy-streams speaks the COPY sub-protocol). */
-async function copyOn(connection: pg.PoolClient | pg.Client, statement: string, data: string): Promise<void> {
-  await pipeline(Readable.from([Buffer.from(data, 'utf8')]), connection.query(copyFromStdin(statement)));
+/** Streams `data` (or a file) into `COPY … FROM STDIN` on one connection (pg-copy-streams speaks the COPY sub-protocol). */
+async function copyOn(connection: pg.PoolClient | pg.Client, statement: string, data: string | { file: string }): Promise<void> {
+  const input = typeof data === 'string' ? Readable.from([Buffer.from(data, 'utf8')]) : createReadStream(data.file);
+  await pipeline(input, connection.query(copyFromStdin(statement)));
 }

@@ -17,9 +17,10 @@ export interface SqlQueryable {
   /**
    * `COPY <table> (<columns>) FROM STDIN <options>` with `data` as the input (PostgreSQL's bulk load: the
    * fastest way in, no statement per row and no parameter to parse). `statement` names the table and columns,
-   * constants of the caller; `data` is text in the statement's format.
+   * constants of the caller; `data` is text in the statement's format, or `{ file }`: the file holding it
+   * (streamed to PostgreSQL; PGlite reads it whole, so keep such files small).
    */
-  copyFrom(statement: string, data: string): Promise<void>;
+  copyFrom(statement: string, data: string | { file: string }): Promise<void>;
 }
 
 /**
