@@ -13,9 +13,11 @@ import { RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resultKey.js';
  * the execution errors among check_results.
  *
  * An import runs in two steps inside its one transaction. Staging: the rows of each kind go as text into a
- * temporary table of that kind (no index, no WAL) by COPY of the CSV files the Parquet reader writes. Merging, once every file was read: per kind, the "new" count (ids not stored before: one
- * anti-join) and ONE upsert from the staged rows (the last of each id), converting the text to the store's types.
- * Set-based statements instead of a statement per batch with a lookup per row (BENCHMARKS.md, bench/dqopsData.ts).
+ * temporary table of that kind (no index, no WAL) by COPY of the CSV files the Parquet reader writes. Merging,
+ * once every file was read: per kind, the "new" count (ids not stored before: one anti-join) and ONE upsert (a
+ * plain insert when nothing stored can conflict) of the staged rows (the last of each id), converting the text to
+ * the store's types. Set-based statements instead of a statement per batch with a lookup per row (BENCHMARKS.md,
+ * bench/dqopsData.ts).
  */
 export const DQOPS_KINDS = ['sensor_readouts', 'check_results', 'errors', 'statistics', 'error_samples', 'incidents'] as const;
 export type DqopsKind = (typeof DQOPS_KINDS)[number];
@@ -284,31 +286,53 @@ function storeValues(kind: DqopsKind): Array<readonly [column: string, sql: stri
   ];
 }
 
-/** How many distinct staged ids the store does not have yet (as rows of this kind). */
+/** How many staged ids (unique by then: dropDuplicateIds) the store does not have yet (as rows of this kind). */
 function newCountStatement(kind: DqopsKind): string {
   const spec = KINDS[kind];
-  return `select count(*)::integer as n from (select distinct id from ${stageTable(kind)}) as i
+  return `select count(*)::integer as n from ${stageTable(kind)} as i
     where not exists (select 1 from ${spec.table} s where s.${spec.idColumn} = i.id and ${spec.storedFilter})`;
 }
 
 /**
- * ONE upsert of every staged row of a kind (the last staged row of each id), its values converted from text here.
- * Every inserted column takes the staged value on conflict, unless the kind says otherwise (null: left as stored).
+ * ONE statement storing every staged row of a kind, its values converted from text here: an upsert, or, when no
+ * stored row can conflict with a staged one (`mayConflict`: a first import of these tables), a plain insert,
+ * which spares PostgreSQL the upsert's extra index probe and lock per row (a third of the insert's time,
+ * measured). On conflict every inserted column takes the staged value, unless the kind says otherwise (null:
+ * left as stored). The staged ids are unique by then (dropDuplicateIds).
  */
-function mergeStatement(kind: DqopsKind): string {
+function mergeStatement(kind: DqopsKind, mode: 'upsert' | 'insert'): string {
   const spec = KINDS[kind];
   const values = storeValues(kind);
   const inserted = values.map(([c]) => c);
   const update = spec.update ?? {};
   const sets = [...inserted.filter((c) => !(c in update)).map((c) => `${c} = excluded.${c}`), ...Object.entries(update).flatMap(([c, sql]) => (sql === null ? [] : [`${c} = ${sql}`]))];
+  const upsert = `on conflict ${spec.conflict} do update set ${sets.join(', ')} ${spec.updateWhere ? `where ${spec.updateWhere}` : ''}`;
   return `insert into ${spec.table} as t (${inserted.join(', ')})
     select ${inserted.map((c) => `r.${c}`).join(', ')} from (
       select ${values.map(([c, sql]) => `${sql} as ${c}`).join(', ')}
-        from (select distinct on (id) * from ${stageTable(kind)} order by id, seq desc) as s,
-          lateral (select coalesce(s.others::jsonb, '{}'::jsonb) as x) as other) as r
+        from ${stageTable(kind)} as s, lateral (select coalesce(s.others::jsonb, '{}'::jsonb) as x) as other) as r
     ${spec.skip ? `where not (${spec.skip})` : ''}
-    on conflict ${spec.conflict} do update set ${sets.join(', ')}
-    ${spec.updateWhere ? `where ${spec.updateWhere}` : ''}`;
+    ${mode === 'upsert' ? upsert : ''}`;
+}
+
+/** Whether a stored row may conflict with a staged one: a check row of a staged table, or a row of a staged id. */
+function mayConflictStatement(kind: DqopsKind): string {
+  const spec = KINDS[kind];
+  if (spec.table === 'dqctl.check_results') {
+    return `select exists (select 1 from (select distinct connection_name, schema_name, table_name from ${stageTable(kind)}) as k
+      join dqctl.check_results c on c.connection_name = k.connection_name and c.schema_name = k.schema_name and c.table_name = k.table_name) as conflict`;
+  }
+  return `select exists (select 1 from ${stageTable(kind)} s join ${spec.table} t on t.${spec.idColumn} = s.id) as conflict`;
+}
+
+/**
+ * Keeps the last staged row of each id (one statement may not write a row twice). A hash aggregate finds
+ * whether any id repeats; only then are the earlier rows deleted (a sort of every staged row otherwise).
+ */
+async function dropDuplicateIds(sql: SqlQueryable, kind: DqopsKind): Promise<void> {
+  const table = stageTable(kind);
+  const [{ repeated }] = await sql.query<{ repeated: boolean }>(`select exists (select 1 from ${table} group by id having count(*) > 1) as repeated`);
+  if (repeated) await sql.query(`delete from ${table} a using ${table} b where a.id = b.id and a.seq < b.seq`);
 }
 
 const STATEMENTS = new Map(
@@ -318,7 +342,9 @@ const STATEMENTS = new Map(
       create: `create temporary table ${stageTable(kind).slice('pg_temp.'.length)} (seq bigserial, ${stagedColumnNames(kind).map((c) => `${c} text`).join(', ')}) on commit drop`,
       copy: `copy ${stageTable(kind)} (${stagedColumnNames(kind).join(', ')}) from stdin with (format csv)`,
       count: newCountStatement(kind),
-      merge: mergeStatement(kind),
+      mayConflict: mayConflictStatement(kind),
+      upsert: mergeStatement(kind, 'upsert'),
+      insert: mergeStatement(kind, 'insert'),
     },
   ]),
 );
@@ -337,13 +363,18 @@ export function dqopsDataImport(sql: SqlQueryable): DqopsDataImport {
       const counts = Object.fromEntries(DQOPS_KINDS.map((kind) => [kind, 0])) as Record<DqopsKind, number>;
       const order = IMPORT_ORDER.filter((kind) => staged.has(kind));
       // row counts for the planner (a temporary table is never analyzed by autovacuum)
-      for (const kind of order) await sql.query(`analyze ${stageTable(kind)}`);
+      for (const kind of order) {
+        await dropDuplicateIds(sql, kind);
+        await sql.query(`analyze ${stageTable(kind)}`);
+      }
       // counted before any kind is stored: a readout whose result this run stores is still new
       for (const kind of order) counts[kind] = (await sql.query<{ n: number }>(STATEMENTS.get(kind)!.count))[0].n;
       let done = 0;
       progress?.(done, order.length);
       for (const kind of order) {
-        await sql.query(STATEMENTS.get(kind)!.merge);
+        const statements = STATEMENTS.get(kind)!;
+        const [{ conflict }] = await sql.query<{ conflict: boolean }>(statements.mayConflict);
+        await sql.query(conflict ? statements.upsert : statements.insert);
         progress?.(++done, order.length);
       }
       return counts;
