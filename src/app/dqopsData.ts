@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePartitionName, LAYOUTS, partitionPath } from '../dqopsdata/layout.js';
 import { FILES_PER_QUERY, openParquetEngine } from '../dqopsdata/parquetFiles.js';
+import { ownCheckRowIdentity } from './dqopsRowIdentity.js';
 import { DqError, type ProgressReporter } from '../model/index.js';
 import { DQOPS_KINDS, IMPORT_ORDER, stagedColumns, type DqopsKind, type DqopsRow } from '../store/index.js';
 import type { Store } from './services.js';
@@ -162,8 +163,8 @@ export interface DqopsDataExportResult {
 
 /**
  * Writes every stored row as DQOps's `.data/` under `out`: one file per kind and partition (memory holds one
- * partition's rows), DQOps's folder and file names and column types. An imported row goes out as it came in; a row of dqctl's own gets an id in DQOps's form
- * (a UUID of its key) and the hashes dqctl has (see docs/dqops-data.md: not DQOps's farmhash values).
+ * partition's rows), DQOps's folder and file names and column types. An imported row goes out as it came in; a
+ * row of dqctl's own gets DQOps's ids and hashes where they can be computed (identifyOwnRow, docs/dqops-data.md).
  */
 export async function exportDqopsData(store: Store, options: { out: string; progress?: ProgressReporter; batchRows?: number }): Promise<DqopsDataExportResult> {
   const engine = await openParquetEngine();
@@ -177,7 +178,7 @@ export async function exportDqopsData(store: Store, options: { out: string; prog
         const rows: DqopsRow[] = [];
         for await (const page of store.dqopsRows(kind, options.batchRows ?? 10_000, partition)) {
           for (const row of page) {
-            if (row.id === null || row.id === undefined) row.id = ownRowId(kind, row);
+            if (row.id === null || row.id === undefined) identifyOwnRow(kind, row);
             rows.push(row);
           }
         }
@@ -194,6 +195,22 @@ export async function exportDqopsData(store: Store, options: { out: string; prog
     engine.close();
   }
   return { kinds, out: options.out };
+}
+
+/**
+ * The id and hashes of a row dqctl measured itself: a readout's or result's as DQOps computes them where it can
+ * (dqopsRowIdentity.ts); an execution error names its readout so (its own id: DQOps counts errors per process,
+ * which no export can repeat); otherwise an id in DQOps's UUID form from a digest of the row's key.
+ */
+function identifyOwnRow(kind: DqopsKind, row: DqopsRow): void {
+  const identity = kind === 'sensor_readouts' || kind === 'check_results' || kind === 'errors' ? ownCheckRowIdentity(row) : undefined;
+  if (identity) {
+    const { id, ...hashes } = identity;
+    Object.assign(row, hashes);
+    if (kind === 'errors') row.readout_id = id ?? null;
+    else if (id) row.id = id;
+  }
+  row.id ??= ownRowId(kind, row);
 }
 
 /** An id for a row dqctl measured itself: the UUID form DQOps uses, from a digest of the row's key (stable between exports). */

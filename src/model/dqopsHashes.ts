@@ -57,3 +57,28 @@ export function uuidOfLongs(most: bigint, least: bigint): string {
   const all = hex(most) + hex(least);
   return `${all.slice(0, 8)}-${all.slice(8, 12)}-${all.slice(12, 16)}-${all.slice(16, 20)}-${all.slice(20)}`;
 }
+
+/**
+ * The hash of a node of DQOps's metadata tree from the path of names that reaches it (its hierarchy id, e.g.
+ * `connections/<name>/spec`), as DQOps's connection, table, column and check hashes are made: each name
+ * fingerprinted, combined in order, non-negative, and never Long.MAX_VALUE (DQOps moves that one down by one).
+ */
+export function hierarchyHash(path: readonly string[]): bigint {
+  const hash = javaAbs(combineOrdered(path.map(fingerprintText)));
+  return hash === (1n << 63n) - 1n ? hash - 1n : hash;
+}
+
+/**
+ * A local date-time as the 64-bit value DQOps hashes into a row's id (its table library's packed form): the date
+ * as year << 16 | month << 8 | day in the high 32 bits, the time as hour << 24 | minute << 16 | millisecond of
+ * the minute in the low 32 bits. `localIso` is `YYYY-MM-DDTHH:MM:SS[.fff…]` (wall time, no zone).
+ */
+export function packedLocalDateTime(localIso: string): bigint {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?/.exec(localIso);
+  if (!m) throw new RangeError(`not a local date-time: ${localIso}`);
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+  const millis = Number((m[7] ?? '0').padEnd(3, '0').slice(0, 3));
+  const date = (year << 16) | (month << 8) | day;
+  const time = (hour << 24) | (minute << 16) | (second * 1000 + millis);
+  return (BigInt(date) << 32n) | BigInt(time >>> 0);
+}
