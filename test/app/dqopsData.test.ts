@@ -251,6 +251,23 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
     );
   }
 
+  it('stores a DQOps id found in two files once, the later file winning', async () => {
+    const dir = join(root, `repeated-${engine.engine}`);
+    await rm(dir, { recursive: true, force: true });
+    await cp(home, dir, { recursive: true });
+    // a second file of March's readouts repeats the readout of 2024-03-02 with another value (files are read by name)
+    await copyTo(
+      `select * replace (555.0::double as actual_value) from (select ${READOUT_SELECT(CHECK_HASH, 'shop_oltp', 'public', 'orders')} from (select timestamp '2024-03-02' d))`,
+      join(dir, '.data/sensor_readouts/c=shop_oltp/t=public.orders/m=2024-03-01/sensor_readout.1.parquet'),
+    );
+    const imported = await importDqopsData(fixture.store, { home: dir, dryRun: false });
+    expect(imported.kinds.sensor_readouts).toEqual({ rows: 92, new: 91 });
+    const [row] = await fixture.sql.query<{ n: number; actual: number }>(
+      `select count(*)::integer as n, max(actual_value) as actual from dqctl.check_results where dqops_id = 'r-20240302'`,
+    );
+    expect(row).toEqual({ n: 1, actual: 555 });
+  }, 60_000);
+
   describe('refuses a bad file, naming it, and stores nothing of the run', () => {
     async function badHome(name: string, damage: (data: string) => Promise<void>): Promise<string> {
       const dir = join(root, `bad-${engine.engine}-${name}`);
