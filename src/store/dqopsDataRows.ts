@@ -254,7 +254,7 @@ function keyColumnsUnchanged(): Record<string, null> {
  */
 export const IMPORT_ORDER: readonly DqopsKind[] = ['check_results', 'sensor_readouts', 'errors', 'statistics', 'error_samples', 'incidents'];
 
-/** The DQOps columns of a staged row, in the order the row's JSON array carries their values. */
+/** The DQOps columns of a staged row, in the order its CSV line carries their values (then `others`). */
 export function stagedColumns(kind: DqopsKind): readonly string[] {
   return KINDS[kind].mapped.map(([, , dqops]) => dqops);
 }
