@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePartitionName, LAYOUTS, partitionPath } from '../dqopsdata/layout.js';
-import { openParquetEngine } from '../dqopsdata/parquetFiles.js';
+import { FILES_PER_QUERY, openParquetEngine } from '../dqopsdata/parquetFiles.js';
+import { ownCheckRowIdentity } from './dqopsRowIdentity.js';
 import { DqError, type ProgressReporter } from '../model/index.js';
-import { DQOPS_KINDS, IMPORT_ORDER, type DqopsKind, type DqopsRow } from '../store/index.js';
+import { DQOPS_KINDS, IMPORT_ORDER, stagedColumns, type DqopsKind, type DqopsRow } from '../store/index.js';
 import type { Store } from './services.js';
 
 /**
  * Moving DQOps's measured history in and out: `dqctl import dqops-data HOME` reads `HOME/.data/` (six kinds of
- * Parquet files, src/dqopsdata/layout.ts) into the store in ONE transaction (a bad file stores nothing of the run),
+ * Parquet files, src/dqopsdata/layout.ts) into the store in ONE transaction (a bad file stores nothing of the run:
+ * every file is read and staged first, then the store merges the staged rows, src/store/dqopsDataRows.ts),
  * each row keyed by DQOps's own id so that importing again stores nothing twice; `dqctl export dqops-data --out DIR`
  * writes the store's history as DQOps's `DIR/.data/`.
  */
@@ -30,8 +33,8 @@ export interface DqopsDataImportOptions {
   home: string;
   dryRun: boolean;
   progress?: ProgressReporter;
-  /** Rows per insert (default 5,000): what the import holds in memory at once. */
-  batchRows?: number;
+  /** The size of the CSV parts the rows go to the store in (default 16 MiB): what PGlite reads at once. */
+  maxPartBytes?: number;
 }
 
 interface DataFile {
@@ -47,45 +50,59 @@ export async function importDqopsData(store: Store, options: DqopsDataImportOpti
   const files = await listDataFiles(join(options.home, '.data'));
   const kinds = Object.fromEntries(DQOPS_KINDS.map((kind) => [kind, { rows: 0, new: 0 }])) as Record<DqopsKind, KindCount>;
   const engine = await openParquetEngine();
+  // the CSV parts of the rows on their way to the store (removed once loaded, and at the end in any case)
+  const work = await mkdtemp(join(tmpdir(), 'dqctl-dqops-import-'));
   try {
     options.progress?.({ phase: 'import', done: 0, total: files.length });
     await store.importDqopsData(async (tx) => {
-      // rows of consecutive files of one kind travel together: DQOps writes many small files (one per table and
-      // month), and one statement per file would cost more than its rows
-      const batchRows = options.batchRows ?? 5000;
-      let pending: { kind: DqopsKind; rows: DqopsRow[] } | null = null;
-      const flush = async () => {
-        if (!pending) return;
-        kinds[pending.kind].rows += pending.rows.length;
-        kinds[pending.kind].new += await tx.importRows(pending.kind, pending.rows);
-        pending = null;
+      // DuckDB writes the next group's CSV while the store loads the previous one: one part in flight at most
+      let inFlight: Promise<void> | undefined;
+      const send = async (kind: DqopsKind, part: string) => {
+        const previous = inFlight;
+        inFlight = undefined;
+        await previous;
+        inFlight = tx.stage(kind, { file: part }).finally(() => rm(part, { force: true }));
+        // a failure is awaited (and thrown) with the next part or at the end, never left unhandled
+        inFlight.catch(() => undefined);
       };
       let done = 0;
-      for (const file of files) {
-        const layout = LAYOUTS[file.kind];
-        if (pending && pending.kind !== file.kind) await flush();
-        for await (const rows of engine.readRows(file.path, layout, batchRows)) {
-          for (const row of rows) {
-            const when = row[layout.monthColumn];
-            if (when === null || when === undefined) throw new DqError('DQOPS_DATA_INVALID', `${file.path}: column ${layout.monthColumn} is empty in row ${row.id ?? '?'}`);
-            if (when.slice(0, 7) !== file.month) {
-              throw new DqError('DQOPS_DATA_INVALID', `${file.path}: column ${layout.monthColumn} of row ${row.id ?? '?'} is ${when}, outside its month folder m=${file.month}-01`);
-            }
-            if (file.kind === 'incidents') row.connection_name = file.connection;
-          }
-          if (pending) pending.rows.push(...rows);
-          else pending = { kind: file.kind, rows };
-          if (pending.rows.length >= batchRows) await flush();
-        }
-        options.progress?.({ phase: 'import', done: ++done, total: files.length });
+      let groupNumber = 0;
+      for (const group of queryGroups(files)) {
+        const kind = group[0].kind;
+        const { rows, parts } = await engine.writeCsvParts(
+          group.map((file) => ({ path: file.path, month: file.month, fixed: kind === 'incidents' ? { connection_name: file.connection } : undefined })),
+          LAYOUTS[kind],
+          { columns: stagedColumns(kind), dir: join(work, `group-${++groupNumber}`), maxPartBytes: options.maxPartBytes ?? MAX_PART_BYTES },
+        );
+        kinds[kind].rows += rows;
+        for (const part of parts) await send(kind, part);
+        done += group.length;
+        options.progress?.({ phase: 'import', done, total: files.length });
       }
-      await flush();
+      await inFlight;
+      const fresh = await tx.merge((stored, total) => options.progress?.({ phase: 'store', done: stored, total }));
+      for (const kind of DQOPS_KINDS) kinds[kind].new = fresh[kind];
     }, { dryRun: options.dryRun });
   } finally {
     engine.close();
+    await rm(work, { recursive: true, force: true });
   }
   return { kinds, files: files.length, dryRun: options.dryRun };
 }
+
+/** Consecutive files of one kind, at most FILES_PER_QUERY together: what one query of the Parquet reader reads. */
+function queryGroups(files: readonly DataFile[]): DataFile[][] {
+  const groups: DataFile[][] = [];
+  for (const file of files) {
+    const last = groups[groups.length - 1];
+    if (last && last[0].kind === file.kind && last.length < FILES_PER_QUERY) last.push(file);
+    else groups.push([file]);
+  }
+  return groups;
+}
+
+/** Rows go to the store in CSV parts of about this size (one COPY each). */
+const MAX_PART_BYTES = 16 * 1024 * 1024;
 
 /**
  * Every Parquet file under `.data/`, kind by kind in IMPORT_ORDER (results before the readouts that join them),
@@ -146,8 +163,8 @@ export interface DqopsDataExportResult {
 
 /**
  * Writes every stored row as DQOps's `.data/` under `out`: one file per kind and partition (memory holds one
- * partition's rows), DQOps's folder and file names and column types. An imported row goes out as it came in; a row of dqctl's own gets an id in DQOps's form
- * (a UUID of its key) and the hashes dqctl has (see docs/dqops-data.md: not DQOps's farmhash values).
+ * partition's rows), DQOps's folder and file names and column types. An imported row goes out as it came in; a
+ * row of dqctl's own gets DQOps's ids and hashes where they can be computed (identifyOwnRow, docs/dqops-data.md).
  */
 export async function exportDqopsData(store: Store, options: { out: string; progress?: ProgressReporter; batchRows?: number }): Promise<DqopsDataExportResult> {
   const engine = await openParquetEngine();
@@ -161,7 +178,7 @@ export async function exportDqopsData(store: Store, options: { out: string; prog
         const rows: DqopsRow[] = [];
         for await (const page of store.dqopsRows(kind, options.batchRows ?? 10_000, partition)) {
           for (const row of page) {
-            if (row.id === null || row.id === undefined) row.id = ownRowId(kind, row);
+            if (row.id === null || row.id === undefined) identifyOwnRow(kind, row);
             rows.push(row);
           }
         }
@@ -178,6 +195,22 @@ export async function exportDqopsData(store: Store, options: { out: string; prog
     engine.close();
   }
   return { kinds, out: options.out };
+}
+
+/**
+ * The id and hashes of a row dqctl measured itself: a readout's or result's as DQOps computes them where it can
+ * (dqopsRowIdentity.ts); an execution error names its readout so (its own id: DQOps counts errors per process,
+ * which no export can repeat); otherwise an id in DQOps's UUID form from a digest of the row's key.
+ */
+function identifyOwnRow(kind: DqopsKind, row: DqopsRow): void {
+  const identity = kind === 'sensor_readouts' || kind === 'check_results' || kind === 'errors' ? ownCheckRowIdentity(row) : undefined;
+  if (identity) {
+    const { id, ...hashes } = identity;
+    Object.assign(row, hashes);
+    if (kind === 'errors') row.readout_id = id ?? null;
+    else if (id) row.id = id;
+  }
+  row.id ??= ownRowId(kind, row);
 }
 
 /** An id for a row dqctl measured itself: the UUID form DQOps uses, from a digest of the row's key (stable between exports). */

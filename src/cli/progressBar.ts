@@ -19,6 +19,7 @@ const LABELS: Record<ProgressEvent['phase'], string> = {
   plan: 'Planning',
   apply: 'Applying',
   import: 'Importing files',
+  store: 'Storing kinds',
   export: 'Exporting kinds',
 };
 

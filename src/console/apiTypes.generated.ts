@@ -876,7 +876,7 @@ export interface ErrorEntryModel {
   provider?: string | null;
   qualityDimension?: string | null;
   sensorName?: string | null;
-  /** Identifier of the stored result row. */
+  /** The sensor readout the error concerns: DQOps's readout id for an imported error, the stored row's id for an error of dqctl's own run. */
   readoutId?: string;
   errorMessage?: string;
   /** Whether the sensor or the rule failed; dqctl does not record it, so the field is absent. */

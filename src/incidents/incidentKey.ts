@@ -1,13 +1,13 @@
-import type { CheckType } from '../model/index.js';
-import { createHash } from 'node:crypto';
+import { dqopsHashOf, type CheckType, type Int64 } from '../model/index.js';
 import type { EffectiveGrouping } from './effectiveGrouping.js';
 
 /**
  * The grouping key of a failed check: the connection and table always; the data group when the grouping divides
  * by data groups; then the quality dimension, check category, check type and check name as deep as the grouping
  * level goes (DQOps's order). `incidentHash` names the key: the same key always gives the same hash, so all
- * incidents of one key share it. DQOps hashes with farmhash into a signed 64-bit number; dqctl takes 52 bits of
- * SHA-256, so the hash is exact as a JSON number (a documented deviation: hashes differ from DQOps's).
+ * incidents of one key share it. It is DQOps's own incident hash of the key (model/dqopsHashes.ts: the parts that
+ * are not null, each FarmHash-fingerprinted, combined in order), so failures of dqctl's runs join the open
+ * incidents imported from DQOps (`dqctl import dqops-data`). A full 64-bit value: Int64, exact beyond 2^53.
  */
 export interface FailureFields {
   connection: string;
@@ -20,7 +20,7 @@ export interface FailureFields {
   checkName: string | null;
 }
 
-export type IncidentKey = FailureFields & { incidentHash: number };
+export type IncidentKey = FailureFields & { incidentHash: Int64 };
 
 export function incidentKeyOf(failure: FailureFields, grouping: Pick<EffectiveGrouping, 'groupingLevel' | 'divideByDataGroups'>): IncidentKey {
   const key = keyFieldsOf(failure, grouping);
@@ -30,7 +30,7 @@ export function incidentKeyOf(failure: FailureFields, grouping: Pick<EffectiveGr
   if (depth >= 2) components.push(key.checkCategory);
   if (depth >= 3) components.push(key.checkType);
   if (depth >= 4) components.push(key.checkName);
-  key.incidentHash = hash52(JSON.stringify(components));
+  key.incidentHash = dqopsHashOf(components) ?? 0;
   return key;
 }
 
@@ -52,9 +52,4 @@ export function keyFieldsOf(failure: FailureFields, grouping: Pick<EffectiveGrou
 
 function depthOf(grouping: Pick<EffectiveGrouping, 'groupingLevel'>): number {
   return ['table', 'table_dimension', 'table_dimension_category', 'table_dimension_category_type', 'table_dimension_category_name'].indexOf(grouping.groupingLevel);
-}
-
-/** A stable non-negative integer below 2^52 from a text. */
-export function hash52(text: string): number {
-  return parseInt(createHash('sha256').update(text).digest('hex').slice(0, 13), 16);
 }

@@ -1,6 +1,5 @@
 import type { Int64 } from '../model/index.js';
-import { createHash } from 'node:crypto';
-import { higherSeverity, type SeverityNumber } from '../model/index.js';
+import { combineOrdered, fingerprintLong, fingerprintText, higherSeverity, uuidOfLongs, type SeverityNumber } from '../model/index.js';
 import type { CheckResultInput, IncidentRecord, IncidentStatus } from '../store/store.js';
 import type { EffectiveGrouping } from './effectiveGrouping.js';
 import { incidentKeyOf, keyFieldsOf, type FailureFields, type IncidentKey } from './incidentKey.js';
@@ -36,7 +35,7 @@ export function observeFailures(
   rows: readonly CheckResultInput[],
   groupingOf: (row: CheckResultInput) => { grouping: EffectiveGrouping; tablePriority: number | null } | undefined,
 ): Observation[] {
-  const byHash = new Map<number, Observation>();
+  const byHash = new Map<Int64, Observation>();
   const keys = new KeyCache();
   for (const row of rows) {
     const severity = row.severity;
@@ -212,8 +211,12 @@ export function changeStatus(
   return changed;
 }
 
-/** A UUID-shaped id derived from the connection, the hash and the first failure: the same run gives the same id. */
-export function incidentIdOf(connection: string, incidentHash: number, firstSeen: string): string {
-  const hex = createHash('sha256').update(JSON.stringify([connection, incidentHash, firstSeen])).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${((parseInt(hex[16], 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+/**
+ * An incident's id as DQOps makes it: a UUID whose high half is the incident hash and whose low half combines
+ * the hashes of the connection's name, of the first failure's time (epoch milliseconds) and the incident hash
+ * (model/dqopsHashes.ts). The same first failure gives the same id.
+ */
+export function incidentIdOf(connection: string, incidentHash: Int64, firstSeen: string): string {
+  const hash = BigInt(incidentHash);
+  return uuidOfLongs(hash, combineOrdered([fingerprintText(connection), fingerprintLong(BigInt(Date.parse(firstSeen))), hash]));
 }

@@ -1,6 +1,6 @@
 /** Incidents: failed checks grouped by DQOps's rules, their states, and the messages their changes send. */
 export { DEFAULT_GROUPING, effectiveGrouping, INCIDENT_GROUPING_LEVELS, type EffectiveGrouping, type IncidentGroupingLevel } from './effectiveGrouping.js';
-export { hash52, incidentKeyOf, type IncidentKey } from './incidentKey.js';
+export { incidentKeyOf, type IncidentKey } from './incidentKey.js';
 export { addDays, applyObservation, changeStatus, incidentIdOf, observeFailures, type Observation } from './incidentTransitions.js';
 export { checkAddress, kindOf, resolveAddress, splitAddresses, type AddressKind } from './notificationAddresses.js';
 export { emailSubject, incidentLink, messagePayload, messageText, outboxPayload, slackText } from './notificationMessage.js';

@@ -15,4 +15,5 @@ export * from './duration.js';
 export * from './durationText.js';
 export * from './incidentStatus.js';
 export * from './int64.js';
+export * from './dqopsHashes.js';
 export * from './customDefinitions.js';

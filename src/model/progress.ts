@@ -3,7 +3,7 @@
  * draws it on a terminal (src/cli/progressBar.ts) and passes nothing otherwise. Reports are cheap and may come
  * often; a reporter throttles its own drawing.
  */
-export type ProgressPhase = 'load' | 'plan' | 'apply' | 'import' | 'export';
+export type ProgressPhase = 'load' | 'plan' | 'apply' | 'import' | 'store' | 'export';
 
 export interface ProgressEvent {
   phase: ProgressPhase;

@@ -4,4 +4,4 @@ export type { LockRequest, OpenStoreOptions, Store, StoreReader, StoreTransactio
 export { listLocks, releaseLock, type LockEntry, type LockId, type LockListing } from './lockAdmin.js';
 export { DEFAULT_LOCK_TTL_MS } from './storeLock.js';
 export { recordStateDirOperation } from './sql/stateDirLock.js';
-export { DQOPS_KINDS, IMPORT_ORDER, type DqopsDataImport, type DqopsKind, type DqopsPartition, type DqopsRow } from './dqopsDataRows.js';
+export { DQOPS_KINDS, IMPORT_ORDER, stagedColumns, type DqopsDataImport, type DqopsKind, type DqopsPartition, type DqopsRow } from './dqopsDataRows.js';

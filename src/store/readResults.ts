@@ -60,7 +60,12 @@ export interface CheckResultInput {
  * A stored row as a reader sees it: `actualValue` is the result's (the rule's own value where it gave one) when
  * reading results, the sensor's readout when reading readouts.
  */
-export type CheckResultRow = { id: number; dqopsId?: string } & Required<Omit<CheckResultInput, 'ruleActualValue'>>;
+export type CheckResultRow = {
+  id: number;
+  dqopsId?: string;
+  /** An imported execution error: the id of the DQOps readout it concerns (DQOps's `readout_id`). */
+  readoutId?: string;
+} & Required<Omit<CheckResultInput, 'ruleActualValue'>>;
 
 export interface ErrorSampleInput {
   connectionName: string;
@@ -152,7 +157,8 @@ const RANKS = {
 const RESULT_COLUMNS = `r.id, r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
   r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension,
   ${isoTimestamp('r.time_period')} as time_period, r.data_group, r.actual_value, r.rule_actual_value, r.expected_value,
-  r.severity, r.duration_ms, ${isoTimestamp('r.executed_at')} as executed_at, r.table_comparison, r.error_message, r.verdict, r.dqops_id`;
+  r.severity, r.duration_ms, ${isoTimestamp('r.executed_at')} as executed_at, r.table_comparison, r.error_message, r.verdict, r.dqops_id,
+  r.dqops_columns->>'readout_id' as readout_id`;
 
 const SAMPLE_COLUMNS = `r.id, r.connection_name, r.schema_name, r.table_name, r.column_name, r.check_type, r.time_gradient,
   r.check_category, r.check_name, r.check_hash, r.sensor_name, r.quality_dimension, r.data_group, r.sample_index,
@@ -203,6 +209,7 @@ interface CheckResultSqlRow {
   check_name: string;
   check_hash: Int64;
   dqops_id: string | null;
+  readout_id: string | null;
   sensor_name: string | null;
   quality_dimension: string | null;
   time_period: string;
@@ -251,6 +258,7 @@ export async function readCheckResults(sql: SqlQueryable, filter: CheckResultFil
     id: row.id,
     // an imported row: DQOps's own id, which the API answers with
     ...(row.dqops_id === null ? {} : { dqopsId: row.dqops_id }),
+    ...(row.readout_id === null ? {} : { readoutId: row.readout_id }),
     connectionName: row.connection_name,
     schemaName: row.schema_name,
     tableName: row.table_name,

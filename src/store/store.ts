@@ -1,4 +1,4 @@
-import type { CheckType, Clock } from '../model/index.js';
+import type { CheckType, Clock, Int64 } from '../model/index.js';
 import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
 import type { JobRecord, JobStatus } from './jobRows.js';
 import type { Leadership, LeadershipOptions } from './leadership.js';
@@ -102,7 +102,7 @@ export interface IncidentTransaction {
   /** Serializes writers of these tables' incidents until the transaction ends. */
   lockTables(connection: string, tables: readonly string[]): Promise<void>;
   /** The newest incident of each hash (one per hash that has any). */
-  newestIncidents(connection: string, hashes: readonly number[]): Promise<IncidentRecord[]>;
+  newestIncidents(connection: string, hashes: readonly Int64[]): Promise<IncidentRecord[]>;
   findIncident(connection: string, id: string, options?: { forUpdate?: boolean }): Promise<IncidentRecord | undefined>;
   insertIncidents(records: readonly IncidentRecord[]): Promise<void>;
   updateIncidents(records: readonly IncidentRecord[]): Promise<void>;

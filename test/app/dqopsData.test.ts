@@ -145,7 +145,7 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
     expect(dry.kinds).toEqual(EXPECTED);
     expect(await counts()).toEqual([0, 0, 0, 0]);
 
-    const first = await importDqopsData(fixture.store, { home, dryRun: false, batchRows: 40 });
+    const first = await importDqopsData(fixture.store, { home, dryRun: false, maxPartBytes: 4096 });
     expect(first.kinds).toEqual(EXPECTED);
     // 91 readouts (90 of them with a result) + 2 errors; 3 statistics; 2 samples; 4 incidents
     expect(await counts()).toEqual([93, 3, 2, 4]);
@@ -192,6 +192,14 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
       expect(readoutList.status).toBe(200);
       const [readoutEntry] = (readoutList.body as Array<{ sensorReadoutEntries: Array<Record<string, unknown>> }>)[0].sensorReadoutEntries;
       expect(readoutEntry).toMatchObject({ id: 'r-20240330', actualValue: 130, timePeriod: '2024-03-30T00:00:00' });
+      // an imported execution error names the DQOps readout it concerns, as DQOps's ErrorEntryModel does
+      const errorList = await call(app, { method: 'GET', url: `${lists}/errors?month_start=2024-01-01&month_end=2024-01-31` });
+      expect(errorList.status).toBe(200);
+      const errorEntries = (errorList.body as Array<{ errorEntries: Array<Record<string, unknown>> }>)[0].errorEntries;
+      expect(errorEntries.map((e) => [e.readoutId, e.errorMessage])).toEqual([
+        ['r-20240105', 'relation "orders" does not exist #1'],
+        ['r-20240105', 'relation "orders" does not exist #0'],
+      ]);
       const incidents = await call(app, { method: 'GET', url: '/api/incidents/shop_oltp/2024/3/i-ack' });
       expect(incidents.status).toBe(200);
       expect(incidents.raw).toContain(INCIDENT_HASH);
@@ -242,6 +250,23 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
          from dqctl.check_results order by dqops_id`,
     );
   }
+
+  it('stores a DQOps id found in two files once, the later file winning', async () => {
+    const dir = join(root, `repeated-${engine.engine}`);
+    await rm(dir, { recursive: true, force: true });
+    await cp(home, dir, { recursive: true });
+    // a second file of March's readouts repeats the readout of 2024-03-02 with another value (files are read by name)
+    await copyTo(
+      `select * replace (555.0::double as actual_value) from (select ${READOUT_SELECT(CHECK_HASH, 'shop_oltp', 'public', 'orders')} from (select timestamp '2024-03-02' d))`,
+      join(dir, '.data/sensor_readouts/c=shop_oltp/t=public.orders/m=2024-03-01/sensor_readout.1.parquet'),
+    );
+    const imported = await importDqopsData(fixture.store, { home: dir, dryRun: false });
+    expect(imported.kinds.sensor_readouts).toEqual({ rows: 92, new: 91 });
+    const [row] = await fixture.sql.query<{ n: number; actual: number }>(
+      `select count(*)::integer as n, max(actual_value) as actual from dqctl.check_results where dqops_id = 'r-20240302'`,
+    );
+    expect(row).toEqual({ n: 1, actual: 555 });
+  }, 60_000);
 
   describe('refuses a bad file, naming it, and stores nothing of the run', () => {
     async function badHome(name: string, damage: (data: string) => Promise<void>): Promise<string> {

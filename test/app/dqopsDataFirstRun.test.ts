@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { importDqopsData } from '../../src/app/dqopsData.js';
+import { dqopsHashOf } from '../../src/model/index.js';
 import { DataSources } from '../../src/datasource/index.js';
 import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import type { ExecutorDependencies } from '../../src/jobs/executors/index.js';
@@ -34,9 +35,30 @@ let duck: DuckDBConnection;
 let duckInstance: DuckDBInstance;
 let root: string;
 let home: string;
+let incidentHome: string;
+
+/**
+ * An open incident DQOps opened for the check's key: the connection's default grouping (table, quality dimension,
+ * check category), its hash as DQOps computes it: FarmHash Fingerprint64 of each part, combined in order (the
+ * hash function is pinned to published vectors in test/model/dqopsHashes.test.ts).
+ */
+const INCIDENT_HASH = dqopsHashOf(['src', 'shop', 'sales', 'Consistency', 'volume'])!;
+
+async function makeIncidentHome(dir: string): Promise<void> {
+  const folder = join(dir, '.data', 'incidents', 'c=src', 'm=2024-05-01');
+  await mkdir(folder, { recursive: true });
+  await duck.run(`copy (
+    select 'i-open-dqops' as id, ${INCIDENT_HASH}::bigint as incident_hash, 'shop' as schema_name, 'sales' as table_name,
+      'Consistency' as quality_dimension, 'volume' as check_category, 'monitoring' as check_type, ${q(CHECK)} as check_name,
+      1::integer as highest_severity, 1::integer as minimum_severity, timestamptz '2024-05-01 01:00:00+00' as first_seen,
+      timestamptz '2024-05-08 01:00:00+00' as last_seen, timestamptz '2099-01-01 00:00:00+00' as incident_until,
+      3::integer as failed_checks_count, 'open' as status
+  ) to ${q(join(folder, 'incidents.0.parquet'))} (format parquet)`);
+}
+
+const q = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 async function makeHome(): Promise<void> {
-  const q = (text: string) => `'${text.replace(/'/g, "''")}'`;
   for (const month of ['02', '03', '04', '05']) {
     const dir = join(home, '.data', 'sensor_readouts', 'c=src', 't=shop.sales', `m=2024-${month}-01`);
     await mkdir(dir, { recursive: true });
@@ -57,6 +79,8 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'dqctl-dqopsdata-firstrun-'));
   home = join(root, 'home');
   await makeHome();
+  incidentHome = join(root, 'incident-home');
+  await makeIncidentHome(incidentHome);
 });
 
 afterAll(async () => {
@@ -116,5 +140,16 @@ describe.each(STORE_ENGINES)('the first run after an import of DQOps history ($e
     expect(verdict.expectedValue).toBeLessThan(1010);
     // the imported readouts are still there, beside today's verdict, under the same check
     expect(await fx.store.checkResults({ ...where, read: 'readouts' })).toHaveLength(91);
+  }, 60_000);
+
+  it("joins an imported open incident: its count grows, no new incident opens (dqctl's hash is DQOps's)", async () => {
+    await importDqopsData(fx.store, { home, dryRun: false });
+    expect((await importDqopsData(fx.store, { home: incidentHome, dryRun: false })).kinds.incidents).toEqual({ rows: 1, new: 1 });
+    const run = await runChecks(deps, { check_search_filters: { connection: 'src' } }, new AbortController().signal, { now: NOW });
+    expect(run.result).toMatchObject({ executed_checks: 1, warnings: 1 });
+    const incidents = await fx.sql.query<{ id: string; hash: string; count: number; status: string }>(
+      'select id, incident_hash::text as hash, failed_checks_count as count, status from dqctl.incidents',
+    );
+    expect(incidents).toEqual([{ id: 'i-open-dqops', hash: String(INCIDENT_HASH), count: 4, status: 'open' }]);
   }, 60_000);
 });

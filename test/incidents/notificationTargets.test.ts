@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { dqopsHashOf } from '../../src/model/index.js';
 import { incidentKeyOf, messageText, notificationSettings, recipientsOf, slackText, type NotificationSettings } from '../../src/incidents/index.js';
 import { checkAddress } from '../../src/manifest/notificationAddresses.js';
 import { resolveAddress } from '../../src/incidents/notificationAddresses.js';
@@ -90,7 +91,10 @@ describe('addresses, keys and text', () => {
     const byName = incidentKeyOf(fields, { groupingLevel: 'table_dimension_category_name', divideByDataGroups: true });
     expect(byName).toMatchObject({ qualityDimension: 'Completeness', checkCategory: 'nulls', checkType: 'monitoring', checkName: 'daily_nulls_count', dataGroup: 'EU' });
     expect(byName.incidentHash).not.toBe(table.incidentHash);
-    expect(Number.isSafeInteger(byName.incidentHash)).toBe(true);
+    // DQOps's hash of the key's parts (model/dqopsHashes.ts), a non-negative 64-bit integer
+    expect(byName.incidentHash).toBe(dqopsHashOf(['shop', 'public', 't', 'EU', 'Completeness', 'nulls', 'monitoring', 'daily_nulls_count']));
+    expect(table.incidentHash).toBe(dqopsHashOf(['shop', 'public', 't']));
+    expect(BigInt(byName.incidentHash) >= 0n).toBe(true);
     expect(incidentKeyOf(fields, { groupingLevel: 'table_dimension_category_name', divideByDataGroups: true }).incidentHash).toBe(byName.incidentHash);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toSeverityNumber } from '../../src/model/index.js';
+import { toSeverityNumber, type Int64 } from '../../src/model/index.js';
 import { effectiveGrouping, INCIDENT_GROUPING_LEVELS, type EffectiveGrouping } from '../../src/incidents/effectiveGrouping.js';
 import { incidentKeyOf, observeFailures } from '../../src/incidents/index.js';
 import type { CheckResultInput } from '../../src/store/store.js';
@@ -13,7 +13,7 @@ const row = failedResult;
 
 /** The observations computed the slow, obvious way: every row's key on its own. */
 function naive(rows: CheckResultInput[], grouping: EffectiveGrouping) {
-  const byHash = new Map<number, { hash: number; count: number; firstSeen: string; lastSeen: string; highestSeverity: number }>();
+  const byHash = new Map<Int64, { hash: Int64; count: number; firstSeen: string; lastSeen: string; highestSeverity: number }>();
   for (const r of rows) {
     if (!r.severity || r.severity < grouping.minimumSeverity) continue;
     const key = incidentKeyOf(
@@ -39,7 +39,7 @@ function naive(rows: CheckResultInput[], grouping: EffectiveGrouping) {
       o.highestSeverity = Math.max(o.highestSeverity, r.severity);
     }
   }
-  return [...byHash.values()].sort((a, b) => a.hash - b.hash);
+  return [...byHash.values()].sort((a, b) => (BigInt(a.hash) < BigInt(b.hash) ? -1 : 1));
 }
 
 describe('observeFailures', () => {
@@ -67,7 +67,7 @@ describe('observeFailures', () => {
         const settings = { grouping, tablePriority: null };
         const observed = observeFailures(rows, () => settings)
           .map((o) => ({ hash: o.key.incidentHash, count: o.count, firstSeen: o.firstSeen, lastSeen: o.lastSeen, highestSeverity: o.highestSeverity }))
-          .sort((a, b) => a.hash - b.hash);
+          .sort((a, b) => (BigInt(a.hash) < BigInt(b.hash) ? -1 : 1));
         expect(observed).toEqual(naive(rows, grouping));
         expect(observed.length).toBeGreaterThan(1);
       });

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { recordResultsWithIncidents, type IncidentConfiguration } from '../../src/incidents/index.js';
-import type { JsonObject } from '../../src/model/index.js';
+import { int64Json, type JsonObject } from '../../src/model/index.js';
 import { Deliverer, type DelivererOptions } from '../../src/notify/index.js';
 import type { CheckResultInput } from '../../src/store/store.js';
 import { failedResult } from '../helpers/failedResult.js';
@@ -131,7 +131,7 @@ describe.each(STORE_ENGINES)('deliverer on $engine', (engine) => {
     const failed = messages.find((m) => m.status === 'failed')!;
     expect(failed.lastError).toMatch(/HOOK_TOKEN .*not set/);
     expect(receiver.received[0].path).toBe('/secret-path-123');
-    const everything = JSON.stringify(messages) + logs.join('\n');
+    const everything = int64Json(messages) + logs.join('\n');
     expect(everything).not.toContain('secret-path-123');
   });
 

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { acquireStateDirLock, type StateDirLock } from './stateDirLock.js';
@@ -111,6 +111,12 @@ function wrap(target: PGlite | Transaction): SqlQueryable {
     },
     async exec(script: string): Promise<void> {
       await target.exec(script);
+    },
+    async copyFrom(statement: string, data: string | { file: string }): Promise<void> {
+      // PGlite reads a COPY's input from the blob given with the query, named /dev/blob
+      const fromBlob = statement.replace(/\bfrom\s+stdin\b/i, "from '/dev/blob'");
+      if (fromBlob === statement) throw new Error(`not a COPY … FROM STDIN statement: ${statement.slice(0, 80)}`);
+      await target.query(fromBlob, [], { blob: new Blob([typeof data === 'string' ? data : await readFile(data.file)]) });
     },
   };
 }

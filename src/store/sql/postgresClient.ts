@@ -1,4 +1,8 @@
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import { describeDatabaseUrl } from './describeDatabaseUrl.js';
 import { isConnectionError, storeUnreachable } from './storeUnreachable.js';
 import {
@@ -58,6 +62,20 @@ export async function openPostgresClient(databaseUrl: string, options: PostgresC
         await pool.query(script);
       } catch (error) {
         throw translate(error);
+      }
+    },
+    async copyFrom(statement: string, data: string | { file: string }): Promise<void> {
+      const connection = await pool.connect().catch((error: unknown) => {
+        throw translate(error);
+      });
+      let broken = false;
+      try {
+        await copyOn(connection, statement, data);
+      } catch (error) {
+        broken = isConnectionError(error);
+        throw translate(error);
+      } finally {
+        connection.release(broken || undefined);
       }
     },
   });
@@ -142,6 +160,13 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
         throw translate(error);
       }
     },
+    async copyFrom(statement: string, data: string | { file: string }): Promise<void> {
+      try {
+        await copyOn(connection, statement, data);
+      } catch (error) {
+        throw translate(error);
+      }
+    },
   };
   let listening = false;
   return {
@@ -182,4 +207,10 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
       connection.release(broken || listening ? true : undefined);
     },
   };
+}
+
+/** Streams `data` (or a file) into `COPY … FROM STDIN` on one connection (pg-copy-streams speaks the COPY sub-protocol). */
+async function copyOn(connection: pg.PoolClient | pg.Client, statement: string, data: string | { file: string }): Promise<void> {
+  const input = typeof data === 'string' ? Readable.from([Buffer.from(data, 'utf8')]) : createReadStream(data.file);
+  await pipeline(input, connection.query(copyFromStdin(statement)));
 }

@@ -14,6 +14,13 @@ export interface SqlQueryable {
   query<R extends object = Record<string, unknown>>(text: string, params?: readonly SqlParam[]): Promise<R[]>;
   /** A script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
+  /**
+   * `COPY <table> (<columns>) FROM STDIN <options>` with `data` as the input (PostgreSQL's bulk load: the
+   * fastest way in, no statement per row and no parameter to parse). `statement` names the table and columns,
+   * constants of the caller; `data` is text in the statement's format, or `{ file }`: the file holding it
+   * (streamed to PostgreSQL; PGlite reads it whole, so keep such files small).
+   */
+  copyFrom(statement: string, data: string | { file: string }): Promise<void>;
 }
 
 /**
