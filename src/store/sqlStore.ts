@@ -15,6 +15,7 @@ import {
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
+import { readUnchangedSince, recordAppliedInputs, type AppliedInputs, type UnchangedSince } from './appliedInputs.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
 import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listJobs, recordRunningJob, requestCancel } from './jobRows.js';
 import { getObjects, listDisabledNames, listObjects, listSummaries, readRevision } from './readObjects.js';
@@ -153,6 +154,11 @@ class SqlStore implements Store {
   async appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null> {
     this.refuseInsideWork('appliedEnvironment');
     return readAppliedEnvironment(this.client, namespace);
+  }
+
+  async unchangedSince(namespace: string, inputDigest: string): Promise<UnchangedSince | null> {
+    this.refuseInsideWork('unchangedSince');
+    return readUnchangedSince(this.client, namespace, inputDigest);
   }
 
   async history(limit?: number): Promise<ApplyRecord[]> {
@@ -399,5 +405,13 @@ class SqlTransaction implements StoreTransaction {
 
   recordEnvironment(namespace: string, environment: string | null): Promise<void> {
     return recordAppliedEnvironment(this.sql, namespace, environment, this.storeRevision);
+  }
+
+  unchangedSince(namespace: string, inputDigest: string): Promise<UnchangedSince | null> {
+    return readUnchangedSince(this.sql, namespace, inputDigest);
+  }
+
+  recordInputs(namespace: string, inputs: AppliedInputs | null): Promise<void> {
+    return recordAppliedInputs(this.sql, namespace, inputs, this.storeRevision);
   }
 }
