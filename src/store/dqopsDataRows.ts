@@ -1,5 +1,6 @@
 import { DqError } from '../model/index.js';
 import { chunksOfJson } from './sql/jsonChunks.js';
+import { refreshTableStatus, type TableRef } from './tableStatus.js';
 import type { SqlQueryable } from './sql/sqlClient.js';
 import { RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resultKey.js';
 
@@ -259,11 +260,22 @@ function upsertStatement(kind: DqopsKind): string {
 
 const STATEMENTS = new Map<DqopsKind, string>(DQOPS_KINDS.map((kind) => [kind, upsertStatement(kind)]));
 
-export function dqopsDataImport(sql: SqlQueryable): DqopsDataImport {
+/** The import, and `refreshTableStatus` for the end of its transaction: the status of the tables whose results it wrote. */
+export function dqopsDataImport(sql: SqlQueryable): DqopsDataImport & { refreshTableStatus(): Promise<void> } {
   let prepared = false;
+  const touched = new Map<string, TableRef>();
   return {
+    async refreshTableStatus() {
+      await refreshTableStatus(sql, touched.values());
+    },
     async importRows(kind, rows) {
       if (rows.length === 0) return 0;
+      if (kind === 'sensor_readouts' || kind === 'check_results' || kind === 'errors') {
+        for (const row of rows) {
+          const table = { connection: row.connection_name ?? '', schema: row.schema_name ?? '', table: row.table_name ?? '' };
+          touched.set(JSON.stringify(table), table);
+        }
+      }
       if (!prepared) {
         await sql.query(`create temporary table if not exists ${NEW_RESULTS} (id text primary key) on commit drop`);
         prepared = true;

@@ -122,7 +122,8 @@ class SqlStore implements Store {
 
   async deleteStoredData(request: DeleteStoredDataRequest): Promise<DeleteStoredDataCounts> {
     this.refuseInsideWork('deleteStoredData');
-    return deleteStoredData(this.client, request);
+    // one transaction: the rows and the status of the tables they belonged to (tableStatus.ts)
+    return this.inTransaction((tx) => deleteStoredData(tx, request));
   }
 
   async revision(): Promise<number> {
@@ -224,7 +225,9 @@ class SqlStore implements Store {
     this.refuseInsideWork('importDqopsData');
     try {
       return await this.inTransaction(async (tx) => {
-        const value = await work(dqopsDataImport(tx));
+        const importer = dqopsDataImport(tx);
+        const value = await work(importer);
+        await importer.refreshTableStatus();
         if (options.dryRun) throw new DryRunRollback(value);
         return value;
       });
