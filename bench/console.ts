@@ -341,7 +341,7 @@ async function main(): Promise<void> {
       `| console JavaScript | ${(js / 1024).toFixed(0)} kB, ${(jsGzip / 1024).toFixed(1)} kB gzipped | | < 300 kB gzipped | ${pass(jsGzip < 300 * 1024)} |`,
       '',
       'The objects page asks the server for one page of 100 objects (GET /api/objects?page&limit&search…, searched and filtered on the server over an index of the objects kept per store revision) and draws it in a virtualised list; the table list pages as DQOps’s does (page, limit, filter). ' +
-        'What grows with the store: the overview, and a page of objects that shows connections (the first page of an unfiltered list, the first keystroke of a search), read the newest results of every table of those connections in one SQL statement over the check results (a window over every result row, then one row per table with results), so they cost in proportion to the tables that have results; a page of tables, a search that narrows to tables, and the index of the objects (built once per store revision, see the first request of a fresh server) do not.',
+        'What grows with the store: the overview, and a page of objects that shows connections (the first page of an unfiltered list, the first keystroke of a search), read each table’s quality from dqctl.table_status (one row per table with results, kept up to date as results are written: migration 0015), so they cost one row per table of those connections, no longer a fold of every stored result; a page of tables, a search that narrows to tables, and the index of the objects (built once per store revision, see the first request of a fresh server) do not.',
       markers.end,
     ].join('\n');
     console.log(section);

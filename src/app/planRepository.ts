@@ -1,9 +1,10 @@
 import { inspectLive } from '../inspect/inspectLive.js';
 import { errorCount, type DesiredState } from '../manifest/desiredState.js';
+import { readRepositoryInputs } from '../manifest/repositoryInputs.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
 import type { ProgressReporter } from '../model/index.js';
 import type { Plan } from '../plan/plan.js';
-import { planDesiredState as planSnapshot, planOptionsOf, type PlanRequestOptions } from '../plan/planDesiredState.js';
+import { planDesiredState as planSnapshot, planOptionsOf, planUnchanged, type PlanRequestOptions } from '../plan/planDesiredState.js';
 import type { Store } from '../store/store.js';
 import { loadRepositoryCached } from './repositoryParseCache.js';
 import { ValidationFailed } from './validationFailed.js';
@@ -16,6 +17,11 @@ export interface PlanRequest extends PlanRequestOptions {
   progress?: ProgressReporter;
   /** The environment of dqctl.yaml whose vars fill `${var.…}` (`--env`). */
   environment?: string | null;
+  /**
+   * Ask the store first whether the files are those of the namespace's last apply, untouched since (default true;
+   * false always loads and compares everything: tests compare the two answers).
+   */
+  shortcut?: boolean;
 }
 
 /** Loads the repository and refuses it when it has errors: an invalid revision is never planned or applied. */
@@ -23,14 +29,46 @@ export async function loadValidRepository(
   repository: string | RepositorySource,
   progress?: ProgressReporter,
   environment?: string | null,
+  source?: RepositorySource,
 ): Promise<DesiredState> {
-  const desired = await loadRepositoryCached(repository, { progress, environment });
+  const desired = await loadRepositoryCached(repository, { progress, environment, source });
   if (errorCount(desired) > 0) throw new ValidationFailed(desired);
   return desired;
 }
 
-export async function planRepository(request: PlanRequest): Promise<{ desired: DesiredState; plan: Plan }> {
-  const desired = await loadValidRepository(request.repository, request.progress, request.environment);
+/**
+ * Reads every file and hashes it first (manifest/repositoryInputs.ts). When the store says the namespace was last
+ * applied from exactly these inputs and nothing was written since (store.unchangedSince), the plan is empty and
+ * made at once: no parse, no listing of the live objects (`desired` is then null). Otherwise the files read are
+ * loaded (each read once), validated and compared with the live store as always, and the plan carries the digest
+ * for apply to record.
+ */
+export async function planRepository(request: PlanRequest): Promise<{ desired: DesiredState | null; plan: Plan }> {
+  const environment = request.environment ?? null;
+  const inputs = await readRepositoryInputs(request.repository, { environment, progress: request.progress });
+  if (request.shortcut !== false && inputs.digest !== null && inputs.settings !== null) {
+    const unchanged = await request.store.unchangedSince(inputs.settings.namespace, inputs.digest);
+    if (unchanged) {
+      request.progress?.({ phase: 'plan' });
+      const [commit, dirtyFiles] = await Promise.all([inputs.source.commit(), inputs.source.dirtyFiles?.() ?? null]);
+      const plan = planUnchanged(
+        {
+          settings: inputs.settings,
+          repository: { description: inputs.source.description, commit, ...(commit && dirtyFiles ? { dirtyFiles } : {}) },
+          environment,
+          inputDigest: inputs.digest,
+          revision: unchanged.revision,
+          desiredFingerprint: unchanged.desiredFingerprint,
+          liveEnvironment: unchanged.environment?.environment ?? null,
+        },
+        request.store,
+        request,
+      );
+      return { desired: null, plan };
+    }
+  }
+  const loaded = await loadValidRepository(request.repository, request.progress, environment, inputs.source);
+  const desired: DesiredState = inputs.digest !== null ? { ...loaded, inputDigest: inputs.digest } : loaded;
   request.progress?.({ phase: 'plan' });
   const plan = await planDesiredState(desired, request);
   return { desired, plan };

@@ -23,11 +23,16 @@ export function parseCacheFile(folder: string, environment: string | null | unde
  * loadRepository through the folder's persisted parse cache. The cache only saves work: a cache that cannot be
  * written (a read-only home) is left as it is, and the load's answer is the same with or without it.
  */
-export async function loadRepositoryCached(repository: string | RepositorySource, options: Omit<LoadOptions, 'cache'> = {}): Promise<DesiredState> {
+export async function loadRepositoryCached(
+  repository: string | RepositorySource,
+  options: Omit<LoadOptions, 'cache'> & { source?: RepositorySource } = {},
+): Promise<DesiredState> {
+  // `source`: the folder's files as already read (repositoryInputs.ts); the cache file is still the folder's
+  const { source, ...loadOptions } = options;
   const file = typeof repository === 'string' ? parseCacheFile(repository, options.environment) : null;
-  if (!file) return loadRepository(repository, options);
+  if (!file) return loadRepository(source ?? repository, loadOptions);
   const cache = await ParseCache.persisted(file);
-  const desired = await loadRepository(repository, { ...options, cache });
+  const desired = await loadRepository(source ?? repository, { ...loadOptions, cache });
   await cache.save().catch(() => undefined);
   return desired;
 }

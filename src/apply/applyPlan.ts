@@ -1,5 +1,5 @@
 import type { Change } from '../diff/change.js';
-import { blockingFindings, nothingToApply, type Plan } from '../plan/plan.js';
+import { blockingFindings, leavesNothingToPlan, nothingToApply, type Plan } from '../plan/plan.js';
 import { DqError, type ApplyRecord, type DesiredObject, type ObjectKey, type ObjectWrite, type ProgressReporter } from '../model/index.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 
@@ -72,6 +72,11 @@ export async function applyPlan(plan: Plan, store: Store, options: ApplyOptions)
       }
     }
     await tx.recordEnvironment(plan.namespace, plan.environment.name);
+    // what the next plan of the same files may take as "nothing changed" while nobody writes (store/appliedInputs.ts)
+    await tx.recordInputs(
+      plan.namespace,
+      plan.inputDigest && leavesNothingToPlan(plan) ? { inputDigest: plan.inputDigest, desiredFingerprint: plan.fingerprint.desired } : null,
+    );
     await faultInjection('after-writes');
     const record = await tx.recordApply({
       appliedBy: options.appliedBy,

@@ -14,6 +14,11 @@ export interface DesiredState {
   texts: Map<string, string>;
   /** Hash of every (kind, name, hash) and the namespace: the identity of this desired state. */
   fingerprint: string;
+  /**
+   * The digest of the files it was loaded from (repositoryInputs.ts), when the loader's caller read them first:
+   * a plan carries it, and an apply records it for the next plan of the same files.
+   */
+  inputDigest?: string;
 }
 
 export function errorCount(state: Pick<DesiredState, 'diagnostics'>): number {

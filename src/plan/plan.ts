@@ -51,6 +51,8 @@ export interface PlanContext {
   options: PlanOptions;
   environment: PlanEnvironment;
   createdAt: string;
+  /** The digest of the repository's inputs the desired state was loaded from (manifest/repositoryInputs.ts), when known. */
+  inputDigest?: string | null;
 }
 
 /** An analyzer's finding. Errors block apply (and make `plan` fail); warnings are shown. */
@@ -77,6 +79,22 @@ export interface Plan {
   summary: { add: number; change: number; destroy: number };
   findings: Finding[];
   fingerprint: { desired: string; liveRevision: number; plan: string };
+  /**
+   * The digest of the repository's inputs this plan was made from (manifest/repositoryInputs.ts), when it was
+   * made from files read in this process; apply records it when the plan leaves nothing behind (see
+   * `leavesNothingToPlan`), so that the next plan of the same files against an untouched store is answered at once.
+   */
+  inputDigest?: string;
+}
+
+/**
+ * After applying this plan, would a plan of the same desired state find nothing at all, whatever its options?
+ * Yes when nothing is kept (no unmanaged or protected object the repository leaves alone), nothing conflicts and
+ * every drift is restored: then the live objects of the namespace are exactly the desired ones, and no object
+ * managed through the API remains for --prune-unmanaged to see.
+ */
+export function leavesNothingToPlan(plan: Pick<Plan, 'kept' | 'conflicts' | 'drift'>): boolean {
+  return plan.kept.length === 0 && plan.conflicts.length === 0 && plan.drift.every((d) => d.restored);
 }
 
 export function planFingerprint(desired: string, liveRevision: number, options: PlanOptions): string {
@@ -123,6 +141,7 @@ export function buildPlan(result: DiffResult, context: PlanContext): Plan {
       liveRevision: context.store.revision,
       plan: planFingerprint(context.desiredFingerprint, context.store.revision, context.options),
     },
+    ...(context.inputDigest ? { inputDigest: context.inputDigest } : {}),
   };
 }
 

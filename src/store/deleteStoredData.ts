@@ -1,5 +1,6 @@
 import { deleteIncidents } from './incidentRows.js';
 import type { SqlParam, SqlQueryable } from './sql/sqlClient.js';
+import { refreshTableStatus } from './tableStatus.js';
 
 /**
  * The delete-stored-data job's SQL: removes check results, execution errors, error samples and statistics of a
@@ -110,13 +111,18 @@ export async function deleteStoredData(sql: SqlQueryable, request: DeleteStoredD
   };
 
   const counts: DeleteStoredDataCounts = { check_results: 0, errors: 0, error_samples: 0, statistics: 0 };
+  const touched: Touched[] = [];
   if (request.checkResults) {
     const c = checkRows('time_period');
-    counts.check_results = (await sql.query(`delete from dqctl.check_results where ${c.where()} and error_message is null returning 1`, c.params)).length;
+    const deleted = await sql.query<Touched>(`delete from dqctl.check_results where ${c.where()} and error_message is null returning ${TOUCHED}`, c.params);
+    counts.check_results = deleted.length;
+    touched.push(...deleted);
   }
   if (request.errors) {
     const c = checkRows('time_period');
-    counts.errors = (await sql.query(`delete from dqctl.check_results where ${c.where()} and error_message is not null returning 1`, c.params)).length;
+    const deleted = await sql.query<Touched>(`delete from dqctl.check_results where ${c.where()} and error_message is not null returning ${TOUCHED}`, c.params);
+    counts.errors = deleted.length;
+    touched.push(...deleted);
   }
   if (request.errorSamples) {
     const c = checkRows('collected_at');
@@ -144,5 +150,10 @@ export async function deleteStoredData(sql: SqlQueryable, request: DeleteStoredD
       });
     }
   }
+  // the status of the tables whose results went (tableStatus.ts)
+  await refreshTableStatus(sql, touched.map((t) => ({ connection: t.connection_name, schema: t.schema_name, table: t.table_name })));
   return counts;
 }
+
+type Touched = { connection_name: string; schema_name: string; table_name: string };
+const TOUCHED = 'connection_name, schema_name, table_name';

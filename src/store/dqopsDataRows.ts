@@ -1,4 +1,5 @@
 import type { SqlQueryable } from './sql/sqlClient.js';
+import { refreshTableStatus, type TableRef } from './tableStatus.js';
 import { RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resultKey.js';
 
 /**
@@ -252,6 +253,9 @@ function keyColumnsUnchanged(): Record<string, null> {
  * The order the merge stores the kinds in: check results before their readouts (see the readouts' skip), and
  * both before the errors, samples and incidents.
  */
+/** The kinds stored as check results (readouts and execution errors are rows of the same table): their tables' status changes. */
+const RESULT_KINDS: readonly DqopsKind[] = ['check_results', 'sensor_readouts', 'errors'];
+
 export const IMPORT_ORDER: readonly DqopsKind[] = ['check_results', 'sensor_readouts', 'errors', 'statistics', 'error_samples', 'incidents'];
 
 /** The DQOps columns of a staged row, in the order its CSV line carries their values (then `others`). */
@@ -352,9 +356,20 @@ const STATEMENTS = new Map(
 /** PostgreSQL's memory per hash or sort while the import merges (a constant, not input). */
 const MERGE_WORK_MEM = '128MB';
 
-export function dqopsDataImport(sql: SqlQueryable): DqopsDataImport {
+/** The import, and `refreshTableStatus` for the end of its transaction: the status of the tables whose results it staged. */
+export function dqopsDataImport(sql: SqlQueryable): DqopsDataImport & { refreshTableStatus(): Promise<void> } {
   const staged = new Set<DqopsKind>();
   return {
+    async refreshTableStatus() {
+      const kinds = RESULT_KINDS.filter((kind) => staged.has(kind));
+      if (kinds.length === 0) return;
+      const tables = await sql.query<TableRef>(
+        kinds
+          .map((kind) => `select distinct connection_name as connection, schema_name as schema, table_name as table from ${stageTable(kind)}`)
+          .join(' union '),
+      );
+      await refreshTableStatus(sql, tables);
+    },
     async stage(kind, rows) {
       if (!staged.has(kind)) {
         await sql.query(STATEMENTS.get(kind)!.create);

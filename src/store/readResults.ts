@@ -2,6 +2,7 @@ import { DqError, toInt64, toSeverityNumber, type Int64, type CheckType, type Se
 import { isoTimestamp, type SqlParam, type SqlQueryable } from './sql/sqlClient.js';
 import { insertJsonRecords, type RecordColumn } from './sql/jsonChunks.js';
 import { oneRowPerResultKey, RESULT_KEY_PREDICATE, RESULT_KEY_SQL } from './resultKey.js';
+import { refreshTableStatus } from './tableStatus.js';
 
 /**
  * Check results and error samples (tables of migration 0002): rows written by check runs, read by the
@@ -451,7 +452,9 @@ export async function insertCheckResults(sql: SqlQueryable, rows: readonly Check
     verdict: row.verdict ?? null,
     rule_actual_value: row.ruleActualValue ?? null,
   }));
-  return insertJsonRecords(sql, 'dqctl.check_results', CHECK_RESULT_COLUMNS, records, { onConflict: REPLACE_EARLIER_RUN });
+  const written = await insertJsonRecords(sql, 'dqctl.check_results', CHECK_RESULT_COLUMNS, records, { onConflict: REPLACE_EARLIER_RUN });
+  await refreshTableStatus(sql, records.map((r) => ({ connection: r.connection_name, schema: r.schema_name, table: r.table_name })));
+  return written;
 }
 
 /** The columns that say which check of which table a stored row (a result, an error sample) belongs to. */
@@ -523,15 +526,16 @@ export interface TableSeverityFilter {
 }
 
 /**
- * Every table's current status in one statement: for each check (column, type, gradient, category, name,
- * comparison) the rows of its newest run, then per table the worst severity and the counts. The same fold as
- * app/tableQualityStatus.ts does for one table, for all of them at once, or for the tables a filter names.
+ * Every table's current status (or that of the tables a filter names): the rows of dqctl.table_status, kept as
+ * results are written (tableStatus.ts). Each is the fold app/tableQualityStatus.ts does for one table: for each
+ * check (column, type, gradient, category, name, comparison) the rows of its newest run, then the worst severity
+ * and the counts.
  */
 export async function readTableSeverities(sql: SqlQueryable, filter?: TableSeverityFilter): Promise<TableSeverityRow[]> {
   const where = filter
-    ? `and (r.connection_name in (select jsonb_array_elements_text($1::text::jsonb))
-            or (r.connection_name, r.schema_name, r.table_name) in
-               (select t.connection, t.schema, t.table_name from jsonb_to_recordset($2::text::jsonb) as t(connection text, schema text, table_name text)))`
+    ? `where s.connection_name in (select jsonb_array_elements_text($1::text::jsonb))
+          or (s.connection_name, s.schema_name, s.table_name) in
+             (select t.connection, t.schema, t.table_name from jsonb_to_recordset($2::text::jsonb) as t(connection text, schema text, table_name text))`
     : '';
   const parameters = filter
     ? [JSON.stringify(filter.connections ?? []), JSON.stringify((filter.tables ?? []).map((t) => ({ connection: t.connection, schema: t.schema, table_name: t.table })))]
@@ -548,20 +552,10 @@ export async function readTableSeverities(sql: SqlQueryable, filter?: TableSever
     execution_errors: number | string;
     last_executed_at: string;
   }>(
-    `select r.connection_name, r.schema_name, r.table_name, max(r.severity) as severity,
-            count(*) filter (where r.severity = 0)::integer as valid,
-            count(*) filter (where r.severity = 1)::integer as warnings,
-            count(*) filter (where r.severity = 2)::integer as errors,
-            count(*) filter (where r.severity = 3)::integer as fatals,
-            count(*) filter (where r.severity is null)::integer as execution_errors,
-            ${isoTimestamp('max(r.executed_at)')} as last_executed_at
-       from (select r.*, dense_rank() over (partition by r.connection_name, r.schema_name, r.table_name, ${CHECK_PARTITION}
-                                            order by r.executed_at desc) as run_rank
-               from dqctl.check_results r
-              where r.verdict ${where}) r
-      where r.run_rank = 1
-      group by r.connection_name, r.schema_name, r.table_name
-      order by r.connection_name collate "C", r.schema_name collate "C", r.table_name collate "C"`,
+    `select s.connection_name, s.schema_name, s.table_name, s.severity, s.valid, s.warnings, s.errors, s.fatals, s.execution_errors,
+            ${isoTimestamp('s.last_executed_at')} as last_executed_at
+       from dqctl.table_status s ${where}
+      order by s.connection_name collate "C", s.schema_name collate "C", s.table_name collate "C"`,
     parameters,
   );
   return rows.map((row) => ({

@@ -15,6 +15,7 @@ import {
 } from '../model/index.js';
 import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
+import { readUnchangedSince, recordAppliedInputs, type AppliedInputs, type UnchangedSince } from './appliedInputs.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
 import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listJobs, recordRunningJob, requestCancel } from './jobRows.js';
 import { getObjects, listDisabledNames, listObjects, listSummaries, readRevision } from './readObjects.js';
@@ -121,7 +122,8 @@ class SqlStore implements Store {
 
   async deleteStoredData(request: DeleteStoredDataRequest): Promise<DeleteStoredDataCounts> {
     this.refuseInsideWork('deleteStoredData');
-    return deleteStoredData(this.client, request);
+    // one transaction: the rows and the status of the tables they belonged to (tableStatus.ts)
+    return this.inTransaction((tx) => deleteStoredData(tx, request));
   }
 
   async revision(): Promise<number> {
@@ -153,6 +155,11 @@ class SqlStore implements Store {
   async appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null> {
     this.refuseInsideWork('appliedEnvironment');
     return readAppliedEnvironment(this.client, namespace);
+  }
+
+  async unchangedSince(namespace: string, inputDigest: string): Promise<UnchangedSince | null> {
+    this.refuseInsideWork('unchangedSince');
+    return readUnchangedSince(this.client, namespace, inputDigest);
   }
 
   async history(limit?: number): Promise<ApplyRecord[]> {
@@ -218,7 +225,9 @@ class SqlStore implements Store {
     this.refuseInsideWork('importDqopsData');
     try {
       return await this.inTransaction(async (tx) => {
-        const value = await work(dqopsDataImport(tx));
+        const importer = dqopsDataImport(tx);
+        const value = await work(importer);
+        await importer.refreshTableStatus();
         if (options.dryRun) throw new DryRunRollback(value);
         return value;
       });
@@ -399,5 +408,13 @@ class SqlTransaction implements StoreTransaction {
 
   recordEnvironment(namespace: string, environment: string | null): Promise<void> {
     return recordAppliedEnvironment(this.sql, namespace, environment, this.storeRevision);
+  }
+
+  unchangedSince(namespace: string, inputDigest: string): Promise<UnchangedSince | null> {
+    return readUnchangedSince(this.sql, namespace, inputDigest);
+  }
+
+  recordInputs(namespace: string, inputs: AppliedInputs | null): Promise<void> {
+    return recordAppliedInputs(this.sql, namespace, inputs, this.storeRevision);
   }
 }

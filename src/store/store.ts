@@ -1,4 +1,5 @@
 import type { CheckType, Clock, Int64 } from '../model/index.js';
+import type { AppliedInputs, UnchangedSince } from './appliedInputs.js';
 import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
 import type { JobRecord, JobStatus } from './jobRows.js';
 import type { Leadership, LeadershipOptions } from './leadership.js';
@@ -40,6 +41,11 @@ export interface StoreReader {
   listDisabledNames(filter: { kind: ObjectKind; namePrefix?: string }): Promise<string[]>;
   /** The environment the namespace was last applied with; null when none was ever recorded. */
   appliedEnvironment(namespace: string): Promise<AppliedEnvironment | null>;
+  /**
+   * "Nothing changed since revision N" (appliedInputs.ts): when the namespace's last apply recorded these inputs
+   * and no write has happened since, that apply's revision and desired fingerprint; else null. Loads no object.
+   */
+  unchangedSince(namespace: string, inputDigest: string): Promise<UnchangedSince | null>;
 }
 
 export interface StoreTransaction extends StoreReader {
@@ -49,9 +55,12 @@ export interface StoreTransaction extends StoreReader {
   recordApply(record: ApplyRecordInput): Promise<ApplyRecord>;
   /** Records the environment this transaction applied the namespace with (see appliedEnvironments.ts). */
   recordEnvironment(namespace: string, environment: string | null): Promise<void>;
+  /** Records what this transaction applied the namespace from (null: unknown, which forgets the earlier record). */
+  recordInputs(namespace: string, inputs: AppliedInputs | null): Promise<void>;
 }
 
 export type { Leadership, LeadershipOptions } from './leadership.js';
+export type { AppliedInputs, UnchangedSince } from './appliedInputs.js';
 
 /** What a process may lead among those sharing the store. */
 export type LeadershipRole = 'reconcile';

@@ -25,16 +25,22 @@ describe('plan of one change among many, with the persisted parse cache', () => 
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** The plan with the cache (as it stands on disk) and without: they must be the same plan. */
+  /**
+   * The plan with the cache (as it stands on disk) and without, and the plan that first asks the store whether the
+   * files are those of the last apply (the shortcut): they must be the same plan.
+   */
   async function planBoth() {
-    const cached = await planRepository({ repository: dir, store: fixture.store });
+    const cached = await planRepository({ repository: dir, store: fixture.store, shortcut: false });
+    const shortcut = await planRepository({ repository: dir, store: fixture.store });
     const saved = process.env.DQCTL_PARSE_CACHE;
     process.env.DQCTL_PARSE_CACHE = 'off';
     try {
-      const uncached = await planRepository({ repository: dir, store: fixture.store });
+      const uncached = await planRepository({ repository: dir, store: fixture.store, shortcut: false });
       expect(cached.plan.fingerprint).toEqual(uncached.plan.fingerprint);
       expect(cached.plan.changes).toEqual(uncached.plan.changes);
-      expect(cached.desired.fingerprint).toBe(uncached.desired.fingerprint);
+      expect(cached.desired!.fingerprint).toBe(uncached.desired!.fingerprint);
+      expect(shortcut.plan.fingerprint).toEqual(uncached.plan.fingerprint);
+      expect(shortcut.plan.changes).toEqual(uncached.plan.changes);
     } finally {
       if (saved === undefined) delete process.env.DQCTL_PARSE_CACHE;
       else process.env.DQCTL_PARSE_CACHE = saved;

@@ -94,7 +94,7 @@ async function fixture(
     async reset() {
       if (!client) await open();
       await client!.exec(`
-        truncate dqctl.objects, dqctl.apply_history, dqctl.check_results, dqctl.error_samples, dqctl.jobs, dqctl.statistics, dqctl.incidents, dqctl.notification_outbox restart identity;
+        truncate dqctl.objects, dqctl.apply_history, dqctl.check_results, dqctl.error_samples, dqctl.jobs, dqctl.statistics, dqctl.incidents, dqctl.notification_outbox, dqctl.applied_inputs, dqctl.applied_environments, dqctl.table_status restart identity;
         delete from dqctl.lock;
         update dqctl.store_state set revision = 0;`);
     },

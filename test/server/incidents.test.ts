@@ -45,7 +45,7 @@ describe.each(STORE_ENGINES)('incidents API on $engine', (engine) => {
   // the examples are applied once; each test starts from the same three failures (tests change only the specs
   // they look at afterwards)
   beforeEach(async () => {
-    await fx.sql.exec('truncate dqctl.incidents, dqctl.notification_outbox, dqctl.check_results restart identity');
+    await fx.sql.exec('truncate dqctl.incidents, dqctl.notification_outbox, dqctl.check_results, dqctl.table_status restart identity');
     const spec: JsonObject = { incident_grouping: { grouping_level: 'table_dimension', incident_notification: { incident_acknowledged_addresses: 'http://127.0.0.1:9/ack' } } };
     config = { connectionSpec: () => spec, tableSpec: () => undefined, defaultNotifications: undefined };
     await recordResultsWithIncidents(fx.store, [failure({}), failure({ checkName: 'daily_nulls_percent', checkHash: 2, severity: 3, columnName: 'status' }), failure({ tableName: 'customers', qualityDimension: 'Validity', severity: 1 })], config);

@@ -74,7 +74,7 @@ describe.each(STORE_ENGINES)('$engine store: check results and error samples', (
     await fx?.dispose();
   });
   beforeEach(async () => {
-    await fx.sql.exec('truncate dqctl.check_results, dqctl.error_samples restart identity');
+    await fx.sql.exec('truncate dqctl.check_results, dqctl.error_samples, dqctl.table_status restart identity');
   });
 
   it('writes rows and reads them back with every field, defaults filled in', async () => {

@@ -8,8 +8,11 @@ import type { SqlQueryable } from './sqlClient.js';
  */
 export const MAX_CHUNK_BYTES = 2 * 1024 * 1024;
 
-/** JSON arrays of already-serialized rows, each at most MAX_CHUNK_BYTES (or one row, if a row is larger). */
-export function* chunksOfJson(rows: readonly string[]): Generator<string> {
+/**
+ * JSON arrays of already-serialized rows, each at most MAX_CHUNK_BYTES (or one row, if a row is larger). `rows` may
+ * be a generator: rows are then serialized as chunks are sent, and only one chunk's text is held at a time.
+ */
+export function* chunksOfJson(rows: Iterable<string>): Generator<string> {
   let chunk: string[] = [];
   let size = 0;
   for (const row of rows) {

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import type { RepositorySettings } from '../model/index.js';
+import type { ProgressReporter } from '../model/index.js';
+import { DirectorySource } from './directorySource.js';
+import { parseCacheCodeKey } from './persistedParseCache.js';
+import { SETTINGS_FILE, type RepositoryFile, type RepositoryProblem, type RepositorySource } from './repositorySource.js';
+import { DEFAULT_SETTINGS, readSettings } from './settings.js';
+import { parseYamlFile } from './yamlDocument.js';
+
+/**
+ * The inputs of a repository's load, read once: what a plan needs to ask the store "did anything change since
+ * the last apply of these very files?" before it parses anything (src/app/planRepository.ts).
+ *
+ * The digest covers everything the load's answer depends on: every listed file's path and the sha256 of its bytes
+ * (so an edit, a rename, a deletion, a new file and a change back each give another digest), the problems met
+ * while listing (symlinks, files too large), the environment (`--env`), and the code and data that turn files into
+ * a desired state (the parse cache's key: the manifest, diff, schema and model modules, the schemas and the check
+ * catalog). Equal digests mean the load would give the same desired state and the same findings.
+ *
+ * The texts read here are handed to the load through `source` (each once), so a plan that must load after all
+ * reads every file once.
+ */
+export interface RepositoryInputs {
+  /** Null when a listed file could not be read (the load will say why; nothing is answered without it). */
+  digest: string | null;
+  /**
+   * dqctl.yaml's settings as written (not validated; the defaults without the file), or null when it does not
+   * parse. Only trusted together with a digest the store recorded, which an apply only records for a valid load.
+   */
+  settings: RepositorySettings | null;
+  /** The repository, answering its listing, commit and files from what was read here. */
+  source: RepositorySource;
+}
+
+const FORMAT = 'dqctl-repository-inputs/1';
+const READ_CONCURRENCY = 64;
+
+export async function readRepositoryInputs(
+  repository: RepositorySource | string,
+  options: { environment?: string | null; progress?: ProgressReporter; /** Tests: another code's key. */ codeKey?: string } = {},
+): Promise<RepositoryInputs> {
+  const source = new PrereadSource(typeof repository === 'string' ? new DirectorySource(repository) : repository);
+  // the commit and the work tree's state run beside the reads (git), and are kept for the load
+  void source.commit().catch(() => undefined);
+  void source.dirtyFiles?.()?.catch(() => undefined);
+  const { files, problems } = await source.listFiles();
+  const shas = await source.readAll(files, options.progress);
+  const hash = createHash('sha256').update(`${FORMAT}\ncode\t${options.codeKey ?? parseCacheCodeKey()}\nenvironment\t${options.environment ?? ''}\n`);
+  for (const problem of problems) hash.update(`problem\t${problem.path}\t${problem.code}\n`);
+  for (const file of files) hash.update(`file\t${file.path}\t${shas.get(file.path)}\n`);
+  const complete = files.every((file) => shas.has(file.path));
+  return { digest: complete ? hash.digest('hex') : null, settings: source.settings(), source };
+}
+
+/** A source whose listing, commit and texts were read ahead; each text is handed out once, then read again. */
+class PrereadSource implements RepositorySource {
+  readonly description: string;
+  private texts = new Map<string, string>();
+  private listing?: Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
+  private head?: Promise<string | null>;
+  private dirty?: Promise<string[] | null>;
+  private settingsText: string | undefined;
+
+  constructor(private readonly inner: RepositorySource) {
+    this.description = inner.description;
+    if (inner.dirtyFiles) this.dirtyFiles = () => (this.dirty ??= inner.dirtyFiles!());
+  }
+
+  dirtyFiles?: () => Promise<string[] | null>;
+
+  commit(): Promise<string | null> {
+    return (this.head ??= this.inner.commit());
+  }
+
+  listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }> {
+    return (this.listing ??= this.inner.listFiles());
+  }
+
+  async readFile(path: string): Promise<string> {
+    const text = this.texts.get(path);
+    if (text === undefined) return this.inner.readFile(path);
+    this.texts.delete(path);
+    return text;
+  }
+
+  /** Reads every file (the sha256 of each; a file that cannot be read has none, and the load will say why). */
+  async readAll(files: readonly RepositoryFile[], progress?: ProgressReporter): Promise<Map<string, string>> {
+    const shas = new Map<string, string>();
+    let next = 0;
+    let done = 0;
+    progress?.({ phase: 'load', done: 0, total: files.length });
+    const worker = async (): Promise<void> => {
+      while (next < files.length) {
+        const path = files[next++].path;
+        let text: string;
+        try {
+          text = await this.inner.readFile(path);
+        } catch {
+          continue;
+        }
+        this.texts.set(path, text);
+        if (path === SETTINGS_FILE) this.settingsText = text;
+        shas.set(path, createHash('sha256').update(text).digest('hex'));
+        progress?.({ phase: 'load', done: ++done, total: files.length });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker));
+    return shas;
+  }
+
+  settings(): RepositorySettings | null {
+    if (this.settingsText === undefined) return DEFAULT_SETTINGS;
+    const { parsed, diagnostics } = parseYamlFile(SETTINGS_FILE, this.settingsText);
+    if (!parsed || diagnostics.some((d) => d.severity === 'error')) return null;
+    try {
+      return readSettings(parsed.value);
+    } catch {
+      return null;
+    }
+  }
+}

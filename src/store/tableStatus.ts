@@ -1,0 +1,65 @@
+import type { SqlQueryable } from './sql/sqlClient.js';
+
+/**
+ * Each table's data quality now, kept in `dqctl.table_status` (migration 0015) as check results are written, so
+ * that the console's objects list and the overview read one row per table instead of folding every stored result
+ * (at 100,000 tables, the first page of the objects list, which shows connections, folded the results of every
+ * table of those connections on each request: 250-460 ms).
+ *
+ * A row is the fold of readTableSeverities: for each check (column, type, gradient, category, name, comparison)
+ * the rows of its newest run, then the worst severity and the counts. Every statement that writes or deletes
+ * check results refreshes the rows of the tables it touched, in its own transaction (readResults.ts, the import of
+ * DQOps's history, deleteStoredData.ts); a table without results has no row. Writers of one table's results are
+ * serialized by a transaction-level advisory lock taken before the refresh, so the last refresh sees every
+ * committed result of that table (read committed: each statement reads what is committed when it starts).
+ */
+
+/** The same partition of a check as readResults.ts's reads (kept in step with CHECK_PARTITION there). */
+const CHECK_PARTITION = 'r.column_name, r.check_type, r.time_gradient, r.check_category, r.check_name, r.table_comparison';
+
+/** The fold of the results `where` selects (a condition on `r`, a check_results row), one row per table. */
+function foldSql(where: string): string {
+  return `select r.connection_name, r.schema_name, r.table_name, max(r.severity) as severity,
+            count(*) filter (where r.severity = 0)::integer as valid,
+            count(*) filter (where r.severity = 1)::integer as warnings,
+            count(*) filter (where r.severity = 2)::integer as errors,
+            count(*) filter (where r.severity = 3)::integer as fatals,
+            count(*) filter (where r.severity is null)::integer as execution_errors,
+            max(r.executed_at) as last_executed_at
+       from (select r.*, dense_rank() over (partition by r.connection_name, r.schema_name, r.table_name, ${CHECK_PARTITION}
+                                            order by r.executed_at desc) as run_rank
+               from dqctl.check_results r
+              where r.verdict and (${where})) r
+      where r.run_rank = 1
+      group by r.connection_name, r.schema_name, r.table_name`;
+}
+
+const COLUMNS = 'connection_name, schema_name, table_name, severity, valid, warnings, errors, fatals, execution_errors, last_executed_at';
+
+/** Rebuilds every table's row from the stored results (the migration's backfill, and an import of many tables). */
+export const REBUILD_TABLE_STATUS = `delete from dqctl.table_status;
+insert into dqctl.table_status (${COLUMNS}) ${foldSql('true')};`;
+
+export interface TableRef {
+  connection: string;
+  schema: string;
+  table: string;
+}
+
+/** Brings the rows of these tables up to date with their stored results (in the caller's transaction). */
+export async function refreshTableStatus(sql: SqlQueryable, tables: Iterable<TableRef>): Promise<void> {
+  const unique = new Map<string, TableRef>();
+  for (const t of tables) unique.set(JSON.stringify([t.connection, t.schema, t.table]), t);
+  if (unique.size === 0) return;
+  // one writer of a table's status at a time, in key order (no deadlock between two writers of several tables)
+  for (const key of [...unique.keys()].sort()) {
+    await sql.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`dqctl.table_status${key}`]);
+  }
+  const list = JSON.stringify([...unique.values()].map((t) => ({ c: t.connection, s: t.schema, t: t.table })));
+  const touched = `select k.c, k.s, k.t from jsonb_to_recordset($1::text::jsonb) as k(c text, s text, t text)`;
+  await sql.query(`delete from dqctl.table_status where (connection_name, schema_name, table_name) in (${touched})`, [list]);
+  await sql.query(
+    `insert into dqctl.table_status (${COLUMNS}) ${foldSql(`(r.connection_name, r.schema_name, r.table_name) in (${touched})`)}`,
+    [list],
+  );
+}
