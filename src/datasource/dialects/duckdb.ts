@@ -40,6 +40,7 @@ export const DUCKDB: SqlDialect = {
   secondsBetween: (later, earlier) => `extract(epoch from (${later} - ${earlier}))`,
   asTimestamp: (expression) => `(${expression})::timestamp`,
   charLength: (text) => `length(${text})`,
+  textPosition: (text, part) => `strpos(${text}, ${part})`,
   filtered: (call, condition) => `${call} filter (where ${condition})`,
   limit: (count) => `limit ${count}`,
   // the columns of whatever the relation reads (a file set's columns as DuckDB detects them; every one nullable)

@@ -48,6 +48,7 @@ export const MYSQL: SqlDialect = {
   asTimestamp: (expression) => `cast(${expression} as datetime(6))`,
   // length() counts bytes in MySQL
   charLength: (text) => `char_length(${text})`,
+  textPosition: (text, part) => `locate(${part}, ${text})`,
   filtered: (call, condition) => {
     const match = AGGREGATE_CALL.exec(call);
     if (match === null) throw new Error(`MySQL has no FILTER clause and ${call} is not an aggregate call`);

@@ -21,6 +21,7 @@ export const POSTGRESQL: SqlDialect = {
   secondsBetween: (later, earlier) => `extract(epoch from (${later} - ${earlier}))`,
   asTimestamp: (expression) => `(${expression})::timestamp`,
   charLength: (text) => `length(${text})`,
+  textPosition: (text, part) => `strpos(${text}, ${part})`,
   filtered: (call, condition) => `${call} filter (where ${condition})`,
   limit: (count) => `limit ${count}`,
   // tables, partitioned tables, views, materialized views, foreign tables
