@@ -10,6 +10,7 @@ import { migration0009 } from './0009_outbox_incident_snapshot.js';
 import { migration0010 } from './0010_one_result_per_period.js';
 import { migration0011 } from './0011_applied_content.js';
 import { migration0012 } from './0012_dqops_data.js';
+import { migration0013 } from './0013_h25checks_table_jobs.js';
 
 /**
  * Every migration this version knows, in order. Append only: a released migration is never edited, and its
@@ -21,4 +22,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013];
