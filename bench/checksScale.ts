@@ -188,7 +188,8 @@ async function waitForJob(store: Store, id: number): Promise<{ ms: number; statu
 async function inProcess(store: Store, options: Options, env: Record<string, string>): Promise<{ ms: number; status: string; result: unknown; rssMiB: number }> {
   const services = Array.from({ length: options.replicas }, (_, i) => {
     const dataSources = new DataSources({ env });
-    const objects = new LiveObjects(store, { revisionCheckMs: 0 });
+    // as `dqctl serve` reads the live objects (the store's revision checked at most once a second)
+    const objects = new LiveObjects(store);
     const deps = { store, objects, dataSources };
     return { dataSources, jobs: new JobService(store, defaultExecutors(deps, { splitByTable: true }), { ...jobServiceOptionsOf(deps), worker: `bench-${i}`, pollMs: 100 }) };
   });
