@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { getCheckCatalog } from '../src/catalog/index.js';
 import type { JsonValue } from '../src/model/index.js';
-import { COUNTRY_CODES, PATTERNS } from '../src/datasource/sensors/textPatterns.js';
+import { COUNTRY_CODES, EMAIL_LOCAL_MAX, NULL_PLACEHOLDERS, PATTERNS } from '../src/datasource/sensors/textPatterns.js';
 import type { SensorRequest, TableQueryRequest } from '../src/datasource/sensors/index.js';
 
 export const BENCH_SCHEMA = 'Bench';
@@ -133,21 +133,30 @@ export async function createBenchTable(client: pg.Client, rows: number): Promise
 }
 
 /**
- * The same 30 aggregates written by hand, as one would for this table alone: literals instead of parameters,
- * no casts a text column does not need. Its values must equal the merged query's (the benchmark checks).
+ * The same 30 values written by hand, as one would for this table alone, with DQOps's semantics: literals instead
+ * of parameters, no casts a column does not need; NULL placeholders from DQOps's list, blank texts as `btrim`
+ * sees them, country codes in any case, a SQL condition that fails when FALSE (not when NULL), and duplicate
+ * records counted as DQOps counts them (the groups of equal records, all-NULL keys left out), in a scalar subquery
+ * of the same statement. `emailPattern`: 'fast' checks the e-mail address as dqctl's sensor does (the pattern
+ * without its {0,63} count and the position of the @: the same answer); 'dqops' with DQOps's pattern as written.
+ * Its values must equal dqctl's readouts (the benchmark checks).
  */
-export function handWrittenQuery(): { text: string; values: unknown[] } {
-  const codes = `'{${COUNTRY_CODES.join(',')}}'::text[]`;
+export function handWrittenQuery(options: { emailPattern?: 'fast' | 'dqops' } = {}): { text: string; values: unknown[] } {
   const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`;
+  const list = (values: readonly string[]): string => values.map(literal).join(', ');
+  const validEmail =
+    options.emailPattern === 'dqops'
+      ? `email ~ ${literal(PATTERNS.email)}`
+      : `email ~ ${literal(PATTERNS.emailWithoutLocalLimit)} and strpos(email, '@') <= ${EMAIL_LOCAL_MAX + 1}`;
   return {
     text: `
 select
   count(*) as daily_row_count,
   count(*) - count(email) as daily_nulls_count,
-  100.0 * (count(*) - count(amount)) / nullif(count(*), 0) as daily_nulls_percent,
+  100.0 * (count(*) - count(amount)) / count(*) as daily_nulls_percent,
   count(customer_id) as daily_not_nulls_count,
   count(distinct status) as daily_distinct_count,
-  100.0 * count(distinct country) / nullif(count(country), 0) as daily_distinct_percent,
+  100.0 * count(distinct country) / count(country) as daily_distinct_percent,
   count(id) - count(distinct id) as daily_duplicate_count,
   min(amount) as daily_min_in_range,
   max(amount) as daily_max_in_range,
@@ -156,21 +165,22 @@ select
   count(*) filter (where amount < 0) as daily_negative_values,
   count(*) filter (where quantity < 1) as daily_number_below_min_value,
   count(*) filter (where quantity > 100) as daily_number_above_max_value,
-  100.0 * count(*) filter (where score between 0 and 90) / nullif(count(score), 0) as daily_number_in_range_percent,
+  100.0 * count(*) filter (where score between 0 and 90) / count(score) as daily_number_in_range_percent,
   max(length(note)) as daily_text_max_length,
   avg(length(email)) as daily_text_mean_length,
   count(*) filter (where note = '') as daily_empty_text_found,
-  count(*) filter (where note <> '' and note ~ '^[[:space:]]*$') as daily_whitespace_text_found,
-  count(*) filter (where lower(btrim(status)) in ('null', 'none', 'nil', 'n/a', 'na', 'nan', 'undefined', 'missing', '-', '--')) as daily_null_placeholder_text_found,
+  count(*) filter (where note <> '' and btrim(note) = '') as daily_whitespace_text_found,
+  count(*) filter (where lower(status) in (${list(NULL_PLACEHOLDERS)})) as daily_null_placeholder_text_found,
   count(*) filter (where status !~ '^[a-z]+$') as daily_text_not_matching_regex_found,
-  count(*) filter (where email !~ ${literal(PATTERNS.email)}) as daily_invalid_email_format_found,
-  100.0 * count(*) filter (where status in ('new', 'paid', 'shipped', 'cancelled')) / nullif(count(status), 0) as daily_text_found_in_set_percent,
-  100.0 * count(*) filter (where country = any(${codes})) / nullif(count(country), 0) as daily_text_valid_country_code_percent,
+  count(*) filter (where not (${validEmail})) as daily_invalid_email_format_found,
+  100.0 * count(*) filter (where status in ('new', 'paid', 'shipped', 'cancelled')) / count(status) as daily_text_found_in_set_percent,
+  100.0 * count(*) filter (where upper(country) in (${list(COUNTRY_CODES)})) / count(country) as daily_text_valid_country_code_percent,
   count(distinct status) filter (where status in ('new', 'paid', 'refunded')) as daily_expected_text_values_in_use_count,
-  100.0 * count(*) filter (where created_at > timestamptz '2025-01-01 00:00:00+00') / nullif(count(created_at), 0) as daily_date_values_in_future_percent,
+  100.0 * count(*) filter (where created_at > timestamptz '2025-01-01 00:00:00+00') / count(created_at) as daily_date_values_in_future_percent,
   extract(epoch from timestamptz '2025-01-01 00:00:00+00' - max(created_at)) / 86400 as daily_data_freshness,
-  count(*) filter (where (quantity >= 0 and amount > -50) is not true) as daily_sql_condition_failed_on_table,
-  count(*) - count(distinct ((customer_id, country)::text) collate "C") as daily_duplicate_record_count,
+  count(*) filter (where not (quantity >= 0 and amount > -50)) as daily_sql_condition_failed_on_table,
+  (select count(*) from (select from "Bench"."orders 1M" where customer_id is not null or country is not null
+                         group by customer_id, country having count(*) > 1) as repeated) as daily_duplicate_record_count,
   percentile_cont(0.5) within group (order by amount) as daily_median_in_range
 from "Bench"."orders 1M"`,
     values: [],

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { DataSources } from '../datasource/index.js';
 import { LiveObjects } from '../inspect/liveObjects.js';
 import { ConnectionSchedules, type ConnectionSchedulesOptions } from '../jobs/connectionSchedules.js';
-import { defaultExecutors } from '../jobs/executors/index.js';
+import { defaultExecutors, jobServiceOptionsOf } from '../jobs/executors/index.js';
 import { JobService } from '../jobs/jobService.js';
 import { Deliverer, type DelivererOptions } from '../notify/index.js';
 import type { Store } from '../store/store.js';
@@ -39,7 +39,8 @@ export function createServerServices(options: ServerServicesOptions): ServerServ
   const dataSources = options.dataSources ?? new DataSources({ credentialsDir: process.env.DQCTL_CREDENTIALS_DIR ?? resolve('.credentials') });
   let deliverer: Deliverer | undefined;
   const onMessages = () => deliverer?.nudge();
-  const jobs = options.jobs ?? new JobService(options.store, defaultExecutors({ store: options.store, objects, dataSources, onMessages }));
+  const deps = { store: options.store, objects, dataSources, onMessages };
+  const jobs = options.jobs ?? new JobService(options.store, defaultExecutors(deps, { splitByTable: true }), jobServiceOptionsOf(deps));
   if (options.notifications) deliverer = new Deliverer({ store: options.store, ...options.notifications });
   return { objects, dataSources, jobs, deliverer, owns: { jobs: !options.jobs, dataSources: !options.dataSources } };
 }

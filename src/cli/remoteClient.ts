@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { EnvHttpProxyAgent, fetch, type Dispatcher, type Response } from 'undici';
+import type { Dispatcher, Response } from 'undici';
 import type { GitopsRequest } from '../app/gitopsRequest.js';
 import { DqError, ERROR_CODES, type ErrorCode } from '../model/index.js';
 import { parseDuration } from './duration.js';
@@ -104,7 +104,8 @@ export async function callServer<T>(
   if (target.token) headers.authorization = `Bearer ${target.token}`;
   const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const retries = (options.idempotent ?? method === 'GET') ? (target.retries ?? RETRIES) : 0;
-  const dispatcher = dispatcherOf(target);
+  const { fetch } = await undiciApi();
+  const dispatcher = await dispatcherOf(target);
   for (let attempt = 0; ; attempt++) {
     const tried = attempt > 0 ? ` (${attempt + 1} attempts)` : '';
     const signal = AbortSignal.timeout(timeoutMs);
@@ -156,9 +157,18 @@ const RETRYABLE_STATUSES = new Set([502, 503, 504]);
 /** One agent per target: keep-alive between the calls of one command, the proxy settings of its environment. */
 const dispatchers = new WeakMap<RemoteTarget, Dispatcher>();
 
-function dispatcherOf(target: RemoteTarget): Dispatcher {
+let loadingUndici: Promise<typeof import('undici')> | undefined;
+
+/** undici, loaded by the first request to a server: the commands that talk to none do not pay its loading. */
+function undiciApi(): Promise<typeof import('undici')> {
+  loadingUndici ??= import('undici');
+  return loadingUndici;
+}
+
+async function dispatcherOf(target: RemoteTarget): Promise<Dispatcher> {
   let dispatcher = dispatchers.get(target);
   if (!dispatcher) {
+    const { EnvHttpProxyAgent } = await undiciApi();
     const env = target.env ?? process.env;
     const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     dispatcher = new EnvHttpProxyAgent({

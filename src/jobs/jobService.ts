@@ -8,8 +8,20 @@ import type { Store } from '../store/store.js';
  * spreads them), run with an AbortSignal, ended as finished, failed or cancelled. Cancelling a running job
  * marks it cancel_requested; the worker sees it within `cancelPollMs` and aborts the executor, which stops
  * its SQL. `wait` returns the job when it ends in time, else the job as it is (still queued or running).
+ *
+ * A job may split into child jobs (a check run over many tables: one child per table): its executor queues them
+ * with `store.jobs.fanOut` and returns JOB_WAITING; every server's worker claims children from the same queue, and
+ * the worker that ends the last child ends the parent with what the parent type's completer makes of them.
+ * Children of the lane job type (`lanes`) run at most the lane's limit at once in this worker, per connection
+ * (parallel_jobs_limit), beside the `concurrency` other jobs. A running job's heartbeat is written every
+ * `heartbeatMs`; jobs of `requeueTypes` whose heartbeat stopped for `staleAfterMs` (their server died) are queued
+ * again by any worker.
  */
-export type JobExecutor = (job: JobRecord, signal: AbortSignal) => Promise<JsonObject>;
+export const JOB_WAITING = Symbol('job waiting for its children');
+export type JobExecutor = (job: JobRecord, signal: AbortSignal) => Promise<JsonObject | typeof JOB_WAITING>;
+
+/** How a parent ends once its last child ended. */
+export type JobCompleter = (parent: JobRecord) => Promise<{ status: 'finished' | 'failed'; result: JsonObject | null; errorMessage?: string | null }>;
 
 export interface JobServiceOptions {
   /** Worker name recorded on claimed jobs. */
@@ -19,6 +31,16 @@ export interface JobServiceOptions {
   /** How often an idle worker looks for queued jobs another server submitted (default 500 ms). */
   pollMs?: number;
   cancelPollMs?: number;
+  /** Jobs of `jobType` (parameters.table.connection) run at most `limitOf(connection)` at once in this worker. */
+  lanes?: { jobType: string; limitOf: (connection: string) => Promise<number> };
+  /** Per parent job type: how the parent ends when its last child ended. */
+  completers?: Readonly<Record<string, JobCompleter>>;
+  /** How often the heartbeat of the running jobs is written and stale jobs are looked for (default 5 s). */
+  heartbeatMs?: number;
+  /** A running job of `requeueTypes` without a heartbeat for this long is queued again (default 60 s). */
+  staleAfterMs?: number;
+  /** Job types that may run again after their server died (their work is idempotent). */
+  requeueTypes?: readonly string[];
 }
 
 /** A job this worker ran, as it ended: what metrics and the log need. */
@@ -33,6 +55,11 @@ export const FINAL_STATUSES: ReadonlySet<JobStatus> = new Set(['finished', 'fail
 
 export class JobService {
   private running = 0;
+  /** Jobs of each lane (connection) running in this worker, and the lane's limit once read. */
+  private readonly laneRunning = new Map<string, number>();
+  private readonly laneLimits = new Map<string, number>();
+  private readonly runningIds = new Set<number>();
+  private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
   private stopped = true;
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> | undefined;
@@ -114,9 +141,23 @@ export class JobService {
     if (!this.stopped) return;
     this.stopped = false;
     this.loop = this.run();
+    this.heartbeatTimer = setInterval(() => void this.beat(), this.options.heartbeatMs ?? 5_000);
+    this.heartbeatTimer.unref?.();
+  }
+
+  /** Writes the heartbeat of the jobs this worker runs, and queues again the stale ones of dead workers. */
+  private async beat(): Promise<void> {
+    try {
+      await this.store.jobs.heartbeat(this.worker, [...this.runningIds]);
+      const types = this.options.requeueTypes ?? [];
+      if (types.length > 0 && (await this.store.jobs.requeueStale(types, this.options.staleAfterMs ?? 60_000)).length > 0) this.wakeUp?.();
+    } catch {
+      // the store is unreachable for a moment: the next beat tries again
+    }
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.heartbeatTimer);
     this.stopped = true;
     this.wakeUp?.();
     await this.loop;
@@ -124,15 +165,18 @@ export class JobService {
   }
 
   private async run(): Promise<void> {
-    const types = Object.keys(this.executors);
+    const lane = this.options.lanes;
+    const types = Object.keys(this.executors).filter((type) => type !== lane?.jobType);
     while (!this.stopped) {
-      if (this.running >= (this.options.concurrency ?? 2)) {
+      const defaultFull = this.running >= (this.options.concurrency ?? 2);
+      const fullLanes = [...this.laneRunning].filter(([connection, n]) => n >= (this.laneLimits.get(connection) ?? 1)).map(([connection]) => connection);
+      if (defaultFull && !lane) {
         await this.idle(this.options.pollMs ?? 500);
         continue;
       }
       let job: JobRecord | undefined;
       try {
-        job = await this.store.jobs.claimNext(this.worker, types);
+        job = await this.store.jobs.claimNext(this.worker, { jobTypes: defaultFull ? [] : types, ...(lane ? { laneJobType: lane.jobType, fullLanes } : {}) });
       } catch {
         job = undefined; // the store is unreachable for a moment: try again on the next tick
       }
@@ -140,14 +184,52 @@ export class JobService {
         await this.idle(this.options.pollMs ?? 500);
         continue;
       }
-      const execution = this.execute(job).finally(() => {
-        this.running--;
+      const connection = lane && job.jobType === lane.jobType ? laneOf(job) : undefined;
+      if (connection !== undefined) {
+        this.laneRunning.set(connection, (this.laneRunning.get(connection) ?? 0) + 1);
+        if (!this.laneLimits.has(connection)) this.laneLimits.set(connection, await lane!.limitOf(connection).catch(() => 1));
+      } else this.running++;
+      this.runningIds.add(job.id);
+      const claimed = job;
+      const execution = this.execute(claimed).finally(() => {
+        if (connection !== undefined) {
+          const left = (this.laneRunning.get(connection) ?? 1) - 1;
+          this.laneRunning.set(connection, left);
+          // read the limit again when the lane is next used (the connection may have changed)
+          if (left === 0) this.laneLimits.delete(connection);
+        } else this.running--;
+        this.runningIds.delete(claimed.id);
         this.active.delete(execution);
         this.wakeUp?.();
       });
-      this.running++;
       this.active.add(execution);
     }
+  }
+
+  /** A parent's last child ended: the parent ends with what its type's completer makes of the children. */
+  private async completeParent(parentId: number): Promise<void> {
+    const parent = await this.store.jobs.find(String(parentId));
+    if (!parent || parent.status !== 'waiting') return;
+    const completer = this.options.completers?.[parent.jobType];
+    const started = parent.startedAt ? Date.parse(parent.startedAt) : Date.now();
+    let outcome: Awaited<ReturnType<JobCompleter>>;
+    try {
+      outcome = completer ? await completer(parent) : { status: 'finished', result: null };
+    } catch (error) {
+      outcome = { status: 'failed', result: null, errorMessage: (error as Error).message };
+    }
+    const ended = await this.store.jobs.finishWaiting(parentId, outcome);
+    if (ended) this.ended({ job: ended, status: outcome.status, result: outcome.result, durationMs: Date.now() - started });
+  }
+
+  /** Ends a job: a child through its parent's count (the last one ends the parent). */
+  private async end(job: JobRecord, outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null }): Promise<void> {
+    if (job.parentId === null) {
+      await this.store.jobs.finish(job.id, outcome);
+      return;
+    }
+    const ended = await this.store.jobs.finishChild(job.id, this.worker, outcome);
+    if (ended?.lastOf !== undefined) await this.completeParent(ended.lastOf);
   }
 
   private idle(ms: number): Promise<void> {
@@ -174,16 +256,15 @@ export class JobService {
     const started = performance.now();
     try {
       const result = await this.executors[job.jobType](job, controller.signal);
+      if (result === JOB_WAITING) return; // split into children: the last of them ends it
       const status = controller.signal.aborted ? 'cancelled' : 'finished';
-      await this.store.jobs.finish(job.id, { status, result });
+      await this.end(job, { status, result });
       this.ended({ job, status, result, durationMs: performance.now() - started });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       // a coded failure's details (e.g. a check run's counts and failed tables) stay readable as the job's result
       const details = error instanceof DqError && error.details ? (JSON.parse(JSON.stringify(error.details)) as JsonObject) : null;
-      await this.store.jobs
-        .finish(job.id, controller.signal.aborted ? { status: 'cancelled', errorMessage: 'cancelled' } : { status: 'failed', errorMessage: message, result: details })
-        .catch(() => undefined);
+      await this.end(job, controller.signal.aborted ? { status: 'cancelled', errorMessage: 'cancelled' } : { status: 'failed', errorMessage: message, result: details }).catch(() => undefined);
       this.ended({ job, status: controller.signal.aborted ? 'cancelled' : 'failed', result: details, durationMs: performance.now() - started });
     } finally {
       clearInterval(watch);
@@ -193,4 +274,10 @@ export class JobService {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The connection of a table's job (its lane). */
+function laneOf(job: JobRecord): string {
+  const table = job.parameters.table;
+  return table !== null && typeof table === 'object' && !Array.isArray(table) && typeof table.connection === 'string' ? table.connection : '';
 }

@@ -22,11 +22,16 @@ export interface JobRecord {
   startedAt: string | null;
   finishedAt: string | null;
   statusChangedAt: string;
+  /** The run this job is a part of (a table's job of a check run over many tables), else null. */
+  parentId: number | null;
+  /** A parent's children not ended yet (null for a job without children). */
+  pendingChildren: number | null;
 }
 
 const COLUMNS = `id, business_key, job_type, parameters, status, result, error_message, created_by, claimed_by,
   ${isoTimestamp('created_at')} as created_at, ${isoTimestamp('started_at')} as started_at,
-  ${isoTimestamp('finished_at')} as finished_at, ${isoTimestamp('status_changed_at')} as status_changed_at`;
+  ${isoTimestamp('finished_at')} as finished_at, ${isoTimestamp('status_changed_at')} as status_changed_at,
+  parent_id, pending_children`;
 
 interface JobRow {
   id: number | string;
@@ -42,6 +47,8 @@ interface JobRow {
   started_at: string | null;
   finished_at: string | null;
   status_changed_at: string;
+  parent_id: number | string | null;
+  pending_children: number | null;
 }
 
 const json = (value: JsonObject | string | null): JsonObject | null => (typeof value === 'string' ? (JSON.parse(value) as JsonObject) : value);
@@ -61,6 +68,8 @@ function toRecord(row: JobRow): JobRecord {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     statusChangedAt: row.status_changed_at,
+    parentId: row.parent_id === null || row.parent_id === undefined ? null : Number(row.parent_id),
+    pendingChildren: row.pending_children ?? null,
   };
 }
 
@@ -124,15 +133,155 @@ export async function findUnfinishedJob(sql: SqlQueryable, businessKeyPrefix: st
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
-export async function claimNextJob(sql: SqlQueryable, worker: string, jobTypes: readonly string[]): Promise<JobRecord | undefined> {
+/**
+ * What a worker may claim now: any queued job of `jobTypes`, and jobs of `laneJobType` (a table's job of a check
+ * run) unless their connection (`parameters.table.connection`) is one of `fullLanes`, the connections whose
+ * parallel_jobs_limit this worker is using up.
+ */
+export interface ClaimFilter {
+  jobTypes: readonly string[];
+  laneJobType?: string;
+  fullLanes?: readonly string[];
+}
+
+export async function claimNextJob(sql: SqlQueryable, worker: string, filter: ClaimFilter): Promise<JobRecord | undefined> {
   const rows = await sql.query<JobRow>(
-    `update dqctl.jobs set status = 'running', started_at = now(), status_changed_at = now(), claimed_by = $1
-      where id = (select id from dqctl.jobs where status = 'queued' and job_type = any(string_to_array($2, ','))
+    `update dqctl.jobs set status = 'running', started_at = now(), status_changed_at = now(), heartbeat_at = now(), claimed_by = $1
+      where id = (select id from dqctl.jobs
+                   where status = 'queued'
+                     and (job_type = any(string_to_array($2, ','))
+                          or (job_type = $3 and not (coalesce(parameters #>> '{table,connection}', '') in (select jsonb_array_elements_text($4::text::jsonb)))))
                    order by id for update skip locked limit 1)
       returning ${COLUMNS}`,
-    [worker, jobTypes.join(',')],
+    [worker, filter.jobTypes.join(','), filter.laneJobType ?? null, JSON.stringify(filter.fullLanes ?? [])],
   );
   return rows[0] ? toRecord(rows[0]) : undefined;
+}
+
+/**
+ * Splits a running job into child jobs (one transaction): the children are queued with the job as their parent,
+ * and the job waits (status `waiting`) until the last of them ends (finishChildJob). Refused (undefined) when the
+ * job is no longer running for `worker` (cancelled meanwhile, or queued again after a missed heartbeat).
+ */
+export async function fanOutJob(
+  sql: SqlQueryable,
+  parentId: number,
+  worker: string,
+  children: readonly { jobType: string; parameters: JsonObject }[],
+): Promise<JobRecord | undefined> {
+  const rows = await sql.query<JobRow>(
+    `with parent as (
+       update dqctl.jobs set status = 'waiting', status_changed_at = now(), pending_children = $3
+        where id = $1 and claimed_by = $2 and status = 'running'
+        returning id, created_by
+     ), children as (
+       insert into dqctl.jobs (job_type, parameters, status, created_by, parent_id)
+       select child->>0, child->1, 'queued', parent.created_by, parent.id
+         from parent, jsonb_array_elements($4::text::jsonb) as child
+       returning id
+     )
+     select ${COLUMNS} from dqctl.jobs where id = (select id from parent) and (select count(*) from children) = $3`,
+    [parentId, worker, children.length, JSON.stringify(children.map((c) => [c.jobType, c.parameters]))],
+  );
+  return rows[0] ? { ...toRecord(rows[0]), status: 'waiting', pendingChildren: children.length } : undefined;
+}
+
+/**
+ * Ends a child job that `worker` runs, and counts it off its parent, in one statement. Returns the child as
+ * ended (undefined when `worker` no longer runs it: it was queued again after a missed heartbeat, and another
+ * worker's end counts) and, when it was the parent's last child, the parent's id: the caller ends the parent.
+ */
+export async function finishChildJob(
+  sql: SqlQueryable,
+  id: number,
+  worker: string,
+  outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null },
+): Promise<{ job: JobRecord; lastOf?: number } | undefined> {
+  const rows = await sql.query<JobRow & { parent_pending: number | null }>(
+    `with child as (
+       update dqctl.jobs
+          set status = case when status = 'cancel_requested' then 'cancelled' else $2 end,
+              result = $3::text::jsonb, error_message = $4, finished_at = now(), status_changed_at = now()
+        where id = $1 and claimed_by = $5 and status in ('running', 'cancel_requested')
+        returning *
+     ), parent as (
+       update dqctl.jobs p set pending_children = p.pending_children - 1
+         from child where p.id = child.parent_id
+        returning p.pending_children
+     )
+     select ${COLUMNS}, (select pending_children from parent) as parent_pending
+       from child`,
+    [id, outcome.status, outcome.result === undefined || outcome.result === null ? null : JSON.stringify(outcome.result), outcome.errorMessage ?? null, worker],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const job = toRecord(row);
+  return row.parent_pending === 0 && job.parentId !== null ? { job, lastOf: job.parentId } : { job };
+}
+
+/** The counts of a parent's children by status, and the children's results summed: what ends a check run. */
+export interface ChildJobTotals {
+  byStatus: Partial<Record<JobStatus, number>>;
+  /** Sums of the children's numeric result fields named in `fields` (of a failed child, those of `result.result`). */
+  sums: Record<string, number>;
+  /** The first failed children. */
+  failed: Array<{ id: number; result: JsonObject | null; errorMessage: string | null }>;
+}
+
+export async function childJobTotals(sql: SqlQueryable, parentId: number, fields: readonly string[], failedLimit: number): Promise<ChildJobTotals> {
+  const sumRows = await sql.query<Record<string, unknown>>(
+    `select status, count(*)::int as count,
+            ${fields.map((_, i) => `coalesce(sum((coalesce(result->'result', result)->>$${i + 2})::bigint), 0)::bigint as f${i}`).join(', ')}
+       from dqctl.jobs where parent_id = $1 group by status`,
+    [parentId, ...fields],
+  );
+  const byStatus: Partial<Record<JobStatus, number>> = {};
+  const sums: Record<string, number> = Object.fromEntries(fields.map((f) => [f, 0]));
+  for (const row of sumRows) {
+    byStatus[row.status as JobStatus] = Number(row.count);
+    fields.forEach((field, i) => (sums[field] += Number(row[`f${i}`])));
+  }
+  const failedRows = await sql.query<JobRow>(
+    `select ${COLUMNS} from dqctl.jobs where parent_id = $1 and status = 'failed' order by id limit $2`,
+    [parentId, failedLimit],
+  );
+  return { byStatus, sums, failed: failedRows.map((row) => ({ id: Number(row.id), result: json(row.result), errorMessage: row.error_message })) };
+}
+
+/** Ends a waiting parent (its last child ended); undefined when it is not waiting (cancelled meanwhile). */
+export async function finishWaitingJob(
+  sql: SqlQueryable,
+  id: number,
+  outcome: { status: 'finished' | 'failed'; result?: JsonObject | null; errorMessage?: string | null },
+): Promise<JobRecord | undefined> {
+  const rows = await sql.query<JobRow>(
+    `update dqctl.jobs set status = $2, result = $3::text::jsonb, error_message = $4, finished_at = now(), status_changed_at = now()
+      where id = $1 and status = 'waiting' returning ${COLUMNS}`,
+    [id, outcome.status, outcome.result === undefined || outcome.result === null ? null : JSON.stringify(outcome.result), outcome.errorMessage ?? null],
+  );
+  return rows[0] ? toRecord(rows[0]) : undefined;
+}
+
+/** Marks the jobs `worker` runs as alive (their heartbeat now). */
+export async function heartbeatJobs(sql: SqlQueryable, worker: string, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql.query(`update dqctl.jobs set heartbeat_at = now() where id in (select jsonb_array_elements_text($1::text::jsonb)::bigint) and claimed_by = $2 and status in ('running', 'cancel_requested')`, [JSON.stringify(ids), worker]);
+}
+
+/**
+ * Queues again the running jobs of `jobTypes` whose heartbeat is older than `staleAfterMs` (their server died or
+ * lost the store): another worker claims them. Only for jobs that may run twice (a table's checks: the results
+ * are upserted). Returns the ids.
+ */
+export async function requeueStaleJobs(sql: SqlQueryable, jobTypes: readonly string[], staleAfterMs: number): Promise<number[]> {
+  const rows = await sql.query<{ id: number | string }>(
+    `update dqctl.jobs set status = 'queued', claimed_by = null, started_at = null, heartbeat_at = null, status_changed_at = now()
+      where status = 'running' and job_type = any(string_to_array($1, ','))
+        and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => $2::double precision / 1000)
+      returning id`,
+    [jobTypes.join(','), staleAfterMs],
+  );
+  return rows.map((row) => Number(row.id));
 }
 
 /** Ends a running job: finished, failed or cancelled (a job whose cancel was requested ends cancelled). */
@@ -152,15 +301,29 @@ export async function finishJob(
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
-/** A queued job is cancelled at once; a running one is marked cancel_requested for its worker to stop. */
+/**
+ * A queued job is cancelled at once; a running one is marked cancel_requested for its worker to stop. A job
+ * waiting for its children (a check run split by table) is cancelled at once, with its queued children; its
+ * running children are marked cancel_requested.
+ */
 export async function requestCancel(sql: SqlQueryable, id: number): Promise<JobRecord | undefined> {
   const rows = await sql.query<JobRow>(
-    `update dqctl.jobs
-        set status = case when status = 'queued' then 'cancelled' else 'cancel_requested' end,
-            finished_at = case when status = 'queued' then now() else finished_at end,
-            status_changed_at = now()
-      where id = $1 and status in ('queued', 'running', 'waiting')
-      returning ${COLUMNS}`,
+    `with job as (
+       update dqctl.jobs
+          set status = case when status in ('queued', 'waiting') then 'cancelled' else 'cancel_requested' end,
+              finished_at = case when status in ('queued', 'waiting') then now() else finished_at end,
+              status_changed_at = now()
+        where id = $1 and status in ('queued', 'running', 'waiting')
+        returning *
+     ), children as (
+       update dqctl.jobs c
+          set status = case when c.status = 'queued' then 'cancelled' else 'cancel_requested' end,
+              finished_at = case when c.status = 'queued' then now() else c.finished_at end,
+              status_changed_at = now()
+         from job where c.parent_id = job.id and c.status in ('queued', 'running')
+        returning c.id
+     )
+     select ${COLUMNS} from job where (select count(*) from children) >= 0`,
     [id],
   );
   return rows[0] ? toRecord(rows[0]) : undefined;

@@ -17,7 +17,7 @@ import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
 import { readUnchangedSince, recordAppliedInputs, type AppliedInputs, type UnchangedSince } from './appliedInputs.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { claimNextJob, countUnfinishedJobs, enqueueJob, findJob, findUnfinishedJob, finishJob, listJobs, recordRunningJob, requestCancel } from './jobRows.js';
+import { childJobTotals, claimNextJob, countUnfinishedJobs, enqueueJob, fanOutJob, findJob, findUnfinishedJob, finishChildJob, finishJob, finishWaitingJob, heartbeatJobs, listJobs, recordRunningJob, requestCancel, requeueStaleJobs } from './jobRows.js';
 import { getObjects, listDisabledNames, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -99,7 +99,13 @@ class SqlStore implements Store {
       find: guarded('jobs.find', (idOrKey) => findJob(client, idOrKey)),
       list: guarded('jobs.list', (options) => listJobs(client, options)),
       findUnfinished: guarded('jobs.findUnfinished', (prefix) => findUnfinishedJob(client, prefix)),
-      claimNext: guarded('jobs.claimNext', (worker, types) => claimNextJob(client, worker, types)),
+      claimNext: guarded('jobs.claimNext', (worker, filter) => claimNextJob(client, worker, filter)),
+      fanOut: guarded('jobs.fanOut', (parentId, worker, children) => fanOutJob(client, parentId, worker, children)),
+      finishChild: guarded('jobs.finishChild', (id, worker, outcome) => finishChildJob(client, id, worker, outcome)),
+      childTotals: guarded('jobs.childTotals', (parentId, fields, failedLimit) => childJobTotals(client, parentId, fields, failedLimit)),
+      finishWaiting: guarded('jobs.finishWaiting', (id, outcome) => finishWaitingJob(client, id, outcome)),
+      heartbeat: guarded('jobs.heartbeat', (worker, ids) => heartbeatJobs(client, worker, ids)),
+      requeueStale: guarded('jobs.requeueStale', (types, staleAfterMs) => requeueStaleJobs(client, types, staleAfterMs)),
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
       requestCancel: guarded('jobs.requestCancel', (id) => requestCancel(client, id)),
       countUnfinished: guarded('jobs.countUnfinished', () => countUnfinishedJobs(client)),

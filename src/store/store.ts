@@ -1,7 +1,7 @@
 import type { CheckType, Clock, Int64 } from '../model/index.js';
 import type { AppliedInputs, UnchangedSince } from './appliedInputs.js';
 import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
-import type { JobRecord, JobStatus } from './jobRows.js';
+import type { ChildJobTotals, ClaimFilter, JobRecord, JobStatus } from './jobRows.js';
 import type { Leadership, LeadershipOptions } from './leadership.js';
 import type {
   JsonObject,
@@ -88,8 +88,20 @@ export interface JobQueueStore {
   /** The oldest job not ended yet whose business key starts with this prefix (e.g. one schedule's runs). */
   findUnfinished(businessKeyPrefix: string): Promise<JobRecord | undefined>;
   /** The newest jobs first, at most `limit`, optionally only those with an id above `afterId`. */
-  /** The oldest queued job of these types, now `running` and claimed by `worker` (FOR UPDATE SKIP LOCKED). */
-  claimNext(worker: string, jobTypes: readonly string[]): Promise<JobRecord | undefined>;
+  /** The oldest queued job the filter admits, now `running` and claimed by `worker` (FOR UPDATE SKIP LOCKED). */
+  claimNext(worker: string, filter: ClaimFilter): Promise<JobRecord | undefined>;
+  /** A running job split into queued children; it waits until they end (jobRows.ts fanOutJob). */
+  fanOut(parentId: number, worker: string, children: readonly { jobType: string; parameters: JsonObject }[]): Promise<JobRecord | undefined>;
+  /** Ends a child `worker` runs and counts it off its parent; `lastOf`: the parent whose last child this was. */
+  finishChild(id: number, worker: string, outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null }): Promise<{ job: JobRecord; lastOf?: number } | undefined>;
+  /** The children's counts by status, their numeric result `fields` summed, and the first failed ones. */
+  childTotals(parentId: number, fields: readonly string[], failedLimit: number): Promise<ChildJobTotals>;
+  /** Ends a parent that waits for its children. */
+  finishWaiting(id: number, outcome: { status: 'finished' | 'failed'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;
+  /** The running jobs `worker` holds are alive. */
+  heartbeat(worker: string, ids: readonly number[]): Promise<void>;
+  /** Running jobs of `jobTypes` without a heartbeat for `staleAfterMs` go back to the queue; their ids. */
+  requeueStale(jobTypes: readonly string[], staleAfterMs: number): Promise<number[]>;
   finish(id: number, outcome: { status: 'finished' | 'failed' | 'cancelled'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;
   requestCancel(id: number): Promise<JobRecord | undefined>;
   /** Jobs not ended yet, by status (for the server's metrics). */

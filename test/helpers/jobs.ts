@@ -16,5 +16,7 @@ export function runningJob(jobType: string, parameters: Record<string, unknown>)
     startedAt: null,
     finishedAt: null,
     statusChangedAt: '',
+    parentId: null,
+    pendingChildren: null,
   };
 }

@@ -74,6 +74,8 @@ export interface SqlDialect {
   recordText(expressions: readonly string[]): string;
   /** The length of a text in characters. */
   charLength(text: string): string;
+  /** The 1-based position of the first `part` in `text` (both SQL), 0 when it is not in it. */
+  textPosition(text: string, part: string): string;
   /** An aggregate call (`count(*)`, `sum(x)`, `count(distinct x)`) over only the rows meeting `condition`. */
   filtered(call: string, condition: string): string;
   /** The clause limiting a query to `count` (SQL of an integer) rows. */

@@ -53,6 +53,7 @@ export const DUCKDB: SqlDialect = {
   parsesAsDate: (text) =>
     `(${[`try_cast(${text} AS TIMESTAMP) is not null`, ...DATE_LAYOUTS.map((layout) => `try_strptime(${text}, '${layout}') is not null`)].join(' or ')})`,
   charLength: (text) => `length(${text})`,
+  textPosition: (text, part) => `strpos(${text}, ${part})`,
   filtered: (call, condition) => `${call} filter (where ${condition})`,
   limit: (count) => `limit ${count}`,
   // the columns of whatever the relation reads (a file set's columns as DuckDB detects them; every one nullable)

@@ -57,6 +57,7 @@ export const MYSQL: SqlDialect = {
   recordText: (expressions) => `json_array(${expressions.join(', ')})`,
   // length() counts bytes in MySQL
   charLength: (text) => `char_length(${text})`,
+  textPosition: (text, part) => `locate(${part}, ${text})`,
   filtered: (call, condition) => {
     const match = AGGREGATE_CALL.exec(call);
     if (match === null) throw new Error(`MySQL has no FILTER clause and ${call} is not an aggregate call`);

@@ -27,6 +27,7 @@ export const POSTGRESQL: SqlDialect = {
   asBoolean: (expression) => `(${expression})::boolean`,
   recordText: (expressions) => `row(${expressions.join(', ')})::text`,
   charLength: (text) => `length(${text})`,
+  textPosition: (text, part) => `strpos(${text}, ${part})`,
   filtered: (call, condition) => `${call} filter (where ${condition})`,
   limit: (count) => `limit ${count}`,
   // tables, partitioned tables, views, materialized views, foreign tables

@@ -10,7 +10,7 @@
  * (`s3://`, `gs://`, `az://`) without the httpfs extension installed fails that check with a clear message.
  * Every failure is a coded DqError (dataSourceErrors.ts) naming the connection, with resolved secrets redacted.
  */
-import { DuckDBInstance, BOOLEAN, DOUBLE, LIST, VARCHAR, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { DqError, type JsonObject } from '../../model/index.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, type DataSourceSession, type SessionOptions, type SqlTarget } from '../dataSource.js';
 import type { SqlDialect } from '../dialects/dialect.js';
@@ -64,7 +64,7 @@ export class DuckdbDataSource extends SlottedDataSource {
           const onAbort = () => open.interrupt();
           signal?.addEventListener('abort', onAbort, { once: true });
           try {
-            const { values, types } = duckdbValues(params);
+            const { values, types } = duckdbValues(await duckdbApi(), params);
             const reader = await open.runAndReadAll(text, values, types);
             return reader.getRowObjectsJS().map(plainRow) as R[];
           } catch (error) {
@@ -90,6 +90,7 @@ export class DuckdbDataSource extends SlottedDataSource {
         let instance: DuckDBInstance;
         try {
           // never download an extension while checks run; load the ones DuckDB has (e.g. an installed httpfs)
+          const { DuckDBInstance } = await duckdbApi();
           instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'true' });
         } catch (error) {
           throw this.classify(error, settings.secrets);
@@ -144,8 +145,21 @@ export class DuckdbDataSource extends SlottedDataSource {
   }
 }
 
+type DuckdbApi = typeof import('@duckdb/node-api');
+let loadingApi: Promise<DuckdbApi> | undefined;
+
+/**
+ * DuckDB's engine, loaded on the first use of a DuckDB connection: loading it takes about a second, which every
+ * command that opens the data sources (`run checks` on PostgreSQL only, too) would otherwise pay at start.
+ */
+function duckdbApi(): Promise<DuckdbApi> {
+  loadingApi ??= import('@duckdb/node-api');
+  return loadingApi;
+}
+
 /** Bound values with their DuckDB types (the SQL casts them to the dialect's types): lists, texts, doubles. */
-function duckdbValues(params: readonly unknown[]): { values: DuckDBValue[]; types: DuckDBType[] } {
+function duckdbValues(api: DuckdbApi, params: readonly unknown[]): { values: DuckDBValue[]; types: DuckDBType[] } {
+  const { BOOLEAN, DOUBLE, LIST, VARCHAR, listValue } = api;
   const values: DuckDBValue[] = [];
   const types: DuckDBType[] = [];
   for (const param of params) {

@@ -11,7 +11,7 @@
  * the signal kills the running statement (`kill query` from a separate connection) and the connection is
  * dropped rather than reused. Every failure is a coded DqError naming the connection, secrets redacted.
  */
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { DqError } from '../../model/index.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, type DataSourceSession, type SessionOptions, type SqlTarget } from '../dataSource.js';
 import { classifyDataSourceError, type DataSourceFailure } from '../dataSourceErrors.js';
@@ -45,6 +45,14 @@ const ERRNO_REASONS: Record<number, DataSourceFailure> = {
   1317: 'cancelled',
   2013: 'dropped',
 };
+
+let loadingDriver: Promise<typeof mysql> | undefined;
+
+/** The mysql2 driver, loaded on the first use of a MySQL or MariaDB connection (not at every command's start). */
+function mysqlDriver(): Promise<typeof mysql> {
+  loadingDriver ??= import('mysql2/promise').then((module) => module.default);
+  return loadingDriver;
+}
 
 export class MysqlDataSource extends SlottedDataSource {
   readonly dialect: SqlDialect = MYSQL;
@@ -119,7 +127,7 @@ export class MysqlDataSource extends SlottedDataSource {
     if (!this.opening) {
       const opening = (async (): Promise<OpenPool> => {
         const settings = await resolveMysqlSettings(this.connectionName, this.spec, this.secretContext);
-        const pool = mysql.createPool({
+        const pool = (await mysqlDriver()).createPool({
           ...settings.config,
           connectionLimit: this.maxConnections,
           connectTimeout: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
@@ -154,7 +162,7 @@ export class MysqlDataSource extends SlottedDataSource {
   /** Stops the statement of `threadId` from a connection of its own (the pool's may all be busy). */
   private async killQuery(open: OpenPool, threadId: number): Promise<void> {
     try {
-      const killer = await mysql.createConnection({ ...open.settings.config, connectTimeout: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS });
+      const killer = await (await mysqlDriver()).createConnection({ ...open.settings.config, connectTimeout: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS });
       try {
         await killer.query(`kill query ${Number(threadId)}`);
       } finally {

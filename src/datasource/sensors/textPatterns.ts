@@ -39,7 +39,10 @@ const AFTER = `([ \\t.,:;"'\`|\\n\\r]|$)`;
 
 /** Characters of an e-mail's local part (the dot only before the last character). */
 const EMAIL_LOCAL_CHARS = "a-zA-Z0-9!#$%&'*+/=?^_`{|}~-";
-const EMAIL = `[.${EMAIL_LOCAL_CHARS}]{0,63}[${EMAIL_LOCAL_CHARS}]@[-a-zA-Z0-9.]+[.][a-zA-Z]{2,4}`;
+const EMAIL_DOMAIN = '@[-a-zA-Z0-9.]+[.][a-zA-Z]{2,4}';
+const EMAIL = `[.${EMAIL_LOCAL_CHARS}]{0,63}[${EMAIL_LOCAL_CHARS}]${EMAIL_DOMAIN}`;
+/** The longest local part PATTERNS.email accepts. */
+export const EMAIL_LOCAL_MAX = 64;
 
 const US_PHONE_PREFIX = '(\\(\\+1\\)|\\+1|\\(001\\)|001|\\(1\\)|1)';
 const USA_PHONE = `(${US_PHONE_PREFIX}[\\s.-]?)?\\(?\\d{3}\\)?[\\s.-]?\\d{3}[\\s.-]?\\d{4}`;
@@ -58,6 +61,13 @@ const anyOf = (forms: string[], suffix = ''): string => forms.map((form) => `^($
 
 export const PATTERNS = {
   email: `^${EMAIL}$`,
+  /**
+   * PATTERNS.email without the length of the local part: a text matches PATTERNS.email exactly when it matches
+   * this and its `@` (the only one: neither part's characters include it) is at most EMAIL_LOCAL_MAX characters
+   * in. PostgreSQL's regex engine pays for the `{0,63}` count on every row (about 7 µs a value, 70% of the
+   * benchmark's merged scan); the unbounded pattern and a position check cost a seventh of it.
+   */
+  emailWithoutLocalLimit: `^[.${EMAIL_LOCAL_CHARS}]*[${EMAIL_LOCAL_CHARS}]${EMAIL_DOMAIN}$`,
   emailInText: `${BEFORE}${EMAIL}${AFTER}`,
   /** 8-4-4-4-12 hex digits; each separator a dash, a whitespace or nothing. */
   uuid: `^${HEX}{8}[\\s-]?${HEX}{4}[\\s-]?${HEX}{4}[\\s-]?${HEX}{4}[\\s-]?${HEX}{12}$`,

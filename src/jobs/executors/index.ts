@@ -1,11 +1,12 @@
 import { PythonRuleRunner, pythonRuleOptionsFromEnvironment } from '../../pythonrules/index.js';
-import type { JobExecutor } from '../jobService.js';
+import type { JobExecutor, JobServiceOptions } from '../jobService.js';
 import { COLLECT_ERROR_SAMPLES, collectErrorSamplesExecutor } from './collectErrorSamples.js';
 import { COLLECT_STATISTICS, collectStatisticsExecutor } from './collectStatistics.js';
 import { DELETE_STORED_DATA, deleteStoredDataExecutor } from './deleteStoredData.js';
 import { IMPORT_TABLES, importTablesExecutor } from './importTables.js';
 import type { ExecutorDependencies } from './executorDependencies.js';
-import { RUN_CHECKS, runChecksExecutor } from './runChecks.js';
+import { completeRunChecks, RUN_CHECKS, RUN_CHECKS_ON_TABLE, runChecksExecutor, runChecksOnTableExecutor } from './runChecks.js';
+import { parallelJobsLimitOf } from '../../datasource/index.js';
 
 export type { ExecutorDependencies };
 
@@ -19,13 +20,31 @@ export const JOB_TYPES = {
 } as const;
 
 /** The executors of a long-lived process (the server): one set of Python rule workers serves every run. */
-export function defaultExecutors(given: ExecutorDependencies): Record<string, JobExecutor> {
+/**
+ * `splitByTable`: a run over several tables becomes one child job per table (run with the options of
+ * jobServiceOptionsOf, which end the run when its last table ends); without it a run is one job, as before.
+ */
+export function defaultExecutors(given: ExecutorDependencies, options: { splitByTable?: boolean } = {}): Record<string, JobExecutor> {
   const deps = given.pythonRules ? given : { ...given, pythonRules: new PythonRuleRunner(pythonRuleOptionsFromEnvironment()) };
   return {
     [DELETE_STORED_DATA]: deleteStoredDataExecutor(deps.store),
     [COLLECT_STATISTICS]: collectStatisticsExecutor(deps),
-    [RUN_CHECKS]: runChecksExecutor(deps),
+    [RUN_CHECKS]: runChecksExecutor(deps, { splitByTable: options.splitByTable === true }),
+    [RUN_CHECKS_ON_TABLE]: runChecksOnTableExecutor(deps),
     [COLLECT_ERROR_SAMPLES]: collectErrorSamplesExecutor(deps),
     [IMPORT_TABLES]: importTablesExecutor(deps),
+  };
+}
+
+/**
+ * How a server's job worker runs the executors above: a table's part of a check run in the lane of its connection
+ * (at most its parallel_jobs_limit at once in this server), the run ended by its last table, and a table whose
+ * server died queued again (its results are upserted, so running it twice stores each result once).
+ */
+export function jobServiceOptionsOf(deps: Pick<ExecutorDependencies, 'store' | 'objects'>): Pick<JobServiceOptions, 'lanes' | 'completers' | 'requeueTypes'> {
+  return {
+    lanes: { jobType: RUN_CHECKS_ON_TABLE, limitOf: async (connection) => parallelJobsLimitOf((await deps.objects.get('source', connection))?.spec ?? {}) },
+    completers: { [RUN_CHECKS]: completeRunChecks(deps) },
+    requeueTypes: [RUN_CHECKS_ON_TABLE],
   };
 }

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { DataSource } from '../../datasource/index.js';
+import { parallelJobsLimitOf, type DataSource } from '../../datasource/index.js';
 import { DqError, isJsonObject, SEVERITY_NAMES, tableKey, type JsonObject } from '../../model/index.js';
 import type { CheckResultInput } from '../../store/store.js';
 import { planCheckRun } from '../checkRun/planCheckRun.js';
@@ -11,7 +11,7 @@ import { loadCheckRules } from '../checkRun/checkRules.js';
 import { PythonRuleRunner, pythonRuleOptionsFromEnvironment } from '../../pythonrules/index.js';
 import { DEFAULT_NOTIFICATIONS_NAME } from '../../manifest/objectPaths.js';
 import { recordResultsWithIncidents, type IncidentConfiguration } from '../../incidents/index.js';
-import type { JobExecutor } from '../jobService.js';
+import { JOB_WAITING, type JobCompleter, type JobExecutor } from '../jobService.js';
 import { collectTableErrorSamples, samplingChecks } from './collectErrorSamples.js';
 import type { ExecutorDependencies } from './executorDependencies.js';
 
@@ -33,6 +33,13 @@ import type { ExecutorDependencies } from './executorDependencies.js';
  * runner this run starts and ends.
  */
 export const RUN_CHECKS = 'run_checks';
+/**
+ * One table's part of a queued run over several tables (a child job of the run): `parameters` are the run's, with
+ * `table` ({connection, schema, table}) and `run_time` (the run's start, so that every table's time periods are
+ * the run's). Any server on the store claims them (FOR UPDATE SKIP LOCKED: no table twice), at most the
+ * connection's parallel_jobs_limit at once per server; the last one to end ends the run (completeRunChecks).
+ */
+export const RUN_CHECKS_ON_TABLE = 'run_checks_on_table';
 
 export interface RunChecksResult extends JsonObject {
   highest_severity: 'valid' | 'warning' | 'error' | 'fatal' | null;
@@ -44,7 +51,6 @@ export interface RunChecksResult extends JsonObject {
   execution_errors: number;
 }
 
-const TABLES_AT_ONCE = 4;
 
 export function countResults(rows: readonly CheckResultInput[], executedChecks: number): RunChecksResult {
   const result: RunChecksResult = { highest_severity: null, executed_checks: executedChecks, valid_results: 0, warnings: 0, errors: 0, fatals: 0, execution_errors: 0 };
@@ -90,6 +96,8 @@ export interface RunChecksOptions {
    */
   runBy?: string;
   queuedJob?: boolean;
+  /** Only this table (a table's child job of a run): read alone instead of listing the connection's tables. */
+  table?: { connection: string; schema: string; table: string };
 }
 
 /** Who ran a run that no queue started: `dqctl run checks` in its own process, the demo. */
@@ -129,8 +137,13 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
   // the checks with a schedule of their own; the run of such a schedule (schedule_override: its cron) runs only them.
   const scheduled = p.scheduled === true;
   const ownSchedule = typeof p.schedule_override === 'string' ? p.schedule_override : undefined;
-  const { work, connections } = await planCheckRun(deps.objects, filters, (checks) =>
-    scheduled ? checks.filter((c) => c.spec.do_not_schedule !== true && ownScheduleOf(c.spec) === ownSchedule) : checks,
+  const only = options.table ? await deps.objects.get('table', tableKey(options.table)) : undefined;
+  if (options.table && !only) throw new DqError('NOT_FOUND', `the table ${tableKey(options.table)} is no longer in the store`);
+  const { work, connections } = await planCheckRun(
+    deps.objects,
+    filters,
+    (checks) => (scheduled ? checks.filter((c) => c.spec.do_not_schedule !== true && ownScheduleOf(c.spec) === ownSchedule) : checks),
+    only ? [only] : undefined,
   );
   const executedChecks = work.reduce((n, w) => n + w.checks.length, 0);
   if (p.dummy_execution === true) return { result: countResults([], executedChecks), tables: [] };
@@ -156,12 +169,14 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
   if (work.some((w) => w.checks.some((c) => rules.custom.has(c.catalog.rule) || rules.sensors?.has(c.catalog.sensor)))) rules.python.warmUp();
   const rows: CheckResultInput[] = [];
   const tables: TableCheckOutcome[] = [];
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    while (next < work.length) {
+  // per connection, as many tables at once as its parallel_jobs_limit (the data source's sessions)
+  const byConnection = new Map<string, typeof work>();
+  for (const item of work) byConnection.set(item.table.connection, [...(byConnection.get(item.table.connection) ?? []), item]);
+  const worker = async (queue: typeof work) => {
+    while (queue.length > 0) {
       signal.throwIfAborted();
-      const { table, checks } = work[next++];
+      const { table, checks } = queue.shift()!;
       const name = tableKey(table);
       const spec = connections.get(table.connection);
       let tableRows: CheckResultInput[];
@@ -201,7 +216,13 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.min(TABLES_AT_ONCE, work.length) }, worker));
+    await Promise.all(
+      [...byConnection].flatMap(([connection, queue]) => {
+        const spec = connections.get(connection);
+        const limit = spec ? parallelJobsLimitOf(spec) : 1;
+        return Array.from({ length: Math.min(limit, queue.length) }, () => worker(queue));
+      }),
+    );
   } finally {
     await ownRunner?.close();
   }
@@ -213,12 +234,90 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
  * The job: the run's counts when every table ran; when a data source failed a table, the results stay stored
  * and the job ends failed, naming the tables and the reasons (the first failure's error code).
  */
-export function runChecksExecutor(deps: ExecutorDependencies, options: { onProgress?: (done: number, total: number) => void } = {}): JobExecutor {
+export function runChecksExecutor(deps: ExecutorDependencies, options: {
+    onProgress?: (done: number, total: number) => void;
+    /** A run over several tables becomes one child job per table (RUN_CHECKS_ON_TABLE); the job service ends it (completeRunChecks). */
+    splitByTable?: boolean;
+  } = {}): JobExecutor {
   return async (job, signal) => {
+    if (options.splitByTable === true && job.parentId === null && job.claimedBy !== null && job.parameters.dummy_execution !== true) {
+      const children = await tableJobsOf(deps, job.parameters);
+      if (children.length > 1) {
+        if (await deps.store.jobs.fanOut(job.id, job.claimedBy, children)) return JOB_WAITING;
+        throw new DqError('QUERY_CANCELLED', 'the run was cancelled before its tables were queued');
+      }
+    }
     const run = await runChecks(deps, job.parameters, signal, { ...options, queuedJob: true });
     const failed = run.tables.filter((t) => t.status === 'failed');
     if (failed.length > 0) throw runFailure(run, failed);
     return run.result;
+  };
+}
+
+/** One child job per table the run's filters select (tables without a check to run left out). */
+async function tableJobsOf(deps: ExecutorDependencies, parameters: JsonObject): Promise<Array<{ jobType: string; parameters: JsonObject }>> {
+  const filters = (isJsonObject(parameters.check_search_filters) ? parameters.check_search_filters : {}) as CheckSearchFilters;
+  const scheduled = parameters.scheduled === true;
+  const ownSchedule = typeof parameters.schedule_override === 'string' ? parameters.schedule_override : undefined;
+  const { work } = await planCheckRun(deps.objects, filters, (checks) =>
+    scheduled ? checks.filter((c) => c.spec.do_not_schedule !== true && ownScheduleOf(c.spec) === ownSchedule) : checks,
+  );
+  const runTime = new Date().toISOString();
+  return work.map(({ table }) => ({
+    jobType: RUN_CHECKS_ON_TABLE,
+    parameters: { ...parameters, table: { connection: table.connection, schema: table.schema, table: table.table }, run_time: runTime },
+  }));
+}
+
+/** A table's child job: the run's parameters on that table alone, at the run's time; a failed table fails the child. */
+export function runChecksOnTableExecutor(deps: ExecutorDependencies): JobExecutor {
+  return async (job, signal) => {
+    const table = job.parameters.table;
+    const runTime = typeof job.parameters.run_time === 'string' ? new Date(job.parameters.run_time) : new Date();
+    if (!isJsonObject(table) || typeof table.connection !== 'string' || typeof table.schema !== 'string' || typeof table.table !== 'string') {
+      throw new DqError('INVALID_ARGUMENT', 'a run_checks_on_table job needs parameters.table {connection, schema, table}');
+    }
+    const run = await runChecks(deps, job.parameters, signal, {
+      queuedJob: true,
+      now: Number.isNaN(runTime.getTime()) ? new Date() : runTime,
+      table: { connection: table.connection, schema: table.schema, table: table.table },
+    });
+    const failed = run.tables.filter((t) => t.status === 'failed');
+    if (failed.length > 0) throw runFailure(run, failed);
+    return run.result;
+  };
+}
+
+const COUNT_FIELDS = ['executed_checks', 'valid_results', 'warnings', 'errors', 'fatals', 'execution_errors'] as const;
+
+/**
+ * Ends a run split by table once its last table ended: the tables' counts summed; failed when a data source
+ * failed a table (the tables and reasons, as a run in one piece reports them) or a table's job was cancelled.
+ */
+export function completeRunChecks(deps: Pick<ExecutorDependencies, 'store'>): JobCompleter {
+  return async (parent) => {
+    const totals = await deps.store.jobs.childTotals(parent.id, COUNT_FIELDS, 5);
+    const result: RunChecksResult = { highest_severity: null, executed_checks: 0, valid_results: 0, warnings: 0, errors: 0, fatals: 0, execution_errors: 0 };
+    for (const field of COUNT_FIELDS) result[field] = totals.sums[field] ?? 0;
+    result.highest_severity = result.fatals > 0 ? 'fatal' : result.errors > 0 ? 'error' : result.warnings > 0 ? 'warning' : result.valid_results > 0 ? 'valid' : null;
+    const tables = Object.values(totals.byStatus).reduce((sum, n) => sum + (n ?? 0), 0);
+    const failed = totals.byStatus.failed ?? 0;
+    const cancelled = totals.byStatus.cancelled ?? 0;
+    if (failed === 0 && cancelled === 0) return { status: 'finished', result };
+    const failedTables = totals.failed.flatMap((child) => {
+      const listed = isJsonObject(child.result) && Array.isArray(child.result.failed_tables) ? child.result.failed_tables : [];
+      return listed.length > 0 ? listed : [{ table: null, code: null, reason: null, message: child.errorMessage }];
+    });
+    const reasons = failedTables.map((t) => (isJsonObject(t) ? `${String(t.table ?? 'a table')}: ${String(t.message ?? 'failed')}` : 'failed'));
+    if (failed > failedTables.length) reasons.push(`… and ${failed - failedTables.length} more`);
+    if (cancelled > 0) reasons.push(`${cancelled} table${cancelled === 1 ? '' : 's'} cancelled`);
+    return {
+      status: 'failed',
+      result: { result: { ...result }, tables, failed_tables: failedTables, cancelled_tables: cancelled },
+      errorMessage:
+        `run checks failed for ${failed + cancelled} of ${tables} table${tables === 1 ? '' : 's'} ` +
+        `(${result.executed_checks} checks: ${result.valid_results} valid, ${result.warnings} warnings, ${result.errors} errors, ${result.fatals} fatal, ${result.execution_errors} execution errors): ${reasons.join('; ')}`,
+    };
   };
 }
 

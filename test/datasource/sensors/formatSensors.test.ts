@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SensorRequest } from '../../../src/datasource/sensors/index.js';
+import { PATTERNS } from '../../../src/datasource/sensors/textPatterns.js';
 import { openSensorDatabase, rounded, single, type SensorDatabase } from './support/sensorDatabase.js';
 
 /**
@@ -30,6 +31,13 @@ const CASES: FormatCase[] = [
     sensor: 'column/patterns/invalid_email_format_count',
     values: ['a@b.com', 'john.doe+x@sub.example.co.uk', 'bad', 'a@b', '@b.com', 'a b@c.com', 'A@B.CO', null],
     expected: 4,
+  },
+  {
+    // the local part's limit: 64 characters pass, 65 do not; its last character may not be a dot; one @ only
+    name: 'e-mails at the limits',
+    sensor: 'column/patterns/invalid_email_format_count',
+    values: [`${'x'.repeat(64)}@example.com`, `${'x'.repeat(65)}@example.com`, `${'.'.repeat(63)}x@a.bc`, 'x.@a.bc', 'a@b@c.com', 'ä@b.com', `${'x'.repeat(64)}@@a.bc`],
+    expected: 5,
   },
   { name: 'e-mails %', sensor: 'column/patterns/invalid_email_format_percent', values: ['a@b.com', 'bad', 'a@b', 'A@B.CO', null], expected: 50 },
   { name: 'e-mail inside text', sensor: 'column/pii/contains_email_percent', values: ['mail me at a@b.com now', 'no email here', 'x@y', 'a@b.com'], expected: 50 },
@@ -196,6 +204,28 @@ describe('format sensors', () => {
   });
   afterAll(async () => {
     await db?.close();
+  });
+
+  it('the e-mail sensor answers as PATTERNS.email on every text (the pattern without its count, and the position of the @)', async () => {
+    // texts of 58 to 67 characters before an @ (none, one or two), from the characters that decide
+    const alphabet = ['a', 'Z', '9', '.', '-', '@', ' ', '+', 'é'];
+    const texts: string[] = [];
+    let seed = 7;
+    const next = (n: number): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+    for (let i = 0; i < 3000; i++) {
+      const local = Array.from({ length: 58 + next(10) }, () => (next(60) === 0 ? alphabet[next(alphabet.length)] : 'x')).join('');
+      const domain = ['b.com', 'b', 'b.c', 'b.comm.', 'b@c.de', 'x-y.example.co.uk', 'b.abcde'][next(7)];
+      texts.push(next(6) === 0 ? local : `${local}@${domain}`);
+    }
+    await db.client.query(`create table "Fmt.Schema"."emails" ("Välue ""v""" text)`);
+    await db.client.query(`insert into "Fmt.Schema"."emails" select * from unnest($1::text[])`, [texts]);
+    // the answer of the pattern as DQOps writes it, {0,63} count included
+    const { rows } = await db.client.query<{ invalid: string }>(`select count(*) filter (where not ("Välue ""v""" ~ $1)) as invalid from "Fmt.Schema"."emails"`, [PATTERNS.email]);
+    const invalid = Number(rows[0]!.invalid);
+    expect(invalid).toBeGreaterThan(300);
+    expect(invalid).toBeLessThan(2700);
+    const { readouts } = await db.measure({ schema: SCHEMA, table: 'emails', now: NOW, sensors: [{ id: 'v', sensorName: 'column/patterns/invalid_email_format_count', column: COLUMN }] });
+    expect(single(readouts, 'v').actualValue).toBe(invalid);
   });
 
   it.each(CASES.map((c, index) => [index, c.name, c] as const))('case %i: %s', async (index, _name, c) => {

@@ -1,10 +1,10 @@
 /**
  * Column sensors over the values themselves: nulls, uniqueness, numeric statistics and ranges, and booleans.
- * Numeric thresholds are bound as `numeric`, so integer and decimal columns compare exactly (float columns in
- * double precision).
+ * Numeric thresholds are bound as `bigint` when whole, else `numeric` (comparedNumber), so integer and decimal
+ * columns compare exactly (float columns in double precision).
  */
 import { SensorBuildError, type FailingRowsContext, type SensorDefinition } from '../sensorDefinition.js';
-import { columnAggregate, duplicatedRows, numericParam, valueCount, valuePercent, whenRows } from './shapes.js';
+import { columnAggregate, comparedNumber, duplicatedRows, numericParam, valueCount, valuePercent, whenRows } from './shapes.js';
 
 const LATITUDE = 90;
 const LONGITUDE = 180;
@@ -17,7 +17,7 @@ function inRange(ctx: Parameters<typeof numericParam>[0], min: string, max: stri
 }
 
 function within(ctx: Parameters<typeof numericParam>[0], limit: number): string {
-  return `${ctx.column} between ${ctx.bind(-limit, 'numeric')} and ${ctx.bind(limit, 'numeric')}`;
+  return `${ctx.column} between ${comparedNumber(ctx, -limit)} and ${comparedNumber(ctx, limit)}`;
 }
 
 /** Error samples of the duplicate sensors: every row whose non-NULL value occurs more than once (all its copies). */
@@ -94,10 +94,10 @@ export const COLUMN_VALUE_SENSORS: Record<string, SensorDefinition> = {
     },
   },
 
-  'column/numeric/negative_count': valueCount('Values < 0.', (ctx) => `${ctx.column} < ${ctx.bind(0, 'numeric')}`),
-  'column/numeric/negative_percent': valuePercent('Values < 0, percent of the non-NULL values.', (ctx) => `${ctx.column} < ${ctx.bind(0, 'numeric')}`, 0),
-  'column/numeric/non_negative_count': valueCount('Values >= 0.', (ctx) => `${ctx.column} >= ${ctx.bind(0, 'numeric')}`),
-  'column/numeric/non_negative_percent': valuePercent('Values >= 0, percent of the non-NULL values.', (ctx) => `${ctx.column} >= ${ctx.bind(0, 'numeric')}`, 0),
+  'column/numeric/negative_count': valueCount('Values < 0.', (ctx) => `${ctx.column} < ${comparedNumber(ctx, 0)}`),
+  'column/numeric/negative_percent': valuePercent('Values < 0, percent of the non-NULL values.', (ctx) => `${ctx.column} < ${comparedNumber(ctx, 0)}`, 0),
+  'column/numeric/non_negative_count': valueCount('Values >= 0.', (ctx) => `${ctx.column} >= ${comparedNumber(ctx, 0)}`),
+  'column/numeric/non_negative_percent': valuePercent('Values >= 0, percent of the non-NULL values.', (ctx) => `${ctx.column} >= ${comparedNumber(ctx, 0)}`, 0),
   'column/numeric/number_below_min_value_count': valueCount('Values < `min_value`.', (ctx) => `${ctx.column} < ${numericParam(ctx, 'min_value')}`),
   'column/numeric/number_below_min_value_percent': valuePercent('Values < `min_value`, percent of the non-NULL values.', (ctx) => `${ctx.column} < ${numericParam(ctx, 'min_value')}`, 0),
   'column/numeric/number_above_max_value_count': valueCount('Values > `max_value`.', (ctx) => `${ctx.column} > ${numericParam(ctx, 'max_value')}`),

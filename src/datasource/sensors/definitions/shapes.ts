@@ -87,9 +87,18 @@ export function matching(ctx: ScanContext, pattern: string): string {
   return ctx.dialect.regexContains(ctx.text, ctx.bind(pattern, 'text'));
 }
 
-/** The numeric parameter, bound as numeric. */
+/**
+ * A number a column is compared with: a whole number as bigint, any other as numeric; both compare exactly with
+ * integer and decimal columns (and in double precision with float columns), as DQOps's literal would. A whole
+ * number bound as numeric would make PostgreSQL convert every value of an integer column to numeric first.
+ */
+export function comparedNumber(ctx: ScanContext, value: unknown): string {
+  return ctx.bind(value, typeof value === 'number' && Number.isSafeInteger(value) ? 'bigint' : 'numeric');
+}
+
+/** The numeric parameter, bound for a comparison (comparedNumber). */
 export function numericParam(ctx: ScanContext, name: string): string {
-  return ctx.bind(ctx.param(name), 'numeric');
+  return comparedNumber(ctx, ctx.param(name));
 }
 
 /**

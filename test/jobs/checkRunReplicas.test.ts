@@ -1,0 +1,221 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DataSources } from '../../src/datasource/index.js';
+import { LiveObjects } from '../../src/inspect/liveObjects.js';
+import { defaultExecutors, jobServiceOptionsOf } from '../../src/jobs/executors/index.js';
+import { RUN_CHECKS, RUN_CHECKS_ON_TABLE } from '../../src/jobs/executors/runChecks.js';
+import { FINAL_STATUSES, JobService } from '../../src/jobs/jobService.js';
+import { openStore } from '../../src/store/openStore.js';
+import type { Store } from '../../src/store/store.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';
+
+/**
+ * A check run over many tables of one PostgreSQL source, run by two job services ("replicas") on one PostgreSQL
+ * store, as two `dqctl serve` processes run it: the run is split into one job per table; each replica claims
+ * tables from the shared queue, at most the connection's parallel_jobs_limit (2) at once; no table runs twice;
+ * the last table ends the run with every table's counts; a table claimed by a replica that died is run by another.
+ * Each table has 3 rows and 2 checks: row count (3, valid) and a SQL condition that holds on every row but waits
+ * 40 ms per row (so that tables overlap in time and both replicas get some).
+ */
+const TABLES = 12;
+const LIMIT = 2;
+
+interface Replica {
+  jobs: JobService;
+  dataSources: DataSources;
+}
+
+describe('a check run over many tables on several replicas', () => {
+  let storeDb: TestDatabase;
+  let source: TestDatabase;
+  let store: Store;
+  let objects: LiveObjects;
+  let replicas: Replica[] = [];
+  let sql: pg.Client;
+
+  const replica = (worker: string, options: { heartbeatMs?: number; staleAfterMs?: number } = {}): Replica => {
+    const dataSources = new DataSources({ env: { DQCTL_TEST_UNUSED_PASSWORD: '' } });
+    const replicaObjects = new LiveObjects(store, { revisionCheckMs: 0 });
+    const deps = { store, objects: replicaObjects, dataSources };
+    const jobs = new JobService(store, defaultExecutors(deps, { splitByTable: true }), { ...jobServiceOptionsOf(deps), worker, pollMs: 20, ...options });
+    const made = { jobs, dataSources };
+    replicas.push(made);
+    return made;
+  };
+
+  const finalJob = async (jobs: JobService, id: number) => {
+    const job = await jobs.wait(String(id), 120_000);
+    expect(FINAL_STATUSES.has(job.status)).toBe(true);
+    return job;
+  };
+
+  const children = async (parentId: number) =>
+    (
+      await sql.query<{ id: string; status: string; claimed_by: string | null; table_key: string; started_at: Date; finished_at: Date }>(
+        `select id, status, claimed_by, parameters #>> '{table,schema}' || '.' || (parameters #>> '{table,table}') as table_key, started_at, finished_at
+           from dqctl.jobs where parent_id = $1 order by id`,
+        [parentId],
+      )
+    ).rows;
+
+  beforeAll(async () => {
+    storeDb = await createTestDatabase();
+    source = await createTestDatabase();
+    const client = new pg.Client({ connectionString: source.url });
+    await client.connect();
+    await client.query(`create schema "Many"`);
+    for (let i = 0; i < TABLES; i++) {
+      await client.query(`create table "Many"."t${i}" (id int)`);
+      await client.query(`insert into "Many"."t${i}" values (1), (2), (3)`);
+    }
+    await client.end();
+    store = await openStore({ databaseUrl: storeDb.url });
+    sql = new pg.Client({ connectionString: storeDb.url });
+    await sql.connect();
+    objects = new LiveObjects(store, { revisionCheckMs: 0 });
+    const url = new URL(source.url);
+    const ctx = { caller: 'test' };
+    await objects.create(
+      'source',
+      'src',
+      {
+        provider_type: 'postgresql',
+        postgresql: { host: url.hostname, port: url.port || '5432', database: url.pathname.slice(1), user: decodeURIComponent(url.username) || 'postgres', password: '${DQCTL_TEST_UNUSED_PASSWORD}' },
+        parallel_jobs_limit: LIMIT,
+      },
+      ctx,
+    );
+    for (let i = 0; i < TABLES; i++) {
+      await objects.create(
+        'table',
+        `src/Many.t${i}`,
+        {
+          monitoring_checks: {
+            daily: {
+              volume: { daily_row_count: { error: { min_count: 1 } } },
+              custom_sql: { daily_sql_condition_failed_on_table: { parameters: { sql_condition: 'pg_sleep(0.04) is not null' }, error: { max_count: 0 } } },
+            },
+          },
+        },
+        ctx,
+      );
+    }
+  });
+  afterEach(async () => {
+    for (const r of replicas) {
+      await r.jobs.stop();
+      await r.dataSources.close();
+    }
+    replicas = [];
+  });
+  afterAll(async () => {
+    await sql?.end();
+    await store?.close();
+    await source?.drop();
+    await storeDb?.drop();
+  });
+
+  it('splits the run by table over two replicas: every table once, at most parallel_jobs_limit at once per replica, the counts of all', async () => {
+    const a = replica('replica-a');
+    const b = replica('replica-b');
+    const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src' } });
+    a.jobs.start();
+    b.jobs.start();
+    const run = await finalJob(a.jobs, submitted.id);
+    expect(run.status).toBe('finished');
+    expect(run.result).toEqual({ highest_severity: 'valid', executed_checks: 2 * TABLES, valid_results: 2 * TABLES, warnings: 0, errors: 0, fatals: 0, execution_errors: 0 });
+
+    const tables = await children(submitted.id);
+    // one job per table, each ended once, by one of the two replicas
+    expect(tables.map((t) => t.table_key).sort()).toEqual(Array.from({ length: TABLES }, (_, i) => `Many.t${i}`).sort());
+    expect(tables.every((t) => t.status === 'finished')).toBe(true);
+    const byReplica = new Map<string, typeof tables>();
+    for (const t of tables) byReplica.set(t.claimed_by!, [...(byReplica.get(t.claimed_by!) ?? []), t]);
+    expect([...byReplica.keys()].sort()).toEqual(['replica-a', 'replica-b']);
+    // each replica ran at most LIMIT tables at once (the store's claim and end times), and used the parallelism
+    const overlaps = [...byReplica.values()].map((list) => maxOverlap(list.map((t) => [t.started_at.getTime(), t.finished_at.getTime()])));
+    for (const overlap of overlaps) expect(overlap).toBeLessThanOrEqual(LIMIT);
+    expect(Math.max(...overlaps)).toBe(LIMIT);
+    // one result per check and table: 2 × TABLES rows of this run's time period
+    const results = await sql.query<{ n: string }>(`select count(*) as n from dqctl.check_results where connection_name = 'src'`);
+    expect(Number(results.rows[0]!.n)).toBe(2 * TABLES);
+  });
+
+  it('runs a table that a dead replica had claimed: it is queued again when its heartbeat stops, and the run ends with every table', async () => {
+    const a = replica('replica-a', { heartbeatMs: 30 });
+    const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src', tableName: 't1' } }, {});
+    // a replica that split a run and claimed one table, then died: its heartbeat is old
+    const split = await store.jobs.claimNext('dead-replica', { jobTypes: [RUN_CHECKS] });
+    expect(split?.id).toBe(submitted.id);
+    await store.jobs.fanOut(submitted.id, 'dead-replica', [
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { check_search_filters: { connection: 'src' }, table: { connection: 'src', schema: 'Many', table: 't1' }, run_time: new Date().toISOString() } },
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { check_search_filters: { connection: 'src' }, table: { connection: 'src', schema: 'Many', table: 't2' }, run_time: new Date().toISOString() } },
+    ]);
+    const lost = await store.jobs.claimNext('dead-replica', { jobTypes: [], laneJobType: RUN_CHECKS_ON_TABLE });
+    expect(lost?.parentId).toBe(submitted.id);
+    await sql.query(`update dqctl.jobs set heartbeat_at = now() - interval '1 hour' where id = $1`, [lost!.id]);
+
+    a.jobs.start();
+    const run = await finalJob(a.jobs, submitted.id);
+    expect(run.status).toBe('finished');
+    expect(run.result).toMatchObject({ executed_checks: 4, valid_results: 4, execution_errors: 0 });
+    const tables = await children(submitted.id);
+    expect(tables.map((t) => [t.table_key, t.status, t.claimed_by])).toEqual([
+      ['Many.t1', 'finished', 'replica-a'],
+      ['Many.t2', 'finished', 'replica-a'],
+    ]);
+    // the dead replica can no longer end the table another replica ran
+    expect(await store.jobs.finishChild(lost!.id, 'dead-replica', { status: 'finished', result: {} })).toBeUndefined();
+  });
+
+  it('a live replica keeps its tables: a heartbeat within the limit is not queued again', async () => {
+    const a = replica('replica-a', { heartbeatMs: 30, staleAfterMs: 60_000 });
+    const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src' } });
+    await store.jobs.claimNext('slow-replica', { jobTypes: [RUN_CHECKS] });
+    await store.jobs.fanOut(submitted.id, 'slow-replica', [
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { check_search_filters: { connection: 'src' }, table: { connection: 'src', schema: 'Many', table: 't3' }, run_time: new Date().toISOString() } },
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { check_search_filters: { connection: 'src' }, table: { connection: 'src', schema: 'Many', table: 't4' }, run_time: new Date().toISOString() } },
+    ]);
+    const held = await store.jobs.claimNext('slow-replica', { jobTypes: [], laneJobType: RUN_CHECKS_ON_TABLE });
+    a.jobs.start();
+    // replica-a runs the other table; the one slow-replica holds (fresh heartbeat) stays with it
+    const other = (await children(submitted.id)).find((t) => t.id !== String(held!.id))!;
+    const ended = await finalJob(a.jobs, Number(other.id));
+    expect(ended.claimedBy).toBe('replica-a');
+    expect((await store.jobs.find(String(held!.id)))?.status).toBe('running');
+    expect((await store.jobs.find(String(submitted.id)))?.status).toBe('waiting');
+    // slow-replica ends it: the run ends with both tables
+    const last = await store.jobs.finishChild(held!.id, 'slow-replica', { status: 'finished', result: { executed_checks: 2, valid_results: 2, warnings: 0, errors: 0, fatals: 0, execution_errors: 0 } });
+    expect(last?.lastOf).toBe(submitted.id);
+  });
+
+  it('cancelling a split run cancels its queued tables at once', async () => {
+    const a = replica('replica-a');
+    const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src' } });
+    await store.jobs.claimNext('replica-x', { jobTypes: [RUN_CHECKS] });
+    await store.jobs.fanOut(submitted.id, 'replica-x', [
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { table: { connection: 'src', schema: 'Many', table: 't5' } } },
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { table: { connection: 'src', schema: 'Many', table: 't6' } } },
+    ]);
+    const cancelled = await a.jobs.cancel(String(submitted.id));
+    expect(cancelled.status).toBe('cancelled');
+    expect((await children(submitted.id)).map((t) => t.status)).toEqual(['cancelled', 'cancelled']);
+  });
+});
+
+/** The most intervals [start, end] that overlap at one instant. */
+function maxOverlap(intervals: Array<[number, number]>): number {
+  const events = intervals.flatMap(([start, end]) => [
+    [start, 1],
+    [end, -1],
+  ]);
+  // an end before a start at the same instant: touching intervals do not overlap
+  events.sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!);
+  let now = 0;
+  let most = 0;
+  for (const [, step] of events) {
+    now += step!;
+    most = Math.max(most, now);
+  }
+  return most;
+}
