@@ -133,7 +133,7 @@ export async function gitopsRoutes(api: FastifyInstance, context: ServerContext)
           store: context.store,
           connectionSpec: (name) => connections.get(name),
           dataSources: context.dataSources,
-          now: new Date(),
+          now: context.clock?.now() ?? new Date(),
           signal: controller.signal,
           ...(liveRefused ? { liveRefused } : {}),
           objects: context.objects,
