@@ -74,6 +74,10 @@ spec:
             rule_name: myrules/above_oldest
             error:
               min_value: 0
+      custom:
+        defined:
+          error:
+            min_value: 100
   columns:
     amount:
       type_snapshot:
@@ -193,6 +197,8 @@ describe('preview of a change to custom rules', { timeout: 180_000 }, () => {
     await cp(join(CUSTOM_HOME, 'sensors'), join(repo.repo, 'sensors'), { recursive: true });
     await file('rules/myrules/band.dqorule.yaml', RULE('current_value', MIN_VALUE_FIELD));
     await file('rules/myrules/band.py', BAND_BASE);
+    // a check definition: \`defined\` (the container's custom map) runs the row count with myrules/band
+    await file('checks/table/monitoring/daily/custom/defined.dqocheck.yaml', 'apiVersion: dqo/v1\nkind: check\nspec:\n  sensor_name: table/volume/row_count\n  rule_name: myrules/band\n');
     await file('rules/myrules/fragile.dqorule.yaml', RULE('current_value', MIN_VALUE_FIELD));
     await file('rules/myrules/fragile.py', FRAGILE_BASE);
     await file('rules/myrules/above_oldest.dqorule.yaml', RULE('previous_readouts', ABOVE_OLDEST_WINDOW + MIN_VALUE_FIELD));
@@ -237,6 +243,7 @@ describe('preview of a change to custom rules', { timeout: 180_000 }, () => {
     };
     // the severities the base rules gave
     stored('in_band', 'volume', null, 'table/volume/row_count', IN_BAND, (v) => (v >= 100 ? 0 : 2));
+    stored('defined', 'custom', null, 'table/volume/row_count', IN_BAND, (v) => (v >= 100 ? 0 : 2));
     stored('daily_nulls_count', 'nulls', 'amount', 'column/nulls/null_count', NULLS, (v) => (v > 5 ? 1 : 0));
     stored('trend', 'volume', null, 'table/volume/row_count', TREND, () => 0);
     stored('fragile', 'volume', null, 'table/volume/row_count', FRAGILE, () => 0);
@@ -256,6 +263,7 @@ describe('preview of a change to custom rules', { timeout: 180_000 }, () => {
     expect(doc.checks.map((c) => [c.column, c.check_name, c.change]).sort()).toEqual(
       [
         [null, 'in_band', 'modified'],
+        [null, 'defined', 'modified'],
         [null, 'fragile', 'modified'],
         [null, 'trend', 'modified'],
         ['amount', 'daily_nulls_count', 'modified'],
@@ -270,6 +278,8 @@ describe('preview of a change to custom rules', { timeout: 180_000 }, () => {
     const doc = await preview();
     // days 6…1: 210 100 99 300 180 200. base (≥ 100): only 99 fails; head (100…200): 210, 99 and 300 fail
     expect(find(doc, 'in_band').backtest).toEqual({ readouts: 6, before: counts(5, 0, 1), after: counts(3, 0, 3) });
+    // the same readouts, judged by the rule its check definition names (the request carries it: a server has no checks/ of the head)
+    expect(find(doc, 'defined').backtest).toEqual({ readouts: 6, before: counts(5, 0, 1), after: counts(3, 0, 3) });
     // days 6…1: 5 3 5 10 2 5. built-in max_count 5: only 10 warns; head's strict file: the three 5s and 10 warn
     expect(find(doc, 'daily_nulls_count', 'amount').backtest).toEqual({ readouts: 6, before: counts(5, 1), after: counts(2, 4) });
     // days 3…1: 25 20 8 accepted. base (≥ 10): 8 fails; head (10…20): 25 and 8 fail
@@ -294,6 +304,7 @@ describe('preview of a change to custom rules', { timeout: 180_000 }, () => {
     const doc = await preview();
     // 40 rows: below the band's 100
     expect(find(doc, 'in_band').live).toEqual({ status: 'ran', actual_value: 40, expected_value: 100, severity: 'error', reason: null, partitions: null });
+    expect(find(doc, 'defined').live).toEqual({ status: 'ran', actual_value: 40, expected_value: 100, severity: 'error', reason: null, partitions: null });
     // 8 null amounts against the strict max_count 5
     expect(find(doc, 'daily_nulls_count', 'amount').live).toEqual({ status: 'ran', actual_value: 8, expected_value: 5, severity: 'warning', reason: null, partitions: null });
     // the custom sensor: 10 paid + 10 sent = 20, within 10…20
@@ -365,6 +376,7 @@ describe('preview of a change to custom rules', { timeout: 180_000 }, () => {
       }
       const admin = await viaServer('admin-000001');
       expect(find(admin, 'in_band').backtest).toEqual({ readouts: 6, before: counts(5, 0, 1), after: counts(3, 0, 3) });
+      expect(find(admin, 'defined').backtest).toEqual({ readouts: 6, before: counts(5, 0, 1), after: counts(3, 0, 3) });
       expect(find(admin, 'daily_nulls_count', 'amount').backtest).toEqual({ readouts: 6, before: counts(5, 1), after: counts(2, 4) });
       // once the server stores the head (applied), its code is the server's own: a viewer's preview runs it,
       // and an older client that sends no definitions gets the server's
