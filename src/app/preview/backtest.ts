@@ -93,7 +93,13 @@ function inWindow(timePeriod: string, gradient: string, windowStart: number): bo
   return end > windowStart;
 }
 
-async function judge(check: PlannedCheck, own: boolean, rows: readonly BacktestReadoutRow[], windowStart: number, rules: CheckRules | undefined): Promise<BacktestAnswer> {
+async function judge(
+  check: PlannedCheck,
+  own: boolean,
+  rows: readonly BacktestReadoutRow[],
+  windowStart: number,
+  rules: CheckRules | undefined,
+): Promise<BacktestAnswer> {
   const gradient = periodOf(check.checkType, check.timeScale, new Date(0)).timeGradient;
   const counted = rows.filter((row) => inWindow(row.timePeriod, gradient, windowStart));
   if (counted.length === 0) return { backtest: null };

@@ -10,8 +10,9 @@ import { zeroCounts, type LiveOutcome } from './previewDocument.js';
 /**
  * The live part of a preview: the sensors of one table's changed checks run once now on its data source, as a
  * check run would (the same merged queries and custom sensors' templates, in a READ ONLY snapshot), judged
- * with the head settings and rules (custom ones in the Python workers), and NOTHING is stored: no results, no readouts, no incidents. A check whose sensor or rule fails is `not_run`
- * with the error; a data source that fails makes every check of the table `not_run` with its error.
+ * with the head settings and rules (custom ones in the Python workers), and NOTHING is stored: no results, no
+ * readouts, no incidents. A check whose sensor or rule fails is `not_run` with the error; a data source that
+ * fails makes every check of the table `not_run` with its error.
  */
 export async function runLive(
   checks: readonly PlannedCheck[],

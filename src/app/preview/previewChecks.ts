@@ -90,7 +90,8 @@ export async function previewChecks(request: PreviewRequest, context: PreviewCon
     items.push({ check: entry.planned, historyCheckName: entry.check.history_check_name });
   });
   const definitions = await definitionsOf(request, context);
-  const { backtests, live } = await withCheckRules(definitions.objects, { ...(context.python ? { python: context.python } : {}), ...(context.pythonOptions ? { pythonOptions: context.pythonOptions } : {}) }, async (loaded) => {
+  const python = { ...(context.python ? { python: context.python } : {}), ...(context.pythonOptions ? { pythonOptions: context.pythonOptions } : {}) };
+  const { backtests, live } = await withCheckRules(definitions.objects, python, async (loaded) => {
     const rules = withRefusedRules(loaded, definitions.refused);
     const backtests = await backtestChecks(items, { store: context.store, now: context.now, days: request.days, rules });
     const live = await liveOutcomes(request, entries, context, warnings, rules);

@@ -30,7 +30,8 @@ export async function previewRevisions(
     baseConsequence: 'the checks of its broken files count as added',
   });
   const tables = changedChecks(base, head);
-  const outcome = await evaluate({ days: request.days, live: request.live, live_limit: request.liveLimit, tables, definitions: headDefinitions(head, tables) }, head);
+  const definitions = headDefinitions(head, tables);
+  const outcome = await evaluate({ days: request.days, live: request.live, live_limit: request.liveLimit, tables, definitions }, head);
   return {
     format_version: PREVIEW_FORMAT_VERSION,
     base: base.repository.commit ?? request.base.ref,

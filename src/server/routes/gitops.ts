@@ -117,7 +117,7 @@ export async function gitopsRoutes(api: FastifyInstance, context: ServerContext)
       const connections = new Map((await context.objects.list('source')).map((source) => [source.name, source.spec]));
       const storedCodeOnly = canEditDefinitions(request.caller)
         ? undefined
-        : `its Python differs from the rule this server stores; running a change's own rule code on the server needs an admin token (this caller is a ${request.caller.role})`;
+        : `its Python is not the one this server stores; running a change's own rule code on the server needs an admin token (this caller is a ${request.caller.role})`;
       const liveRefused = !roleAtLeast(request.caller.role, 'operator')
         ? `live checks need an operator token on the server (this caller is a ${request.caller.role})`
         : !context.dataSources
