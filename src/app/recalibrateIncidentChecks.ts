@@ -1,6 +1,7 @@
 import type { CheckType, Int64, TimeScale } from '../model/index.js';
-import { getCheckCatalog } from '../catalog/index.js';
+import { getCheckCatalog, type CatalogRule } from '../catalog/index.js';
 import type { LiveObjects } from '../inspect/liveObjects.js';
+import { customRulesOf, resolveRule } from '../jobs/checkRun/checkRules.js';
 import { plannedChecksOfTable, type PlannedCheck } from '../jobs/checkRun/plannedChecks.js';
 import { checkIdentity } from '../jobs/checkRun/resultRows.js';
 import { DqError, isJsonObject, tableKey, type JsonObject, type RuleSeverity } from '../model/index.js';
@@ -16,7 +17,11 @@ import type { CheckResultRow, IncidentRecord, Store } from '../store/store.js';
  *   data group is not part of a check). Profiling checks are left alone, and so are checks without a threshold.
  * - What changes: for each severity (fatal, error, warning) that has thresholds and that the check's recent
  *   results reached at least once, the rule's parameters are loosened (src/rules/recalibrateRule.ts). Recent:
- *   the month of the table's newest result and the two months before it, all data groups.
+ *   the month of the table's newest result and the two months before it, all data groups. The rule is found as
+ *   a check run finds it (jobs/checkRun/checkRules): a built-in check whose rule a custom rule file replaces is
+ *   loosened as the built-in rule (its thresholds keep the built-in parameters, as DQOps's typed parameters do);
+ *   a custom check (`custom_checks`, `custom`: DQOps's CustomRuleParametersSpec) is left as it is, whatever its
+ *   rule, as DQOps leaves it (no way to know what a custom rule's parameters mean).
  * - Where: in the table's spec, as an API write (it shows as drift until the repository has it too). A check a
  *   policy gives the table is written into the table with its thresholds, as DQOps does; from then on the
  *   table's own copy wins over the policy.
@@ -48,11 +53,13 @@ export async function recalibrateIncidentChecks(
   const table = await deps.objects.get('table', name);
   const ref = table && tableRefOf(table.name, table.spec);
   if (!ref) return [];
-  const [tablePolicies, columnPolicies, definitions] = await Promise.all([
+  const [tablePolicies, columnPolicies, definitions, rules] = await Promise.all([
     deps.objects.list('default_table_checks'),
     deps.objects.list('default_column_checks'),
     deps.objects.list('check'),
+    deps.objects.list('rule'),
   ]);
+  const customRules = customRulesOf(rules);
   const checkDefinitions = new Map(definitions.map((d) => [d.name, d.spec]));
   const checks = plannedChecksOfTable(ref, connection.spec, compilePolicies([...tablePolicies, ...columnPolicies]), {}, checkDefinitions).filter(
     (check) => check.checkType !== 'profiling' && matchesIncident(check, incident) && SLOTS.some((slot) => isJsonObject(check.spec[slot])),
@@ -60,14 +67,13 @@ export async function recalibrateIncidentChecks(
   if (checks.length === 0) return [];
 
   const history = groupByCheck(await recentResults(deps.store, incident));
-  const catalog = getCheckCatalog();
   const planned = checks.map((check) => {
     const rows = history.get(check.checkHash) ?? [];
-    const rule = catalog.ruleOf(check.catalog);
+    const rule = loosenedAs(check, customRules);
     const changes: Partial<Record<RuleSeverity, JsonObject>> = {};
     const actualValues = rows.flatMap((r) => (r.actualValue === null ? [] : [r.actualValue]));
     // like DQOps: without a recent actual value there is nothing to measure the thresholds against
-    if (actualValues.length > 0) {
+    if (rule && actualValues.length > 0) {
       const newest = rows.reduce((a, b) => (b.executedAt > a.executedAt ? b : a));
       for (const slot of SLOTS) {
         if (!isJsonObject(check.spec[slot]) || !rows.some((r) => r.severity === SEVERITY_NUMBER[slot])) continue;
@@ -106,6 +112,19 @@ export async function recalibrateIncidentChecks(
     return { spec };
   });
   return outcome;
+}
+
+/**
+ * The rule whose parameters a check's thresholds are, for loosening: a built-in check's own rule (replaced by a
+ * custom rule file or not); undefined for a custom check (or a rule name override), whose parameters are the
+ * custom rule's own.
+ */
+function loosenedAs(check: PlannedCheck, customRules: ReturnType<typeof customRulesOf>): CatalogRule | undefined {
+  const builtInCheck = getCheckCatalog().checkByName(check.checkName);
+  if (!builtInCheck || builtInCheck.rule !== check.catalog.rule) return undefined;
+  const resolution = resolveRule(check.catalog.rule, customRules);
+  if (resolution.kind === 'built_in') return resolution.rule;
+  return resolution.kind === 'custom' ? resolution.builtIn : undefined;
 }
 
 /** Whether a check can raise the incident: the key fields the incident has set, equal (DQOps's check filter). */

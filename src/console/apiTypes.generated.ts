@@ -1675,6 +1675,10 @@ export interface PreviewRequest {
       time_scale: 'daily' | 'monthly' | null;
       category: string;
       check_name: string;
+      /** The sensor the check runs in the head revision (a custom check's, from its spec or its check definition); absent: the built-in check's. */
+      sensor_name?: string;
+      /** The rule that judges the check in the head revision; absent: the built-in check's, or the one its spec names. */
+      rule_name?: string;
       comparison: string | null;
       /** The check's effective spec in the head revision. */
       spec: Record<string, unknown>;
@@ -1685,6 +1689,24 @@ export interface PreviewRequest {
       history_check_name: string | null;
     }>;
   }>;
+  /** The head revision's custom rules (attachments.python_module), sensors (attachments.providers) and dictionaries (attachments.file_content) that the checks use: what judges and measures them instead of the server's own. Running a rule whose Python differs from the server's stored one needs an admin token; otherwise its checks are not backtested or run, saying so. Absent: the server's own definitions. */
+  definitions?: {
+    rules: Array<{
+      name: string;
+      spec: Record<string, unknown>;
+      attachments: Record<string, unknown>;
+    }>;
+    sensors: Array<{
+      name: string;
+      spec: Record<string, unknown>;
+      attachments: Record<string, unknown>;
+    }>;
+    dictionaries: Array<{
+      name: string;
+      spec: Record<string, unknown>;
+      attachments: Record<string, unknown>;
+    }>;
+  };
 }
 
 export interface ProviderSensorListModel {

@@ -27,6 +27,8 @@ export interface CustomRuleDefinition {
   configurationParameters: Record<string, string>;
   /** The module's Python source; undefined when the .py file is missing. */
   source: string | undefined;
+  /** Why this rule may not run here (a preview server refusing a pull request's changed code); its checks get this error. */
+  unavailable?: string;
 }
 
 /** The definition of a stored rule object (spec of the .dqorule.yaml, attachments.python_module). */

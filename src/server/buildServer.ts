@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import { createServerServices, startConnectionSchedules } from '../app/serverServices.js';
 import type { ConnectionSchedulesOptions, DataSources, DelivererOptions, JobService, Reconciler, Store } from '../app/services.js';
 import type { OpenStoreOptions } from '../app/types.js';
+import type { Clock } from '../model/index.js';
 import { apiSchemas, registerApiSchemas } from './apiSchemas.js';
 import { registerAuth } from './auth.js';
 import { registerConsole } from './console.js';
@@ -70,6 +71,8 @@ export interface ServerOptions {
   };
   /** The web console at `/` (default: on, from dist/console); a folder serves another build; false: none. */
   console?: boolean | string;
+  /** The time routes read as "now" (a preview's backtest window); default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -149,6 +152,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     gitopsBodyLimit: options.gitopsBodyLimit,
     reconciler: options.reconciler,
     deliverer: services.deliverer,
+    ...(options.clock ? { clock: options.clock } : {}),
   };
   metrics.setOpenIncidents(async () => (await options.store.incidents.statistics()).reduce((sum, c) => sum + c.openIncidents, 0));
   metrics.setOutboxBacklog(() => options.store.outbox.countPending());

@@ -2,7 +2,7 @@ import type { DataSources, Deliverer, JobService, LiveObjects, Reconciler, Store
 import type { OpenStoreOptions } from '../app/types.js';
 import type { ServerMetrics } from './metrics.js';
 import { roleAtLeast, type Caller, type Role } from './tokens.js';
-import type { Capabilities } from '../model/index.js';
+import type { Capabilities, Clock } from '../model/index.js';
 
 /** What route files get: the live objects, the store, and the caller's capabilities. */
 export interface ServerContext {
@@ -23,6 +23,8 @@ export interface ServerContext {
   reconciler?: Reconciler;
   /** Prometheus metrics (GET /metrics); routes count what only they see, e.g. API applies. */
   metrics?: ServerMetrics;
+  /** The time routes read as "now"; absent: the system clock. */
+  clock?: Clock;
 }
 
 declare module 'fastify' {

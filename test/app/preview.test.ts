@@ -181,7 +181,7 @@ describe('preview: backtest and live run of the checks a change adds or modifies
     );
     expect(find(doc, 'daily_nulls_count', 'amount').source).toBe('sources/db/public.Orders.dqotable.yaml');
     expect(Object.keys(find(doc, 'daily_nulls_count', 'amount'))).toEqual([
-      'connection', 'schema', 'table', 'column', 'check_type', 'time_scale', 'check_name', 'change', 'source', 'backtest', 'live',
+      'connection', 'schema', 'table', 'column', 'check_type', 'time_scale', 'check_name', 'change', 'source', 'backtest', 'backtest_error', 'live',
     ]);
   });
 

@@ -17,6 +17,7 @@ function check(i: number, moved: number): PreviewCheck {
     change: 'modified',
     source: 'patterns/Detect empty tables daily.dqotablepattern.yaml',
     backtest: { readouts: 30, before: counts(30), after: counts(30 - moved, 0, moved) },
+    backtest_error: null,
     live: { status: 'ran', actual_value: 1000 + i, expected_value: 10, severity: 'valid', reason: null, partitions: null },
   };
 }
@@ -48,13 +49,16 @@ describe('preview renderers', () => {
 
   it('text names each check, its backtest and its live outcome; not run says why', () => {
     const notRun: PreviewCheck = { ...check(1, 0), backtest: null, change: 'added', live: { status: 'not_run', actual_value: null, expected_value: null, severity: null, reason: 'connect ECONNREFUSED 127.0.0.1:1', partitions: null } };
-    const text = renderPreviewText(doc([check(0, 2), notRun]), { color: false });
+    const failed: PreviewCheck = { ...check(2, 0), backtest: null, backtest_error: "rule myrules/band: ValueError: no band (on every readout)" };
+    const text = renderPreviewText(doc([check(0, 2), notRun, failed]), { color: false });
     expect(text).toContain('~ warehouse.mart.fact_table_with_a_long_name_00000  daily_row_count (monitoring daily, modified; patterns/Detect empty tables daily.dqotablepattern.yaml)');
     expect(text).toContain('backtest: 30 readouts: 0 alerts → 2 alerts (error 0 → 2)');
     expect(text).toContain('+ warehouse.mart.fact_table_with_a_long_name_00001');
     expect(text).toContain('backtest: no history in the last 30 days');
     expect(text).toContain('live:     not run: connect ECONNREFUSED 127.0.0.1:1');
-    expect(text).toContain('2 checks changed (1 added, 1 modified); backtest of 30 days: 0 → 2 alerts (1 without history); live: 0 would fail now, 1 not run');
+    expect(text).toContain('backtest: not backtested: rule myrules/band: ValueError: no band (on every readout)');
+    expect(text).toContain('3 checks changed (1 added, 2 modified); backtest of 30 days: 0 → 2 alerts (1 without history, 1 not backtested); live: 0 would fail now, 1 not run');
+    expect(renderPreviewMarkdown(doc([failed]))).toContain('| not backtested: rule myrules/band: ValueError: no band (on every readout) |');
     expect(renderPreviewMarkdown(doc([]))).toContain('_The change adds or modifies no check._');
   });
 });

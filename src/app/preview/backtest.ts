@@ -1,8 +1,9 @@
-import { getCheckCatalog } from '../../catalog/index.js';
+import { judgeReadouts } from '../../jobs/checkRun/judgeReadouts.js';
+import { resolveRule, ruleTimeWindow, type CheckRules } from '../../jobs/checkRun/checkRules.js';
 import { outcomeOf, periodOf } from '../../jobs/checkRun/resultRows.js';
-import { ruleSeveritiesOf, type PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
+import type { PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
 import { severityName, type CheckType } from '../../model/index.js';
-import { evaluateCheck, type Readout } from '../../rules/index.js';
+import type { Readout } from '../../rules/index.js';
 import type { BacktestReadoutKey, BacktestReadoutRow, Store } from '../../store/store.js';
 import { zeroCounts, type Backtest } from './previewDocument.js';
 
@@ -15,6 +16,11 @@ import { zeroCounts, type Backtest } from './previewDocument.js';
  * readout the rules give no verdict on (not enough history) is counted in neither, as a check run stores it as
  * a readout only (a check with no thresholds at all is valid). Gaps in the history are
  * gaps: a missing day is neither a readout nor a verdict.
+ *
+ * The rule judges as in a check run (jobs/checkRun/judgeReadouts, the same resolution): a custom rule of the
+ * head revision (also one replacing a built-in rule) in the Python workers, with its own time window deciding
+ * how far back the history is read. A rule that fails on any readout leaves the check without a backtest, with
+ * the error.
  *
  * One read of the store per check type, whatever the number of checks (a policy may reach thousands of tables).
  */
@@ -36,7 +42,7 @@ const MAX_LOOKBACK_DAYS = 3660;
 
 export async function backtestChecks(
   items: readonly BacktestItem[],
-  context: { store: Pick<Store, 'backtestReadouts'>; now: Date; days: number },
+  context: { store: Pick<Store, 'backtestReadouts'>; now: Date; days: number; rules?: CheckRules },
 ): Promise<BacktestAnswer[]> {
   const answers: BacktestAnswer[] = items.map(() => ({ backtest: null }));
   const windowStart = Date.UTC(context.now.getUTCFullYear(), context.now.getUTCMonth(), context.now.getUTCDate()) - (context.days - 1) * DAY_MS;
@@ -49,7 +55,7 @@ export async function backtestChecks(
   });
   for (const [checkType, indexes] of byType) {
     const keys: BacktestReadoutKey[] = indexes.map((index) => keyOf(items[index]));
-    const lookback = Math.max(0, ...indexes.map((index) => lookbackDays(items[index].check)));
+    const lookback = Math.max(0, ...indexes.map((index) => lookbackDays(items[index].check, context.rules)));
     // a monthly period that started before the window still overlaps it: read from a month earlier
     const from = new Date(windowStart - (lookback + 31) * DAY_MS).toISOString();
     const rows = await context.store.backtestReadouts(checkType, keys, from);
@@ -59,9 +65,10 @@ export async function backtestChecks(
       list.push(row);
       rowsByKey.set(row.key, list);
     }
-    indexes.forEach((index, keyIndex) => {
-      answers[index] = judge(items[index].check, items[index].historyCheckName === items[index].check.checkName, rowsByKey.get(keyIndex) ?? [], windowStart);
-    });
+    for (const [keyIndex, index] of indexes.entries()) {
+      const item = items[index];
+      answers[index] = await judge(item.check, item.historyCheckName === item.check.checkName, rowsByKey.get(keyIndex) ?? [], windowStart, context.rules);
+    }
   }
   return answers;
 }
@@ -86,37 +93,42 @@ function inWindow(timePeriod: string, gradient: string, windowStart: number): bo
   return end > windowStart;
 }
 
-function judge(check: PlannedCheck, own: boolean, rows: readonly BacktestReadoutRow[], windowStart: number): BacktestAnswer {
+async function judge(
+  check: PlannedCheck,
+  own: boolean,
+  rows: readonly BacktestReadoutRow[],
+  windowStart: number,
+  rules: CheckRules | undefined,
+): Promise<BacktestAnswer> {
   const gradient = periodOf(check.checkType, check.timeScale, new Date(0)).timeGradient;
   const counted = rows.filter((row) => inWindow(row.timePeriod, gradient, windowStart));
   if (counted.length === 0) return { backtest: null };
-  const historyByGroup = new Map<string, Readout[]>();
+  // the readouts before the window are the rules' stored history; those in it are judged (and history too)
+  const earlier = new Map<string, Readout[]>();
   for (const row of rows) {
-    if (row.actualValue === null) continue;
-    const list = historyByGroup.get(row.dataGroup) ?? [];
-    list.push({ timePeriod: row.timePeriod, value: row.actualValue });
-    historyByGroup.set(row.dataGroup, list);
+    if (row.actualValue === null || inWindow(row.timePeriod, gradient, windowStart)) continue;
+    const list = earlier.get(row.dataGroup) ?? [];
+    list.push({ timePeriod: row.timePeriod, value: row.actualValue, expectedValue: row.expectedValue });
+    earlier.set(row.dataGroup, list);
   }
-  const severities = ruleSeveritiesOf(check.spec);
+  const judged = await judgeReadouts(
+    check,
+    counted.map((row) => ({ dataGroup: row.dataGroup, timePeriod: row.timePeriod, actualValue: row.actualValue, expectedValue: row.expectedValue })),
+    { storedHistory: async () => earlier, ...(rules ? { rules } : {}), timeGradient: gradient, defaultTimePeriod: counted[0].timePeriod },
+  );
+  const failed = judged.filter((judgement) => 'error' in judgement);
+  if (failed.length > 0) {
+    const first = failed[0] as { error: string };
+    const where = failed.length === judged.length ? 'every readout' : `${failed.length} of ${judged.length} readouts`;
+    return { backtest: null, error: `${first.error} (on ${where})` };
+  }
   const before = zeroCounts();
   const after = zeroCounts();
-  try {
-    for (const row of counted) {
-      if (own && row.verdict) before[severityName(row.severity)]++;
-      const evaluation = evaluateCheck({
-        ruleName: check.catalog.rule,
-        actualValue: row.actualValue,
-        history: historyByGroup.get(row.dataGroup) ?? [],
-        timePeriod: row.timePeriod,
-        severities,
-        referenceValue: row.expectedValue,
-        timeGradient: gradient,
-      });
-      const outcome = outcomeOf(evaluation);
-      if (outcome.verdict) after[severityName(outcome.severity ?? 0)]++;
-    }
-  } catch (error) {
-    return { backtest: null, error: `rule ${check.catalog.rule}: ${(error as Error).message}` };
+  for (const row of counted) if (own && row.verdict) before[severityName(row.severity)]++;
+  for (const judgement of judged) {
+    if ('error' in judgement) continue;
+    const outcome = outcomeOf(judgement.evaluation);
+    if (outcome.verdict) after[severityName(outcome.severity ?? 0)]++;
   }
   return { backtest: { readouts: counted.length, before, after } };
 }
@@ -124,10 +136,10 @@ function judge(check: PlannedCheck, own: boolean, rows: readonly BacktestReadout
 const GROUPING_DAYS: Record<string, number> = { hour: 1, day: 1, week: 7, month: 31, quarter: 92, year: 366 };
 
 /** How many days before the window the rule of a check reads history (0 for rules that judge one readout). */
-function lookbackDays(check: PlannedCheck): number {
-  const rule = getCheckCatalog().rules.get(check.catalog.rule);
-  if (!rule || rule.mode !== 'previous_readouts' || !rule.timeWindow) return 0;
+function lookbackDays(check: PlannedCheck, rules: CheckRules | undefined): number {
+  const window = ruleTimeWindow(resolveRule(check.catalog.rule, rules?.custom));
+  if (!window) return 0;
   const gradientDays = check.timeScale === 'daily' && check.checkType !== 'profiling' ? 1 : 31;
-  const groupingDays = GROUPING_DAYS[rule.timeWindow.historicDataPointGrouping.toLowerCase()] ?? gradientDays;
-  return Math.min(MAX_LOOKBACK_DAYS, rule.timeWindow.predictionTimeWindow * Math.max(gradientDays, groupingDays) + 1);
+  const groupingDays = GROUPING_DAYS[window.historicDataPointGrouping.toLowerCase()] ?? gradientDays;
+  return Math.min(MAX_LOOKBACK_DAYS, window.predictionTimeWindow * Math.max(gradientDays, groupingDays) + 1);
 }

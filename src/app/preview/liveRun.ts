@@ -1,5 +1,6 @@
 import type { Int64 } from '../../model/index.js';
 import type { DataSource } from '../../datasource/index.js';
+import type { CheckRules } from '../../jobs/checkRun/checkRules.js';
 import type { PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
 import { runTableChecks } from '../../jobs/checkRun/runTableChecks.js';
 import { severityName } from '../../model/index.js';
@@ -8,13 +9,14 @@ import { zeroCounts, type LiveOutcome } from './previewDocument.js';
 
 /**
  * The live part of a preview: the sensors of one table's changed checks run once now on its data source, as a
- * check run would (the same merged queries, in a READ ONLY snapshot), judged with the head settings, and
- * NOTHING is stored: no results, no readouts, no incidents. A check whose sensor or rule fails is `not_run`
- * with the error; a data source that fails makes every check of the table `not_run` with its error.
+ * check run would (the same merged queries and custom sensors' templates, in a READ ONLY snapshot), judged
+ * with the head settings and rules (custom ones in the Python workers), and NOTHING is stored: no results, no
+ * readouts, no incidents. A check whose sensor or rule fails is `not_run` with the error; a data source that
+ * fails makes every check of the table `not_run` with its error.
  */
 export async function runLive(
   checks: readonly PlannedCheck[],
-  context: { store: Pick<Store, 'checkResults'>; dataSource: DataSource; signal: AbortSignal; now: Date },
+  context: { store: Pick<Store, 'checkResults'>; dataSource: DataSource; signal: AbortSignal; now: Date; rules?: CheckRules },
 ): Promise<Map<number, LiveOutcome>> {
   const outcomes = new Map<number, LiveOutcome>();
   let rows: CheckResultInput[];

@@ -1,6 +1,9 @@
 import { getCheckCatalog } from '../../catalog/index.js';
 import type { DataSources } from '../../datasource/index.js';
-import { checkHashOf, type PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
+import type { LiveObjects } from '../../inspect/liveObjects.js';
+import { liveCheckDefinitions, withCheckRules, type CheckDefinitions, type CheckRules } from '../../jobs/checkRun/checkRules.js';
+import { catalogCheckOf, checkHashOf, type PlannedCheck } from '../../jobs/checkRun/plannedChecks.js';
+import type { PythonRuleRunner, PythonRuleRunnerOptions } from '../../pythonrules/index.js';
 import { tableKey, type JsonObject } from '../../model/index.js';
 import { dataGroupingLevelsOf } from '../../policy/index.js';
 import type { Store } from '../../store/store.js';
@@ -13,6 +16,11 @@ import type { PreviewRequest, PreviewRequestCheck, PreviewTable } from './previe
  * Evaluates a PreviewRequest against a store (the backtest) and the data sources (the live run): the same code
  * for `dqctl preview` on its own store and for a server answering POST /api/gitops/preview with its own. Reads
  * only: nothing is written to the store, and the data sources are queried read-only.
+ *
+ * The rules judge as in `run checks` (jobs/checkRun/checkRules: a custom rule replaces a built-in one of the
+ * same path), with the custom rules, sensors and dictionaries the request carries (the head revision's: the
+ * changed `.py` is what judges), else the store's. The Python workers start only when a check needs a custom
+ * rule or sensor, and end with the preview.
  */
 export interface PreviewContext {
   store: Pick<Store, 'backtestReadouts' | 'checkResults'>;
@@ -24,6 +32,16 @@ export interface PreviewContext {
   signal: AbortSignal;
   /** Why no check may run live here (e.g. the caller's role); every live outcome is then `not_run` with it. */
   liveRefused?: string;
+  /** The live objects of this store, whose custom rules, sensors and dictionaries judge when the request carries none. */
+  objects?: Pick<LiveObjects, 'list'>;
+  /**
+   * Set when this caller may not run code of its own here (a server's viewer or operator): a rule of the request
+   * whose Python differs from the store's rule of that name does not run; its checks get this reason.
+   */
+  storedCodeOnly?: string;
+  /** A Python runner to use (kept open); else one of the preview's own, started when needed and closed after. */
+  python?: PythonRuleRunner;
+  pythonOptions?: PythonRuleRunnerOptions;
 }
 
 /** Tables run live at once (each on its own data source's pool). */
@@ -37,7 +55,14 @@ export async function previewChecks(request: PreviewRequest, context: PreviewCon
     const ref = { connection: table.connection, schema: table.schema, table: table.table, spec: table.spec };
     const grouping = dataGroupingLevelsOf(table.spec, context.connectionSpec(table.connection));
     for (const check of table.checks) {
-      const known = catalog.checkByName(check.check_name);
+      const known =
+        check.comparison === null
+          ? catalogCheckOf(
+              check.check_name,
+              { ...check.spec, ...(check.sensor_name ? { sensor_name: check.sensor_name } : {}), ...(check.rule_name ? { rule_name: check.rule_name } : {}) },
+              { target: check.column === null ? 'table' : 'column', checkType: check.check_type, timeScale: check.time_scale, category: check.category },
+            )
+          : catalog.checkByName(check.check_name);
       if (!known) warnings.push(`${tableKey(ref)}: unknown check ${check.check_name}; it is listed without backtest or live run`);
       const hashName = check.comparison === null ? check.check_name : `comparisons/${check.comparison}/${check.check_name}`;
       const planned: PlannedCheck | undefined = known && {
@@ -64,13 +89,14 @@ export async function previewChecks(request: PreviewRequest, context: PreviewCon
     itemOf.set(index, items.length);
     items.push({ check: entry.planned, historyCheckName: entry.check.history_check_name });
   });
-  const backtests = await backtestChecks(items, { store: context.store, now: context.now, days: request.days });
-  for (const [index, item] of itemOf) {
-    const error = backtests[item].error;
-    if (error) warnings.push(`${tableKey(entries[index].table)} ${entries[index].check.check_name}: not backtested: ${error}`);
-  }
-
-  const live = await liveOutcomes(request, entries, context, warnings);
+  const definitions = await definitionsOf(request, context);
+  const python = { ...(context.python ? { python: context.python } : {}), ...(context.pythonOptions ? { pythonOptions: context.pythonOptions } : {}) };
+  const { backtests, live } = await withCheckRules(definitions.objects, python, async (loaded) => {
+    const rules = withRefusedRules(loaded, definitions.refused);
+    const backtests = await backtestChecks(items, { store: context.store, now: context.now, days: request.days, rules });
+    const live = await liveOutcomes(request, entries, context, warnings, rules);
+    return { backtests, live };
+  });
   const checks: PreviewCheck[] = entries.map((entry, index) => ({
     connection: entry.table.connection,
     schema: entry.table.schema,
@@ -82,6 +108,7 @@ export async function previewChecks(request: PreviewRequest, context: PreviewCon
     change: entry.check.change,
     source: entry.check.source,
     backtest: itemOf.has(index) ? backtests[itemOf.get(index)!].backtest : null,
+    backtest_error: (itemOf.has(index) ? backtests[itemOf.get(index)!].error : undefined) ?? null,
     live: live[index],
   }));
   return { checks, warnings };
@@ -92,6 +119,7 @@ async function liveOutcomes(
   entries: ReadonlyArray<{ table: PreviewTable; check: PreviewRequestCheck; planned: PlannedCheck | undefined }>,
   context: PreviewContext,
   warnings: string[],
+  rules: CheckRules,
 ): Promise<LiveOutcome[]> {
   const outcomes: LiveOutcome[] = entries.map(() => notRun('live runs were not asked for (--no-live)'));
   if (!request.live) return outcomes;
@@ -143,7 +171,7 @@ async function liveOutcomes(
             checkName: filter.checkName && (historyNames.get(historyKey(filter.columnName ?? null, filter.checkType, filter.checkName)) ?? filter.checkName),
           }),
       };
-      const byHash = await runLive(runnable, { store, dataSource, signal: context.signal, now: context.now });
+      const byHash = await runLive(runnable, { store, dataSource, signal: context.signal, now: context.now, rules });
       for (const index of indexes) {
         const planned = entries[index].planned;
         const outcome = planned && byHash.get(planned.checkHash);
@@ -156,3 +184,32 @@ async function liveOutcomes(
 }
 
 const historyKey = (column: string | null, checkType: string | undefined, checkName: string): string => JSON.stringify([column, checkType ?? null, checkName]);
+
+const NO_DEFINITIONS: CheckDefinitions = { rules: [], sensors: [], dictionaries: [] };
+
+/**
+ * The custom definitions that judge: the request's (the head revision's), else the store's. With
+ * `storedCodeOnly`, the request's rules whose Python is not the store's are named in `refused`.
+ */
+async function definitionsOf(request: PreviewRequest, context: PreviewContext): Promise<{ objects: CheckDefinitions; refused: Map<string, string> }> {
+  const refused = new Map<string, string>();
+  const stored = () => (context.objects ? liveCheckDefinitions(context.objects) : Promise.resolve(NO_DEFINITIONS));
+  if (!request.definitions) return { objects: await stored(), refused };
+  if (context.storedCodeOnly !== undefined && request.definitions.rules.length > 0) {
+    const storedCode = new Map((await stored()).rules.map((rule) => [rule.name, rule.attachments.python_module]));
+    for (const rule of request.definitions.rules) {
+      if (storedCode.get(rule.name) !== rule.attachments.python_module) refused.set(rule.name, context.storedCodeOnly);
+    }
+  }
+  return { objects: request.definitions, refused };
+}
+
+function withRefusedRules(rules: CheckRules, refused: ReadonlyMap<string, string>): CheckRules {
+  if (refused.size === 0) return rules;
+  const custom = new Map(rules.custom);
+  for (const [name, reason] of refused) {
+    const rule = custom.get(name);
+    if (rule) custom.set(name, { ...rule, unavailable: reason });
+  }
+  return { ...rules, custom };
+}

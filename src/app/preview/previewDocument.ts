@@ -42,8 +42,10 @@ export interface PreviewCheck {
   check_name: string;
   change: 'added' | 'modified';
   source: string;
-  /** null: no stored readouts of this check (or of one with the same sensor and parameters) in the window. */
+  /** null: no stored readouts of this check (or of one with the same sensor and parameters) in the window, or an error. */
   backtest: Backtest | null;
+  /** Why the stored readouts could not be judged (the rule raised, could not be loaded, may not run here); else null. */
+  backtest_error: string | null;
   live: LiveOutcome | null;
 }
 

@@ -24,6 +24,7 @@ export async function previewInProcess(
         store,
         connectionSpec: (name) => connections.get(name) ?? headSources.get(name),
         dataSources,
+        objects: { list: (kind) => store.listObjects({ kind }) },
         now: options.now ?? new Date(),
         signal: options.signal,
       });

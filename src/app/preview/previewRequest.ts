@@ -15,6 +15,24 @@ export interface PreviewRequest {
   /** At most this many tables run live; the checks of the others are `not_run`, saying so. */
   live_limit: number;
   tables: PreviewTable[];
+  /**
+   * The head revision's custom rules, sensors and dictionaries that the checks use: what judges and measures
+   * them (a custom rule replacing a built-in one too). Absent (an older client): the evaluator's own store's.
+   */
+  definitions?: PreviewDefinitions;
+}
+
+/** A rule (`attachments.python_module`), sensor (`attachments.providers`) or dictionary (`attachments.file_content`). */
+export interface PreviewDefinition {
+  name: string;
+  spec: JsonObject;
+  attachments: JsonObject;
+}
+
+export interface PreviewDefinitions {
+  rules: PreviewDefinition[];
+  sensors: PreviewDefinition[];
+  dictionaries: PreviewDefinition[];
 }
 
 export interface PreviewTable {
@@ -32,6 +50,12 @@ export interface PreviewRequestCheck {
   time_scale: TimeScale | null;
   category: string;
   check_name: string;
+  /**
+   * The sensor and rule the check runs in the head revision (a custom check's, from its spec or its check
+   * definition); absent (an older client): the built-in check's, or those its spec names.
+   */
+  sensor_name?: string;
+  rule_name?: string;
   /** The table comparison of a comparison check, else null. */
   comparison: string | null;
   /** The check's effective spec in the head revision (parameters, warning/error/fatal). */

@@ -1,7 +1,7 @@
 import type { DesiredState } from '../../manifest/desiredState.js';
 import type { RepositorySource } from '../../manifest/repositorySource.js';
 import { loadRevisionPair } from '../loadRevisionPair.js';
-import { changedChecks } from './changedChecks.js';
+import { changedChecks, headDefinitions } from './changedChecks.js';
 import { PREVIEW_FORMAT_VERSION, type PreviewDocument, type PreviewOutcome } from './previewDocument.js';
 import type { PreviewRequest } from './previewRequest.js';
 
@@ -30,7 +30,8 @@ export async function previewRevisions(
     baseConsequence: 'the checks of its broken files count as added',
   });
   const tables = changedChecks(base, head);
-  const outcome = await evaluate({ days: request.days, live: request.live, live_limit: request.liveLimit, tables }, head);
+  const definitions = headDefinitions(head, tables);
+  const outcome = await evaluate({ days: request.days, live: request.live, live_limit: request.liveLimit, tables, definitions }, head);
   return {
     format_version: PREVIEW_FORMAT_VERSION,
     base: base.repository.commit ?? request.base.ref,

@@ -1,4 +1,4 @@
-import type { Backtest, LiveOutcome, PreviewCheck, PreviewDocument, SeverityCounts } from '../../app/preview/previewDocument.js';
+import type { LiveOutcome, PreviewCheck, PreviewDocument, SeverityCounts } from '../../app/preview/previewDocument.js';
 import { createColors } from 'picocolors';
 
 /**
@@ -39,7 +39,9 @@ function kindOf(check: PreviewCheck): string {
   return check.time_scale ? `${check.check_type} ${check.time_scale}` : check.check_type;
 }
 
-function backtestText(backtest: Backtest | null, days: number): string {
+function backtestText(check: PreviewCheck, days: number): string {
+  const backtest = check.backtest;
+  if (check.backtest_error) return `not backtested: ${check.backtest_error}`;
   if (!backtest) return `no history in the last ${days} days`;
   const moves = ALERTS.filter((s) => backtest.before[s] !== 0 || backtest.after[s] !== 0).map((s) => `${s} ${backtest.before[s]} → ${backtest.after[s]}`);
   const before = alertsOf(backtest.before);
@@ -69,18 +71,21 @@ interface Totals {
   before: number;
   after: number;
   noHistory: number;
+  /** Checks whose backtest failed (the rule raised, could not load, may not run). */
+  notBacktested: number;
   failing: number;
   notRun: number;
 }
 
 function totalsOf(doc: PreviewDocument): Totals {
-  const totals: Totals = { added: 0, modified: 0, before: 0, after: 0, noHistory: 0, failing: 0, notRun: 0 };
+  const totals: Totals = { added: 0, modified: 0, before: 0, after: 0, noHistory: 0, notBacktested: 0, failing: 0, notRun: 0 };
   for (const check of doc.checks) {
     totals[check.change]++;
     if (check.backtest) {
       totals.before += alertsOf(check.backtest.before);
       totals.after += alertsOf(check.backtest.after);
-    } else totals.noHistory++;
+    } else if (check.backtest_error) totals.notBacktested++;
+    else totals.noHistory++;
     if (wouldFailNow(check)) totals.failing++;
     if (check.live?.status !== 'ran') totals.notRun++;
   }
@@ -91,9 +96,17 @@ function summaryLine(doc: PreviewDocument, totals: Totals): string {
   const n = doc.checks.length;
   return (
     `${n} check${n === 1 ? '' : 's'} changed (${totals.added} added, ${totals.modified} modified); ` +
-    `backtest of ${doc.days} days: ${totals.before} → ${totals.after} alerts${totals.noHistory > 0 ? ` (${totals.noHistory} without history)` : ''}; ` +
+    `backtest of ${doc.days} days: ${totals.before} → ${totals.after} alerts${backtestGaps(totals)}; ` +
     `live: ${totals.failing} would fail now${totals.notRun > 0 ? `, ${totals.notRun} not run` : ''}`
   );
+}
+
+function backtestGaps(totals: Totals): string {
+  const gaps = [
+    ...(totals.noHistory > 0 ? [`${totals.noHistory} without history`] : []),
+    ...(totals.notBacktested > 0 ? [`${totals.notBacktested} not backtested`] : []),
+  ];
+  return gaps.length > 0 ? ` (${gaps.join(', ')})` : '';
 }
 
 export function renderPreviewText(doc: PreviewDocument, options: { color: boolean }): string {
@@ -103,7 +116,7 @@ export function renderPreviewText(doc: PreviewDocument, options: { color: boolea
   for (const check of byEffect(doc.checks)) {
     const mark = check.change === 'added' ? c.green('+') : c.yellow('~');
     lines.push(`  ${mark} ${c.bold(targetOf(check))}  ${check.check_name} (${kindOf(check)}, ${check.change}; ${check.source})`);
-    lines.push(`      backtest: ${backtestText(check.backtest, doc.days)}`);
+    lines.push(`      backtest: ${backtestText(check, doc.days)}`);
     const live = liveText(check.live);
     lines.push(`      live:     ${wouldFailNow(check) ? c.red(live) : live}`);
   }
@@ -129,7 +142,7 @@ export function renderPreviewMarkdown(doc: PreviewDocument): string {
   let length = [...head, ...warnings, ...table].join('\n').length + 500;
   let shown = 0;
   for (const check of sorted) {
-    const row = `| ${code(check.check_name)} (${kindOf(check)}) | ${code(targetOf(check))} | ${check.change}<br><sub>${cell(check.source)}</sub> | ${cell(backtestText(check.backtest, doc.days))} | ${wouldFailNow(check) ? '**' : ''}${cell(liveText(check.live))}${wouldFailNow(check) ? '**' : ''} |`;
+    const row = `| ${code(check.check_name)} (${kindOf(check)}) | ${code(targetOf(check))} | ${check.change}<br><sub>${cell(check.source)}</sub> | ${cell(backtestText(check, doc.days))} | ${wouldFailNow(check) ? '**' : ''}${cell(liveText(check.live))}${wouldFailNow(check) ? '**' : ''} |`;
     if (length + row.length + 1 > MARKDOWN_LIMIT) break;
     table.push(row);
     length += row.length + 1;
@@ -143,7 +156,7 @@ export function renderPreviewMarkdown(doc: PreviewDocument): string {
     const moved = rest.filter((check) => effectOf(check) > 0).length;
     out.push(
       '',
-      `_… and ${rest.length} more check${rest.length === 1 ? '' : 's'} (${moved} with an effect, ${rest.filter((c) => !c.backtest).length} without history) that do not fit in one comment; run \`dqctl preview\` for all of them._`,
+      `_… and ${rest.length} more check${rest.length === 1 ? '' : 's'} (${moved} with an effect, ${rest.filter((c) => !c.backtest && !c.backtest_error).length} without history) that do not fit in one comment; run \`dqctl preview\` for all of them._`,
     );
   }
   out.push('');

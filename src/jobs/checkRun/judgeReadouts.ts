@@ -10,9 +10,8 @@ import {
   type RuleOutcome,
   type Severity,
 } from '../../rules/index.js';
-import { getCheckCatalog } from '../../catalog/index.js';
 import type { JsonObject } from '../../model/index.js';
-import type { CheckRules } from './checkRules.js';
+import { resolveRule, ruleLooksBack, type CheckRules } from './checkRules.js';
 import { ruleSeveritiesOf, type PlannedCheck } from './plannedChecks.js';
 
 /**
@@ -36,9 +35,8 @@ export interface JudgeContext {
 
 export async function judgeReadouts(check: PlannedCheck, readouts: readonly SensorReadout[], context: JudgeContext): Promise<ReadoutJudgement[]> {
   const ruleName = check.catalog.rule;
-  const custom = context.rules?.custom.get(ruleName);
-  const builtIn = getCheckCatalog().rules.get(ruleName);
-  const looksBack = custom ? custom.mode === 'previous_readouts' : builtIn?.mode === 'previous_readouts' || ruleName === 'comparison/value_changed';
+  const resolution = resolveRule(ruleName, context.rules?.custom);
+  const looksBack = ruleLooksBack(resolution);
   const timed = readouts.map((readout) => ({ readout, timePeriod: timePeriodOf(readout, context.defaultTimePeriod) }));
   let histories: Map<string, Readout[]> | undefined;
   if (looksBack) {
@@ -59,7 +57,7 @@ export async function judgeReadouts(check: PlannedCheck, readouts: readonly Sens
     }
   }
   const severities = ruleSeveritiesOf(check.spec);
-  if (custom) return judgeWithCustomRule(custom, timed, severities, histories, context.rules!);
+  if (resolution.kind === 'custom') return judgeWithCustomRule(resolution.rule, timed, severities, histories, context.rules!);
   return timed.map(({ readout, timePeriod }) => {
     try {
       const history = histories?.get(readout.dataGroup);
@@ -87,7 +85,9 @@ async function judgeWithCustomRule(
   rules: CheckRules,
 ): Promise<ReadoutJudgement[]> {
   const cannot =
-    rule.type !== 'python'
+    rule.unavailable !== undefined
+      ? `rule ${rule.name}: ${rule.unavailable}`
+      : rule.type !== 'python'
       ? `rule ${rule.name}: dqctl runs Python rules only (type: java_class is DQOps's own)`
       : rule.source === undefined
         ? `rule ${rule.name}: rules/${rule.name}.py is missing`

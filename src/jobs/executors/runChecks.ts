@@ -7,7 +7,7 @@ import { ownScheduleOf } from '../checkScheduleOverrides.js';
 import type { CheckSearchFilters, PlannedCheck } from '../checkRun/plannedChecks.js';
 import { periodOf, resultBase } from '../checkRun/resultRows.js';
 import { runTableChecks } from '../checkRun/runTableChecks.js';
-import { loadCheckRules } from '../checkRun/checkRules.js';
+import { loadCheckRules, needsPython } from '../checkRun/checkRules.js';
 import { PythonRuleRunner, pythonRuleOptionsFromEnvironment } from '../../pythonrules/index.js';
 import { DEFAULT_NOTIFICATIONS_NAME } from '../../manifest/objectPaths.js';
 import { recordResultsWithIncidents, type IncidentConfiguration } from '../../incidents/index.js';
@@ -166,7 +166,7 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
   // custom rules: read once per run; a runner of our own (started on the first call) when none was given
   const ownRunner = deps.pythonRules ? undefined : new PythonRuleRunner(pythonRuleOptionsFromEnvironment());
   const rules = await loadCheckRules(deps.objects, deps.pythonRules ?? ownRunner!);
-  if (work.some((w) => w.checks.some((c) => rules.custom.has(c.catalog.rule) || rules.sensors?.has(c.catalog.sensor)))) rules.python.warmUp();
+  if (work.some((w) => w.checks.some((c) => needsPython(c, rules)))) rules.python.warmUp();
   const rows: CheckResultInput[] = [];
   const tables: TableCheckOutcome[] = [];
   let done = 0;

@@ -7,7 +7,7 @@ import type { PreviewRequest } from '../../app/preview/previewRequest.js';
 import { applyRequest, planRequest } from '../../app/remoteGitops.js';
 import { DqError } from '../../model/index.js';
 import { ref } from '../apiSchemas.js';
-import type { ServerContext } from '../context.js';
+import { canEditDefinitions, type ServerContext } from '../context.js';
 import { roleAtLeast } from '../tokens.js';
 
 /**
@@ -22,7 +22,9 @@ import { roleAtLeast } from '../tokens.js';
  *
  * A preview (`dqctl preview --server`) posts the checks a pull request adds or modifies; the server backtests
  * them on its stored readouts (viewers) and runs them live on its own connections and secrets (operators: a
- * check's parameters may hold SQL), storing nothing.
+ * check's parameters may hold SQL), storing nothing. The custom rules it posts judge them; a rule whose Python is
+ * not the one this server stores is code of the caller's, which only an admin may run here (as only an admin
+ * may write it).
  */
 export const DEFAULT_GITOPS_BODY_LIMIT = 100 * 1024 * 1024;
 const DEFAULT_LOCK_TIMEOUT_MS = 30_000;
@@ -113,6 +115,9 @@ export async function gitopsRoutes(api: FastifyInstance, context: ServerContext)
     async (request) => {
       const body = request.body as PreviewRequest;
       const connections = new Map((await context.objects.list('source')).map((source) => [source.name, source.spec]));
+      const storedCodeOnly = canEditDefinitions(request.caller)
+        ? undefined
+        : `its Python is not the one this server stores; running a change's own rule code on the server needs an admin token (this caller is a ${request.caller.role})`;
       const liveRefused = !roleAtLeast(request.caller.role, 'operator')
         ? `live checks need an operator token on the server (this caller is a ${request.caller.role})`
         : !context.dataSources
@@ -128,9 +133,11 @@ export async function gitopsRoutes(api: FastifyInstance, context: ServerContext)
           store: context.store,
           connectionSpec: (name) => connections.get(name),
           dataSources: context.dataSources,
-          now: new Date(),
+          now: context.clock?.now() ?? new Date(),
           signal: controller.signal,
           ...(liveRefused ? { liveRefused } : {}),
+          objects: context.objects,
+          ...(storedCodeOnly ? { storedCodeOnly } : {}),
         });
       } finally {
         socket?.off('close', abort);
