@@ -66,7 +66,8 @@ interface KindSpec {
   updateWhere?: string;
 }
 
-const CHECK_MAPPED: readonly Mapped[] = [
+/** Which check a row is of (its DQOps id first), as readouts, results, errors and error samples all carry it. */
+const CHECK_IDENTITY: readonly Mapped[] = [
   ['dqops_id', 'text', 'id'],
   ['connection_name', 'text', 'connection_name'],
   ['schema_name', 'text', 'schema_name'],
@@ -80,6 +81,10 @@ const CHECK_MAPPED: readonly Mapped[] = [
   ['sensor_name', 'text', 'sensor_name'],
   ['quality_dimension', 'text', 'quality_dimension'],
   ['table_comparison', 'text', 'table_comparison'],
+];
+
+const CHECK_MAPPED: readonly Mapped[] = [
+  ...CHECK_IDENTITY,
   ['time_period', 'timestamp', 'time_period'],
   ['data_group', 'text', 'data_group_name'],
   ['actual_value', 'double precision', 'actual_value'],
@@ -180,19 +185,7 @@ const KINDS: Record<DqopsKind, KindSpec> = {
     idColumn: 'dqops_id',
     storedFilter: 'true',
     mapped: [
-      ['dqops_id', 'text', 'id'],
-      ['connection_name', 'text', 'connection_name'],
-      ['schema_name', 'text', 'schema_name'],
-      ['table_name', 'text', 'table_name'],
-      ['column_name', 'text', 'column_name'],
-      ['check_type', 'text', 'check_type'],
-      ['time_gradient', 'text', 'time_gradient'],
-      ['check_category', 'text', 'check_category'],
-      ['check_name', 'text', 'check_name'],
-      ['check_hash', 'bigint', 'check_hash'],
-      ['sensor_name', 'text', 'sensor_name'],
-      ['quality_dimension', 'text', 'quality_dimension'],
-      ['table_comparison', 'text', 'table_comparison'],
+      ...CHECK_IDENTITY,
       ['data_group', 'text', 'data_group_name'],
       ['sample_index', 'integer', 'sample_index'],
       ['result_data_type', 'text', 'result_type'],
