@@ -1,5 +1,5 @@
 import { isSecretKey, isSecretReference } from '../diff/secrets.js';
-import { classifyPath, encodeNamePart, PROVIDER_SENSOR_SUFFIX, SENSOR_DEFINITION_FILE, SETTINGS_FILES, SQL_TEMPLATE_SUFFIX, suffixOfKind } from '../manifest/objectPaths.js';
+import { classifyPath, encodeNamePart, PROVIDER_SENSOR_SUFFIX, SAMPLE_TEMPLATE_SUFFIX, SENSOR_DEFINITION_FILE, SETTINGS_FILES, SQL_TEMPLATE_SUFFIX, suffixOfKind } from '../manifest/objectPaths.js';
 import { SETTINGS_FILE } from '../manifest/repositorySource.js';
 import { DEFAULT_SETTINGS } from '../manifest/settings.js';
 import { compareKeys, isJsonObject, parseTableKey, sensorProviders, type JsonObject, type JsonValue, type LiveObject, type ObjectKey, type ObjectKind } from '../model/index.js';
@@ -113,6 +113,9 @@ export function exportLive(objects: readonly LiveObject[], options: ExportOption
         }
         if (files_.sqlTemplate !== undefined) {
           files.push({ path: `${folder}${provider}${SQL_TEMPLATE_SUFFIX}`, content: files_.sqlTemplate, object: { ...ref, part: 'sensor_file' } });
+        }
+        if (files_.sampleTemplate !== undefined) {
+          files.push({ path: `${folder}${provider}${SAMPLE_TEMPLATE_SUFFIX}`, content: files_.sampleTemplate, object: { ...ref, part: 'sensor_file' } });
         }
       }
     } else if (providers !== undefined) {

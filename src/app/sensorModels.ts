@@ -130,6 +130,7 @@ export async function sensorOf(objects: LiveObjects, name: string, canEdit: (cus
     const spec = p.custom ? p.custom.definition : builtIn && builtInProviderSpec(builtIn, provider);
     if (spec !== undefined) model.provider_sensor_definition_spec = spec;
     if (p.custom?.sqlTemplate !== undefined) model.sql_template = p.custom.sqlTemplate;
+    if (p.custom?.sampleTemplate !== undefined) model.error_sampling_template = p.custom.sampleTemplate;
     Object.assign(model, { custom: p.custom !== undefined, built_in: p.builtIn, can_edit: editable });
     return model;
   });
@@ -166,8 +167,8 @@ function fromModel(body: JsonObject): SensorBody {
     const definition = isJsonObject(item.provider_sensor_definition_spec) ? item.provider_sensor_definition_spec : {};
     violations.push(...specViolations('provider_sensor', definition, { bodyAt: ['provider_sensor_list', index, 'provider_sensor_definition_spec'] }));
     const files: SensorProviderFiles = { definition: normalizeSpec('sensor', definition) };
-    // an error sampling template (error_sampling_template) is not kept: dqctl samples errors of built-in sensors only
     if (typeof item.sql_template === 'string') files.sqlTemplate = item.sql_template;
+    if (typeof item.error_sampling_template === 'string') files.sampleTemplate = item.error_sampling_template;
     providers.push({ provider, files, index });
   });
   refuseViolations(violations, 'sensor model');

@@ -1726,7 +1726,7 @@ export interface ProviderSensorModel {
   provider_sensor_definition_spec?: Record<string, unknown>;
   /** The Jinja2 SQL template. */
   sql_template?: string;
-  /** Accepted and not kept: dqctl samples errors of built-in sensors only. */
+  /** The Jinja2 error sampling template (<provider>.sample.sql.jinja2): the query `collect error-samples` runs for checks of this custom sensor. */
   error_sampling_template?: string;
   /** A custom definition (an object of the live store) exists under this name. */
   custom?: boolean;

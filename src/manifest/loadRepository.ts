@@ -280,8 +280,9 @@ const VARIABLE_FOLDERS = ['sources/', 'patterns/', 'rules/', 'sensors/', 'checks
 
 /**
  * The files beside a sensor definition: each `<provider>.dqoprovidersensor.yaml` (envelope and schema checked,
- * located in its file) and `<provider>.sql.jinja2`. A provider file without a template, or a template without
- * a provider file, is an error at that file (DQOps would not run the sensor on that provider).
+ * located in its file), `<provider>.sql.jinja2` and `<provider>.sample.sql.jinja2` (the error sampling template,
+ * optional). A provider file without a template, or a template without a provider file, is an error at that file
+ * (DQOps would not run the sensor on that provider).
  */
 async function readSensorFiles(
   repo: RepositorySource,
@@ -301,12 +302,14 @@ async function readSensorFiles(
     const files = providers.get(part.provider) ?? {};
     providers.set(part.provider, files);
     where.set(`${part.provider}:${part.part}`, path);
-    if (part.part === 'sql_template') {
-      const unstorable = unstorableText(path, text, 'the SQL template', 'A template is text: remove the NUL character.');
+    if (part.part === 'sql_template' || part.part === 'sample_template') {
+      const what = part.part === 'sql_template' ? 'the SQL template' : 'the error sampling template';
+      const unstorable = unstorableText(path, text, what, 'A template is text: remove the NUL character.');
       if (unstorable) {
         diagnostics.push(unstorable);
         texts.set(path, text);
-      } else files.sqlTemplate = text;
+      } else if (part.part === 'sql_template') files.sqlTemplate = text;
+      else files.sampleTemplate = text;
       continue;
     }
     const parsed = parseObjectFile({ path, kind: 'provider_sensor', name: part.provider }, text, scope);
@@ -319,7 +322,7 @@ async function readSensorFiles(
     if (diagnostics.some((d) => d.severity === 'error')) break;
     const missing = files.definition === undefined ? `${provider}${PROVIDER_SENSOR_SUFFIX}` : files.sqlTemplate === undefined && files.definition.type !== 'java_class' ? `${provider}${SQL_TEMPLATE_SUFFIX}` : undefined;
     if (missing === undefined) continue;
-    const present = where.get(`${provider}:${files.definition === undefined ? 'sql_template' : 'provider_definition'}`)!;
+    const present = (where.get(`${provider}:provider_definition`) ?? where.get(`${provider}:sql_template`) ?? where.get(`${provider}:sample_template`))!;
     diagnostics.push({
       severity: 'error',
       code: 'sensor_provider_incomplete',

@@ -7,7 +7,7 @@ import { tableKey, type ObjectKind } from '../model/index.js';
  *   (split on the FIRST dot; `%XX` sequences decoded in both parts)
  * - `rules/<folder…>/<name>.dqorule.yaml`                           → rule `<folder…>/<name>`
  * - `sensors/<target>/<category>/<name>/sensordefinition.dqosensor.yaml` → sensor `<target>/<category>/<name>`;
- *   its `<provider>.dqoprovidersensor.yaml` and `<provider>.sql.jinja2` are attachments of it
+ *   its `<provider>.dqoprovidersensor.yaml`, `<provider>.sql.jinja2` and `<provider>.sample.sql.jinja2` are attachments of it
  * - `checks/<table|column>/profiling/<category>/<name>.dqocheck.yaml`,
  *   `checks/<table|column>/<monitoring|partitioned>/<daily|monthly>/<category>/<name>.dqocheck.yaml`
  *   → check `<table|column>/<type>[/<scale>]/<category>/<name>` (the path under checks/)
@@ -55,15 +55,18 @@ export function suffixOfKind(kind: ObjectKind): string {
 export const SENSOR_DEFINITION_FILE = 'sensordefinition.dqosensor.yaml';
 export const PROVIDER_SENSOR_SUFFIX = '.dqoprovidersensor.yaml';
 export const SQL_TEMPLATE_SUFFIX = '.sql.jinja2';
+export const SAMPLE_TEMPLATE_SUFFIX = '.sample.sql.jinja2';
 export const DICTIONARY_SUFFIX = '.csv';
-/** The files beside a sensor definition: a provider's settings and its SQL template. */
-export type SensorFilePart = 'provider_definition' | 'sql_template';
+/** The files beside a sensor definition: a provider's settings, its SQL template and its error sampling template. */
+export type SensorFilePart = 'provider_definition' | 'sql_template' | 'sample_template';
 
 /** `postgresql.dqoprovidersensor.yaml` → provider `postgresql`, part `provider_definition`; undefined for other files. */
 export function sensorFilePart(fileName: string): { provider: string; part: SensorFilePart } | undefined {
   if (fileName.endsWith(PROVIDER_SENSOR_SUFFIX)) return { provider: fileName.slice(0, -PROVIDER_SENSOR_SUFFIX.length), part: 'provider_definition' };
-  // error-sampling templates (`<provider>.sample.sql.jinja2`) are not read: dqctl samples errors of built-in sensors only
-  if (fileName.endsWith(SQL_TEMPLATE_SUFFIX) && !fileName.endsWith('.sample.sql.jinja2')) {
+  if (fileName.endsWith(SAMPLE_TEMPLATE_SUFFIX) && fileName.length > SAMPLE_TEMPLATE_SUFFIX.length) {
+    return { provider: fileName.slice(0, -SAMPLE_TEMPLATE_SUFFIX.length), part: 'sample_template' };
+  }
+  if (fileName.endsWith(SQL_TEMPLATE_SUFFIX)) {
     return { provider: fileName.slice(0, -SQL_TEMPLATE_SUFFIX.length), part: 'sql_template' };
   }
   return undefined;

@@ -2,7 +2,8 @@
  * What the objects of a customized DQOps home carry beside their spec, in one place for the manifest that
  * writes them, export that writes them back as files, and the check runner that reads them:
  * - a sensor (`sensors/<target>/<category>/<name>/`) carries, per provider, its `<provider>.dqoprovidersensor.yaml`
- *   spec (`provider_definition`) and its `<provider>.sql.jinja2` text (`sql_template`), under `providers`;
+ *   spec (`provider_definition`), its `<provider>.sql.jinja2` text (`sql_template`) and, when it has one, its
+ *   error sampling template `<provider>.sample.sql.jinja2` (`sample_sql_template`), under `providers`;
  * - a dictionary (`dictionaries/<name>.csv`) carries the CSV text as `file_content`;
  * - a rule carries its `.py` as `python_module`.
  */
@@ -13,6 +14,8 @@ export interface SensorProviderFiles {
   definition?: JsonObject;
   /** The Jinja2 SQL template; undefined when the folder has only the provider file. */
   sqlTemplate?: string;
+  /** The Jinja2 error sampling template (`<provider>.sample.sql.jinja2`); undefined when the sensor has none. */
+  sampleTemplate?: string;
 }
 
 /** The provider files of a sensor object, by provider name (`postgresql`). */
@@ -25,6 +28,7 @@ export function sensorProviders(attachments: JsonObject): Map<string, SensorProv
     const entry: SensorProviderFiles = {};
     if (isJsonObject(files.provider_definition)) entry.definition = files.provider_definition;
     if (typeof files.sql_template === 'string') entry.sqlTemplate = files.sql_template;
+    if (typeof files.sample_sql_template === 'string') entry.sampleTemplate = files.sample_sql_template;
     out.set(provider, entry);
   }
   return out;
@@ -38,6 +42,7 @@ export function sensorAttachments(providers: ReadonlyMap<string, SensorProviderF
     const entry: JsonObject = {};
     if (files.definition !== undefined) entry.provider_definition = files.definition;
     if (files.sqlTemplate !== undefined) entry.sql_template = files.sqlTemplate;
+    if (files.sampleTemplate !== undefined) entry.sample_sql_template = files.sampleTemplate;
     out[provider] = entry;
   }
   return { providers: out };
