@@ -20,4 +20,5 @@ export * from './sensorTypes.js';
 export { planTemplateSensors, type TemplateColumn } from './templateQueries.js';
 export { customSensorOf, parameterProblem, TEMPLATE_PROVIDER, type CustomSensorDefinition } from '../templates/customSensor.js';
 export { templateContext, type TemplateContextOptions } from '../templates/templateContext.js';
+export { samplerContext, samplesOfRows } from '../templates/customSampler.js';
 export { POSTGRESQL_DIALECT_TEMPLATE, POSTGRESQL_DIALECT_TEMPLATE_NAME, SCAN_REFERENCE_TEMPLATE } from '../templates/postgresqlDialect.js';

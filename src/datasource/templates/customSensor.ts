@@ -14,6 +14,8 @@ export interface CustomSensorDefinition {
   /** The provider file's spec, given as `provider_sensor_definition`. */
   provider: JsonObject;
   sqlTemplate: string;
+  /** The error sampling template (`postgresql.sample.sql.jinja2`); undefined when the sensor has none. */
+  sampleTemplate?: string;
   supportsGrouping: boolean;
   supportsPartitionedChecks: boolean;
   disableMergingQueries: boolean;
@@ -33,6 +35,7 @@ export function customSensorOf(name: string, spec: JsonObject, attachments: Json
     definition: spec,
     provider: files.definition,
     sqlTemplate: files.sqlTemplate,
+    ...(files.sampleTemplate !== undefined ? { sampleTemplate: files.sampleTemplate } : {}),
     supportsGrouping: files.definition.supports_grouping !== false,
     supportsPartitionedChecks: files.definition.supports_partitioned_checks !== false,
     disableMergingQueries: files.definition.disable_merging_queries === true,

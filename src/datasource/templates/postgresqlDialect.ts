@@ -187,6 +187,78 @@ CAST({{ render_time_dimension_expression(table_alias_prefix) }} AS TIMESTAMP WIT
 {{ eol() }}{{ indentation }}ORDER BY {{ render_grouping_column_names() }}
 {%- endif -%}
 {%- endmacro -%}
+{#- Error samplers (<provider>.sample.sql.jinja2): the rows the call block's condition marks as failing, as
+    actual_value, the row ids row_id_1..n of error_sampling.id_columns and the grouping_level_n columns, over the
+    same rows as the sensor (table filter, check filter, partition window), the NULL values left out unless
+    render_null_check = false. Without data groupings: ordered by the value (then the ids), at most
+    error_sampling.samples_limit rows. With them: at most that many rows per data group (numbered sample_index),
+    and at most error_sampling.total_samples_limit in all. -#}
+{%- macro render_error_sampler(wrap_condition = '', render_null_check = true, override_samples_limit = none, value_order_by = 'ASC', sample_index = true, order_by_value_first = true, order_by_expression = '') -%}
+{%- set per_group = override_samples_limit if override_samples_limit is not none else error_sampling.samples_limit -%}
+{%- set ids = error_sampling.id_columns | default([], true) | list -%}
+{%- set value = render_target_column('analyzed_table') if column_name else 'NULL' -%}
+{%- set direction = 'DESC' if (value_order_by | upper) == 'DESC' else 'ASC' -%}
+{%- set order_items = [] -%}
+{%- if order_by_expression is not none and (order_by_expression | length) > 0 and column_name -%}
+{%- set _ = order_items.append((order_by_expression | replace('{column}', value)) ~ ' ' ~ direction) -%}
+{%- endif -%}
+{%- if order_by_value_first -%}{%- set _ = order_items.append(value ~ ' ' ~ direction) -%}{%- endif -%}
+{%- for id in ids -%}{%- set _ = order_items.append(render_column(id, 'analyzed_table') ~ ' ASC') -%}{%- endfor -%}
+{%- if not order_by_value_first -%}{%- set _ = order_items.append(value ~ ' ' ~ direction) -%}{%- endif -%}
+{%- set condition = ((value ~ ' IS NOT NULL AND ') if (render_null_check and column_name) else '') ~ wrap_condition ~ ' (' ~ caller() ~ ')' -%}
+{%- set grouped = data_groupings is not none and (data_groupings | length) > 0 -%}
+{%- if grouped -%}
+WITH error_samples AS (
+    SELECT
+        {{ value }} AS actual_value
+        {%- for id in ids %},
+        {{ render_column(id, 'analyzed_table') }} AS row_id_{{ loop.index }}
+        {%- endfor -%}
+        {{- render_data_grouping_projections('analyzed_table', '        ') }},
+        ROW_NUMBER() OVER (PARTITION BY
+        {%- for attribute in data_groupings %}{{ ',' if not loop.first }} grouping_{{ attribute }}{% endfor %} ORDER BY {{ order_items | join(', ') }}) AS sample_index
+    FROM (
+        SELECT analyzed_table.*
+            {{- render_data_grouping_projections('analyzed_table', '            ') }}
+        FROM {{ render_target_table() }} AS analyzed_table
+        {%- if parameters.foreign_table | default(none, true) is not none %}
+        LEFT OUTER JOIN {{ render_referenced_table(parameters.foreign_table) }} AS foreign_table
+        ON {{ value }} = foreign_table.{{ quote_identifier(parameters.foreign_column) }}
+        {%- endif -%}
+        {{- render_where_clause(condition, 'analyzed_table', '        ') }}
+    ) AS analyzed_table
+)
+SELECT
+    sample_table.actual_value AS actual_value
+    {%- if sample_index %},
+    sample_table.sample_index AS sample_index
+    {%- endif -%}
+    {%- for attribute in data_groupings %},
+    sample_table.grouping_{{ attribute }} AS grouping_{{ attribute }}
+    {%- endfor -%}
+    {%- for id in ids %},
+    sample_table.row_id_{{ loop.index }} AS row_id_{{ loop.index }}
+    {%- endfor %}
+FROM error_samples AS sample_table
+WHERE sample_table.sample_index <= {{ per_group | int }}
+ORDER BY {% for attribute in data_groupings %}sample_table.grouping_{{ attribute }}, {% endfor %}sample_table.sample_index
+LIMIT {{ error_sampling.total_samples_limit | int }}
+{%- else -%}
+SELECT
+    {{ value }} AS actual_value
+    {%- for id in ids %},
+    {{ render_column(id, 'analyzed_table') }} AS row_id_{{ loop.index }}
+    {%- endfor %}
+FROM {{ render_target_table() }} AS analyzed_table
+{%- if parameters.foreign_table | default(none, true) is not none %}
+LEFT OUTER JOIN {{ render_referenced_table(parameters.foreign_table) }} AS foreign_table
+ON {{ value }} = foreign_table.{{ quote_identifier(parameters.foreign_column) }}
+{%- endif -%}
+{{- render_where_clause(condition) }}
+ORDER BY {{ order_items | join(', ') }}
+LIMIT {{ per_group | int }}
+{%- endif -%}
+{%- endmacro -%}
 `;
 
 /**

@@ -88,11 +88,12 @@ export async function renderCustomSensors(
 
 const REFERENCE_NAME = 'dqctl/scan_reference.sql.jinja2';
 
-function templateNameOf(sensorName: string): string {
+export function templateNameOf(sensorName: string): string {
   return `sensors/${sensorName}/postgresql.sql.jinja2`;
 }
 
-function withDictionaries(sensor: SensorRequest, dictionaries: ReadonlyMap<string, string>): SensorRequest {
+/** The sensor with its list parameters' `${dictionary://…}` elements expanded. */
+export function withDictionaries(sensor: SensorRequest, dictionaries: ReadonlyMap<string, string>): SensorRequest {
   const parameters = sensor.parameters;
   if (!parameters || !Object.values(parameters).some(Array.isArray)) return sensor;
   const out: Record<string, JsonValue> = {};

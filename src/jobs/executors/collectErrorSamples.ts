@@ -3,8 +3,18 @@ import {
   buildErrorSamplesQuery,
   errorSamplingSupported,
   MAX_ID_COLUMNS,
+  parameterProblem,
+  POSTGRESQL_DIALECT_TEMPLATE,
+  POSTGRESQL_DIALECT_TEMPLATE_NAME,
+  samplerContext,
+  samplesOfRows,
+  type CustomSensorDefinition,
+  type ErrorSample,
   type ErrorSamplesQuery,
 } from '../../datasource/sensors/index.js';
+import { PythonRuleRunner, pythonRuleOptionsFromEnvironment } from '../../pythonrules/index.js';
+import { loadCheckRules, type CheckRules } from '../checkRun/checkRules.js';
+import { withDictionaries } from '../checkRun/renderCustomSensors.js';
 import { DqError, isJsonObject, tableKey, type JsonObject } from '../../model/index.js';
 import type { TableRef } from '../../policy/index.js';
 import type { ErrorSampleInput, Store } from '../../store/store.js';
@@ -27,6 +37,13 @@ import type { ExecutorDependencies } from './executorDependencies.js';
  * back each time). `data_scope: data_group` names each sample by its data group of the table's default data
  * grouping; `table` (the default) samples the table as a whole. `time_window_filter` narrows the partition
  * window of partitioned checks (recent days / months, include today / current month).
+ *
+ * A check whose sensor is a custom sensor (sensors/…, also one named as a built-in sensor, which it replaces) is
+ * sampled by the sensor's `postgresql.sample.sql.jinja2`, rendered by the Python workers' Jinja2 with the
+ * sensor's variables plus `error_sampling` (samples_limit = total_samples_limit = the limit, id_columns = the row
+ * ids above) and run as it is; its `actual_value`, `row_id_<n>` and `grouping_level_<n>` columns become the
+ * samples. A custom sensor without a sample template runs no sampler: its check gets a note, not an error, and
+ * does not count in executed_error_samplers.
  *
  * A sampler that fails (the data source, a column that is gone, a sensor that cannot be built) stores nothing
  * and counts in `total_error_samplers_failed`; the job fails, with the reasons, only when every sampler failed.
@@ -67,6 +84,8 @@ export interface SamplerOutcome {
   samples: number;
   /** Why the sampler failed (nothing was stored for it). */
   error?: DqError;
+  /** Why no sampler ran for the check (a custom sensor without a sample template); not a failure. */
+  note?: string;
 }
 
 export interface TableSamplesOutcome {
@@ -94,6 +113,8 @@ export interface TableSamplesContext {
   timeWindow?: TimeWindowFilter;
   /** executed_at of the samples (the check run's, when collected by a run; default `now`). */
   executedAt?: string;
+  /** The custom sensors (with their sample templates) and the Python workers that render them. */
+  rules?: CheckRules;
 }
 
 export interface CollectErrorSamplesOptions {
@@ -106,10 +127,13 @@ export interface CollectErrorSamplesOptions {
 
 const TABLES_AT_ONCE = 4;
 
-/** The checks of the list that have an error sampler. */
-export function samplingChecks(checks: readonly PlannedCheck[]): PlannedCheck[] {
+/**
+ * The checks of the list that have an error sampler: built-in sensors with failing rows, and every custom sensor
+ * (`customSensors`; one without a sample template is kept to be given its note).
+ */
+export function samplingChecks(checks: readonly PlannedCheck[], customSensors?: ReadonlyMap<string, unknown>): PlannedCheck[] {
   // a comparison's failing "rows" are differences between two tables, not rows of one: nothing to sample
-  return checks.filter((check) => !check.comparison && errorSamplingSupported(check.catalog.sensor));
+  return checks.filter((check) => !check.comparison && (customSensors?.has(check.catalog.sensor) === true || errorSamplingSupported(check.catalog.sensor)));
 }
 
 /** Validates the job's JSON parameters (the API's schema checks them too; the CLI builds them). */
@@ -201,11 +225,32 @@ export async function collectErrorSamples(
     throw new DqError('INVALID_ARGUMENT', `the samples limit must be an integer from 1 to ${MAX_RESULTS_LIMIT}`);
   }
   const filters = parameters.check_search_filters ?? {};
-  const { work, connections } = await planCheckRun(deps.objects, filters, samplingChecks);
+  // custom sensors: read once; the Python workers (ours when none was given) render their sample templates
+  const ownRunner = deps.pythonRules ? undefined : new PythonRuleRunner(pythonRuleOptionsFromEnvironment());
+  try {
+    const rules = await loadCheckRules(deps.objects, deps.pythonRules ?? ownRunner!);
+    return await collectWithRules(deps, parameters, options, limit, signal, rules);
+  } finally {
+    await ownRunner?.close();
+  }
+}
+
+async function collectWithRules(
+  deps: ExecutorDependencies,
+  parameters: CollectErrorSamplesParameters,
+  options: CollectErrorSamplesOptions,
+  limit: number,
+  signal: AbortSignal,
+  rules: CheckRules,
+): Promise<CollectErrorSamplesRun> {
+  const filters = parameters.check_search_filters ?? {};
+  const { work, connections } = await planCheckRun(deps.objects, filters, (checks) => samplingChecks(checks, rules.sensors));
   const now = new Date();
   const outcomes: TableSamplesOutcome[] = [];
   if (parameters.dummy_sensor_execution === true) {
-    for (const { table, checks } of work) outcomes.push({ table, name: tableKey(table), samplers: checks.map((check) => ({ check, samples: 0 })), durationMs: 0 });
+    for (const { table, checks } of work) {
+      outcomes.push({ table, name: tableKey(table), samplers: checks.map((check) => ({ check, samples: 0, ...noteOf(check, rules) })), durationMs: 0 });
+    }
     return { result: sumUp(outcomes), tables: outcomes };
   }
 
@@ -227,7 +272,7 @@ export async function collectErrorSamples(
           sourceError = asDqError(error);
         }
         outcome = dataSource
-          ? await collectTableErrorSamples(checks, { store: deps.store, dataSource, signal, now, dataScope: parameters.data_scope ?? 'table', limit, timeWindow: parameters.time_window_filter })
+          ? await collectTableErrorSamples(checks, { store: deps.store, dataSource, signal, now, dataScope: parameters.data_scope ?? 'table', limit, timeWindow: parameters.time_window_filter, rules })
           : { table, name: tableKey(table), samplers: checks.map((check) => ({ check, samples: 0, error: sourceError })), durationMs: 0 };
       }
       outcomes.push(outcome);
@@ -251,6 +296,7 @@ function sumUp(outcomes: readonly TableSamplesOutcome[]): CollectErrorSamplesRes
   for (const outcome of outcomes) {
     const columns = new Map<string, boolean>();
     for (const sampler of outcome.samplers) {
+      if (sampler.note !== undefined) continue; // no sampler ran
       result.executed_error_samplers++;
       if (sampler.error) result.total_error_samplers_failed++;
       result.total_error_samples_collected += sampler.samples;
@@ -274,7 +320,7 @@ function asDqError(error: unknown): DqError {
  */
 export async function collectTableErrorSamples(checks: readonly PlannedCheck[], context: TableSamplesContext): Promise<TableSamplesOutcome> {
   const started = performance.now();
-  const sampled = samplingChecks(checks);
+  const sampled = samplingChecks(checks, context.rules?.sensors);
   const table = sampled[0]?.table ?? checks[0]?.table;
   if (table === undefined || sampled.length === 0) return { table: table ?? { connection: '', schema: '', table: '', spec: {} }, name: table ? tableKey(table) : '', samplers: [], durationMs: 0 };
   const { dataSource, signal } = context;
@@ -309,13 +355,28 @@ export async function collectTableErrorSamples(checks: readonly PlannedCheck[], 
   for (const check of sampled) {
     signal.throwIfAborted();
     const checkStarted = performance.now();
+    const custom = context.rules?.sensors?.get(check.catalog.sensor);
+    const note = custom === undefined ? undefined : noteOf(check, context.rules!).note;
+    if (note !== undefined) {
+      samplers.push({ check, samples: 0, note });
+      continue;
+    }
     try {
       const request = { ...tableQueryRequestFor(check, context), ...target };
-      const query: ErrorSamplesQuery = buildErrorSamplesQuery(request, String(check.checkHash), { limit, idColumns });
-      const samples = query.parse(await dataSource.query(query.text, query.values, { signal }));
+      let samples: ErrorSample[];
+      let valueIsColumn: boolean;
+      if (custom !== undefined) {
+        if ('error' in custom) throw new DqError('INVALID_ARGUMENT', custom.error);
+        samples = await customSamples(check, custom, request, { ...context, rules: context.rules! }, limit, idColumns);
+        valueIsColumn = check.column !== null;
+      } else {
+        const query: ErrorSamplesQuery = buildErrorSamplesQuery(request, String(check.checkHash), { limit, idColumns });
+        samples = query.parse(await dataSource.query(query.text, query.values, { signal }));
+        valueIsColumn = query.valueIsColumn;
+      }
       const durationMs = Math.round(performance.now() - checkStarted);
       const { timeGradient } = periodOf(check.checkType, check.timeScale, context.now);
-      const valueColumn = query.valueIsColumn && check.column !== null ? byName.get(check.column) : undefined;
+      const valueColumn = valueIsColumn && check.column !== null ? byName.get(check.column) : undefined;
       samples.forEach((sample, index) => {
         const ids: Partial<ErrorSampleInput> = {};
         sample.rowIds.forEach((id, i) => {
@@ -379,4 +440,39 @@ export function resultDataTypeOf(value: string | null, column: SourceColumn | un
 /** The sensor request of one check, over the same rows as the check run's (filter, grouping, partition window). */
 function tableQueryRequestFor(check: PlannedCheck, context: TableSamplesContext) {
   return tableQueryRequestOf([check], { now: context.now, grouping: context.dataScope === 'data_group', timeWindow: context.timeWindow });
+}
+
+/** The note of a check whose custom sensor has no sample template (nothing to run); none otherwise. */
+function noteOf(check: PlannedCheck, rules: CheckRules): { note?: string } {
+  const custom = rules.sensors?.get(check.catalog.sensor);
+  if (custom === undefined || 'error' in custom || custom.sampleTemplate !== undefined) return {};
+  return { note: `the custom sensor ${custom.name} has no postgresql.sample.sql.jinja2: no error samples are collected for its checks` };
+}
+
+/** A custom sensor's sampler: its sample template rendered by the Python workers' Jinja2, run as it is. */
+async function customSamples(
+  check: PlannedCheck,
+  definition: CustomSensorDefinition,
+  request: ReturnType<typeof tableQueryRequestFor> & Partial<SqlTarget>,
+  context: TableSamplesContext & { rules: CheckRules },
+  limit: number,
+  idColumns: readonly string[],
+): Promise<ErrorSample[]> {
+  if (request.dialect !== undefined && request.dialect.name !== 'postgresql') {
+    throw new DqError('INVALID_ARGUMENT', `the custom sensor ${definition.name} has a PostgreSQL sample template; this source speaks ${request.dialect.name}`);
+  }
+  const sensor = request.sensors.find((s) => s.id === String(check.checkHash)) ?? request.sensors[0];
+  const dictionaries = context.rules.dictionaries;
+  const expanded = dictionaries && dictionaries.size > 0 ? withDictionaries(sensor, dictionaries) : sensor;
+  const problem = parameterProblem(definition, expanded.parameters ?? {});
+  if (problem !== undefined) throw new DqError('INVALID_ARGUMENT', problem);
+  const name = `sensors/${definition.name}/postgresql.sample.sql.jinja2`;
+  const variables = samplerContext(request, expanded, definition, { tableSpec: check.table.spec, limit, idColumns });
+  const [rendered] = await context.rules.python.render(
+    { [POSTGRESQL_DIALECT_TEMPLATE_NAME]: POSTGRESQL_DIALECT_TEMPLATE, [name]: definition.sampleTemplate! },
+    [{ template: name, context: variables }],
+  );
+  if ('error' in rendered) throw new DqError('INVALID_ARGUMENT', `the sample template of the custom sensor ${definition.name} cannot be rendered: ${rendered.error}`);
+  const rows = await context.dataSource.query(rendered.sql, [], { signal: context.signal });
+  return samplesOfRows(rows, request, definition, { limit, idCount: idColumns.length });
 }

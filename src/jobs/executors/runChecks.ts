@@ -201,11 +201,11 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
         const incidents = await recordResultsWithIncidents(deps.store, tableRows, incidentConfiguration);
         if (incidents.messages > 0) deps.onMessages?.();
       }
-      const sampled = checksToSample(checks, tableRows, p.collect_error_samples === true);
+      const sampled = checksToSample(checks, tableRows, p.collect_error_samples === true, rules.sensors);
       if (dataSource && !failure && sampled.length > 0) {
         // samples are extra: a sampler that fails stores nothing and does not change the run's results
         try {
-          await collectTableErrorSamples(sampled, { store: deps.store, dataSource, signal, now, dataScope: 'data_group', executedAt: now.toISOString() });
+          await collectTableErrorSamples(sampled, { store: deps.store, dataSource, signal, now, dataScope: 'data_group', executedAt: now.toISOString(), rules });
         } catch (error) {
           if (signal.aborted) throw error;
         }
@@ -347,9 +347,14 @@ export function runFailure(run: RunChecksRun, failed: readonly TableCheckOutcome
  * fatal result in any data group; always those marked `always_collect_error_samples: true`. Only checks whose
  * sensor has failing rows to sample.
  */
-export function checksToSample(checks: readonly PlannedCheck[], rows: readonly CheckResultInput[], collectForFailed: boolean): PlannedCheck[] {
+export function checksToSample(
+  checks: readonly PlannedCheck[],
+  rows: readonly CheckResultInput[],
+  collectForFailed: boolean,
+  customSensors?: ReadonlyMap<string, unknown>,
+): PlannedCheck[] {
   const failed = new Set(rows.filter((row) => (row.severity ?? 0) >= 1).map((row) => row.checkHash));
-  return samplingChecks(checks.filter((check) => check.spec.always_collect_error_samples === true || (collectForFailed && failed.has(check.checkHash))));
+  return samplingChecks(checks.filter((check) => check.spec.always_collect_error_samples === true || (collectForFailed && failed.has(check.checkHash))), customSensors);
 }
 
 function failureRow(check: PlannedCheck, now: Date, message: string): CheckResultInput {
