@@ -35,7 +35,10 @@ describe('classifyPath: names come from paths as DQOps derives them', () => {
       ownerPath: 'sensors/column/custom/accepted_count/sensordefinition.dqosensor.yaml',
     });
     expect(classifyPath('sensors/column/custom/accepted_count/bigquery.dqoprovidersensor.yaml')).toMatchObject({ type: 'attachment' });
-    expect(classifyPath('sensors/column/custom/accepted_count/postgresql.sample.sql.jinja2')).toEqual({ type: 'ignored' });
+    expect(classifyPath('sensors/column/custom/accepted_count/postgresql.sample.sql.jinja2')).toEqual({
+      type: 'attachment',
+      ownerPath: 'sensors/column/custom/accepted_count/sensordefinition.dqosensor.yaml',
+    });
     expect(classifyPath('sensors/dialects/postgresql.sql.jinja2')).toEqual({ type: 'ignored' });
     expect(classifyPath('sensors/column/custom/x/definition.dqosensor.yaml')).toMatchObject({ type: 'invalid', code: 'file_name_invalid' });
     expect(classifyPath('checks/table/profiling/volume/my_rows.dqocheck.yaml')).toMatchObject({ kind: 'check', name: 'table/profiling/volume/my_rows' });

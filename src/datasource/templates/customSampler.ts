@@ -14,7 +14,7 @@ import { templateContext } from './templateContext.js';
 
 export interface CustomSamplerOptions {
   tableSpec: JsonObject;
-  /** Samples of the check (max_results_per_check): per data group and in all. */
+  /** Samples of the check (max_results_per_check), per data group as the built-in samplers keep them. */
   limit: number;
   /** The row id columns, at most five. */
   idColumns: readonly string[];
@@ -24,11 +24,16 @@ export interface CustomSamplerOptions {
 export function samplerContext(request: TableQueryRequest, sensor: SensorRequest, definition: CustomSensorDefinition, options: CustomSamplerOptions): JsonObject {
   return {
     ...templateContext(request, sensor, definition, { tableSpec: options.tableSpec }),
-    error_sampling: { samples_limit: options.limit, total_samples_limit: options.limit, id_columns: options.idColumns.slice(0, MAX_ID_COLUMNS) },
+    error_sampling: { samples_limit: options.limit, total_samples_limit: totalLimitOf(options.limit), id_columns: options.idColumns.slice(0, MAX_ID_COLUMNS) },
   };
 }
 
-/** The rows of a rendered sample template as samples (at most `limit`; values cut to MAX_SAMPLE_LENGTH). */
+/** All samples of a check over its data groups: DQOps's total_samples_limit (1000), or the limit when larger. */
+export function totalLimitOf(limit: number): number {
+  return Math.max(limit, 1000);
+}
+
+/** The rows of a rendered sample template as samples (at most totalLimitOf(limit); values cut to MAX_SAMPLE_LENGTH). */
 export function samplesOfRows(
   rows: readonly Record<string, unknown>[],
   request: TableQueryRequest,
@@ -37,7 +42,7 @@ export function samplesOfRows(
 ): ErrorSample[] {
   const levels = definition.supportsGrouping ? groupingLevels(request) : [];
   const groupName = levels.map((level, index) => ('tag' in level ? { tag: level.tag } : { alias: `grouping_level_${index + 1}` }));
-  return rows.slice(0, options.limit).map((row) => {
+  return rows.slice(0, totalLimitOf(options.limit)).map((row) => {
     const value = textOf(row.actual_value);
     return {
       dataGroup: dataGroupOf(row, groupName),

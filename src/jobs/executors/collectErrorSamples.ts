@@ -40,8 +40,8 @@ import type { ExecutorDependencies } from './executorDependencies.js';
  *
  * A check whose sensor is a custom sensor (sensors/…, also one named as a built-in sensor, which it replaces) is
  * sampled by the sensor's `postgresql.sample.sql.jinja2`, rendered by the Python workers' Jinja2 with the
- * sensor's variables plus `error_sampling` (samples_limit = total_samples_limit = the limit, id_columns = the row
- * ids above) and run as it is; its `actual_value`, `row_id_<n>` and `grouping_level_<n>` columns become the
+ * sensor's variables plus `error_sampling` (samples_limit = the limit, per data group; total_samples_limit = 1000 or the
+ * limit when larger; id_columns = the row ids above) and run as it is; its `actual_value`, `row_id_<n>` and `grouping_level_<n>` columns become the
  * samples. A custom sensor without a sample template runs no sampler: its check gets a note, not an error, and
  * does not count in executed_error_samplers.
  *
