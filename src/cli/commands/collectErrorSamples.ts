@@ -68,6 +68,7 @@ function runJson(run: CollectErrorSamplesRun) {
         column: s.check.column,
         samples: s.samples,
         ...(s.error ? { error: { code: s.error.code, message: s.error.message } } : {}),
+        ...(s.note !== undefined ? { note: s.note } : {}),
       })),
     })),
   };
@@ -82,7 +83,9 @@ function renderRun(run: CollectErrorSamplesRun, elapsedMs: number): string {
     lines.push(`  ${failed === 0 ? 'ok    ' : 'FAILED'}  ${table.name}  ${table.samplers.length} checks, ${samples} samples${failed > 0 ? `, ${failed} failed` : ''}`);
     for (const sampler of table.samplers) {
       const where = sampler.check.column === null ? sampler.check.checkName : `${sampler.check.column}: ${sampler.check.checkName}`;
-      lines.push(sampler.error ? `      FAILED ${where}: ${sampler.error.message}` : `      ${where}: ${sampler.samples} sample${sampler.samples === 1 ? '' : 's'}`);
+      if (sampler.error) lines.push(`      FAILED ${where}: ${sampler.error.message}`);
+      else if (sampler.note !== undefined) lines.push(`      ${where}: no sampler (${sampler.note})`);
+      else lines.push(`      ${where}: ${sampler.samples} sample${sampler.samples === 1 ? '' : 's'}`);
     }
   }
   const r = run.result;
