@@ -9,6 +9,7 @@ import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
 const HOME = resolve(import.meta.dirname, '../fixtures/customHome');
 const TEMPLATE = 'sensors/column/custom/accepted_count/postgresql.sql.jinja2';
+const SAMPLE_TEMPLATE = 'sensors/column/custom/accepted_count/postgresql.sample.sql.jinja2';
 
 /** Custom sensors, check definitions and dictionaries are objects of the plan: add, apply, no changes, change, delete. */
 describe('plan and apply of a customized home', () => {
@@ -40,7 +41,14 @@ describe('plan and apply of a customized home', () => {
     ]);
     const [sensor] = await fx.store.listObjects({ kind: 'sensor' });
     expect(sensorProviders(sensor.attachments).get('postgresql')).toMatchObject({ definition: { type: 'sql_template' } });
+    expect(sensorProviders(sensor.attachments).get('postgresql')?.sampleTemplate).toContain('lib.render_error_sampler()');
     expect((await planRepository({ repository: dir, store: fx.store })).plan.changes).toEqual([]);
+
+    // the error sampling template is part of the sensor: removing it updates the sensor
+    await rm(join(dir, SAMPLE_TEMPLATE));
+    expect(changes(await apply())).toEqual(['update sensor:column/custom/accepted_count']);
+    const [withoutSample] = await fx.store.listObjects({ kind: 'sensor' });
+    expect(sensorProviders(withoutSample.attachments).get('postgresql')?.sampleTemplate).toBeUndefined();
 
     await writeFile(join(dir, TEMPLATE), 'SELECT\n    COUNT(*) AS actual_value\nFROM {{ lib.render_target_table() }} AS analyzed_table\n');
     await rm(join(dir, 'dictionaries/statuses.csv'));

@@ -76,6 +76,7 @@ describe('exportLive: live objects → DQOps files', () => {
       'dictionaries/statuses.csv',
       'dqctl.yaml',
       'sensors/column/custom/accepted_count/postgresql.dqoprovidersensor.yaml',
+      'sensors/column/custom/accepted_count/postgresql.sample.sql.jinja2',
       'sensors/column/custom/accepted_count/postgresql.sql.jinja2',
       'sensors/column/custom/accepted_count/sensordefinition.dqosensor.yaml',
       'sources/shop/connection.dqoconnection.yaml',
@@ -86,6 +87,8 @@ describe('exportLive: live objects → DQOps files', () => {
     expect(again.diagnostics).toEqual([]);
     expect(again.objects.map((o) => [o.kind, o.name, o.hash])).toEqual(desired.objects.map((o) => [o.kind, o.name, o.hash]));
     expect(await readFile(join(dir, 'dictionaries/statuses.csv'), 'utf8')).toBe('paid\nshipped\n');
+    const sample = 'sensors/column/custom/accepted_count/postgresql.sample.sql.jinja2';
+    expect(await readFile(join(dir, sample), 'utf8')).toBe(await readFile(join(home, sample), 'utf8'));
   });
 
   it('writes keys in the schema order and the same bytes whatever order the keys arrive in', async () => {
