@@ -91,13 +91,16 @@ describe('definitions API: sensors, check definitions, dictionaries, rules', () 
         built_in: false,
       });
       expect(custom.body.provider_sensor_list[0].sql_template).toContain("{% import '/dialects/postgresql.sql.jinja2' as lib with context -%}");
+      expect(custom.body.provider_sensor_list[0].error_sampling_template).toContain('lib.render_error_sampler()');
     });
 
     it('creates a custom sensor, reads it back, changes its template; plan keeps it as the API\'s and sees a changed git sensor as drift', async () => {
       const model = {
         full_sensor_name: 'table/custom/row_floor',
         sensor_definition_spec: { fields: [{ field_name: 'floor', data_type: 'integer' }] },
-        provider_sensor_list: [{ provider_type: 'postgresql', provider_sensor_definition_spec: { type: 'sql_template', disable_merging_queries: true }, sql_template: TEMPLATE }],
+        provider_sensor_list: [
+          { provider_type: 'postgresql', provider_sensor_definition_spec: { type: 'sql_template', disable_merging_queries: true }, sql_template: TEMPLATE, error_sampling_template: 'SELECT 1 AS actual_value' },
+        ],
       };
       expect((await call(app, { method: 'POST', url: '/api/sensors/table/custom/row_floor', payload: model })).status).toBe(201);
       expect((await call(app, { method: 'POST', url: '/api/sensors/table/custom/row_floor', payload: model })).status).toBe(409);
