@@ -6,6 +6,7 @@ import { collectErrorSamples } from '../../src/jobs/executors/collectErrorSample
 import type { JsonObject } from '../../src/model/index.js';
 import { PythonRuleRunner } from '../../src/pythonrules/index.js';
 import { createSourceFixture, type SourceFixture } from '../datasource/sourceFixture.js';
+import { call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
 /**
@@ -126,6 +127,22 @@ describe('error samples of custom sensors', () => {
     ]);
     const [row] = await fx.store.errorSamples({ connectionName: 'src', schemaName: 'shop', tableName: 'orders', columnName: 'status' });
     expect(row).toMatchObject({ sensorName: 'column/custom/not_accepted_count', columnName: 'status', checkType: 'monitoring', timeGradient: 'day' });
+    // through the results API, as the samples of built-in sensors
+    const app = await serverOn(fx.store, { dataSources });
+    try {
+      const { status, body } = await call(app, { method: 'GET', url: '/api/connections/src/schemas/shop/tables/orders/columns/status/monitoring/daily/errorsamples' });
+      expect(status).toBe(200);
+      expect(body).toHaveLength(1);
+      expect(body[0]).toMatchObject({ checkName: 'not_paid', checkCategory: 'accepted_values', dataGroupsNames: ['all data'] });
+      expect(body[0].errorSamplesEntries.map((e: any) => [e.sampleIndex, e.result, e.resultDataType, e.rowId1])).toEqual([
+        [0, 'lost', 'string', '2'],
+        [1, 'lost', 'string', '3'],
+        [2, 'unknown', 'string', '4'],
+        [3, 'unknown', 'string', '5'],
+      ]);
+    } finally {
+      await app.close();
+    }
   });
 
   it('keeps at most the limit, per data group with data_scope data_group', async () => {
