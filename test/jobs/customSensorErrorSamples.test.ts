@@ -3,6 +3,7 @@ import { DataSources } from '../../src/datasource/index.js';
 import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import type { ExecutorDependencies } from '../../src/jobs/executors/index.js';
 import { collectErrorSamples } from '../../src/jobs/executors/collectErrorSamples.js';
+import { runChecks } from '../../src/jobs/executors/runChecks.js';
 import type { JsonObject } from '../../src/model/index.js';
 import { PythonRuleRunner } from '../../src/pythonrules/index.js';
 import { createSourceFixture, type SourceFixture } from '../datasource/sourceFixture.js';
@@ -174,5 +175,18 @@ describe('error samples of custom sensors', () => {
     expect(run.result).toMatchObject({ executed_error_samplers: 2, total_error_samplers_failed: 1, total_error_samples_collected: 4 });
     const broken = run.tables[0].samplers.find((s) => s.check.checkName === 'broken')!;
     expect(broken.error?.message).toMatch(/^the sample template of the custom sensor column\/custom\/broken cannot be rendered: /);
+  });
+
+  it('run checks with collect_error_samples samples the failed custom check by its template', async () => {
+    // not_paid fails (4 rows not paid > max_count 0); all_known (paid, lost, unknown) passes: 0 rows outside the list
+    await objects.create('table', 'src/shop.orders', table({ not_paid: NOT_PAID, all_known: { ...NOT_PAID, parameters: { expected_values: ['paid', 'lost', 'unknown'] } } }), caller);
+    await runChecks(deps, { check_search_filters: { connection: 'src', column: 'status' }, collect_error_samples: true }, new AbortController().signal);
+    // a run samples by the table's data grouping (country): DE lost/3, unknown/4; PL lost/2, unknown/5
+    expect((await samples()).map((s) => [s[0], s[1], s[3], s[5]])).toEqual([
+      ['not_paid', 'DE', 'lost', '3'],
+      ['not_paid', 'DE', 'unknown', '4'],
+      ['not_paid', 'PL', 'lost', '2'],
+      ['not_paid', 'PL', 'unknown', '5'],
+    ]);
   });
 });
