@@ -29,7 +29,7 @@ export const LOADER_DIAGNOSTICS = {
   orphan_sensor_file: { severity: 'warning', description: 'A <provider>.dqoprovidersensor.yaml or <provider>.sql.jinja2 in a sensors/ folder without its sensordefinition.dqosensor.yaml.' },
   sensor_provider_incomplete: {
     severity: 'error',
-    description: 'A custom sensor folder with a <provider>.dqoprovidersensor.yaml but no <provider>.sql.jinja2 (of a sql_template sensor), or a template without its provider file.',
+    description: 'A custom sensor folder with a <provider>.dqoprovidersensor.yaml but no <provider>.sql.jinja2 (of a sql_template sensor), or a template (or an error sampling template, <provider>.sample.sql.jinja2) without its provider file.',
   },
   unknown_dictionary: { severity: 'error', description: 'A ${dictionary://name.csv} element of a list parameter naming no dictionaries/name.csv of the repository (with a did-you-mean).' },
   duplicate_object: { severity: 'error', description: 'Two files decode to the same object name.' },

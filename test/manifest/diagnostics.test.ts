@@ -275,6 +275,8 @@ const CASES: Case[] = [
     expected: [
       ['error', 'unknown_rule', 'checks/table/monitoring/daily/custom/many_big_orders.dqocheck.yaml:5:14', 'comparison/min_cont', 'unknown rule "comparison/min_cont"; did you mean "comparison/min_count"?'],
       ['error', 'sensor_provider_incomplete', 'sensors/column/custom/no_template/postgresql.dqoprovidersensor.yaml:1:1', null, 'has no sensors/column/custom/no_template/postgresql.sql.jinja2 beside it'],
+      // an error sampling template alone is no provider either
+      ['error', 'sensor_provider_incomplete', 'sensors/column/custom/only_sample/postgresql.sample.sql.jinja2:1:1', null, 'has no sensors/column/custom/only_sample/postgresql.dqoprovidersensor.yaml beside it'],
       ['error', 'wrong_type', 'sensors/table/custom/big_orders/postgresql.dqoprovidersensor.yaml:5:22', 'yes', 'expected boolean, got string "yes"'],
       ['warning', 'orphan_sensor_file', 'sensors/table/custom/orphan/postgresql.sql.jinja2:1:1', null, 'has no sensordefinition.dqosensor.yaml beside it'],
       ['error', 'unknown_sensor', `${ORDERS}:10:26`, 'table/custom/big_order', 'unknown sensor "table/custom/big_order"; did you mean "table/custom/big_orders"?'],
