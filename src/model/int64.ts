@@ -20,13 +20,17 @@ export function toInt64(value: string | number | bigint): Int64 {
  * JSON text of a value whose numbers may be 64-bit integers: bigints are written as JSON integers, digit for
  * digit (JSON.stringify throws on them). For JSON that a database parses (PostgreSQL's jsonb keeps them exact).
  */
-export function int64Json(value: unknown): string {
+export function int64Json(value: unknown, space?: number): string {
   let marked = false;
-  const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v !== 'bigint') return v;
-    marked = true;
-    return `\u0000int64:${v.toString()}\u0000`;
-  });
+  const text = JSON.stringify(
+    value,
+    (_key, v: unknown) => {
+      if (typeof v !== 'bigint') return v;
+      marked = true;
+      return `\u0000int64:${v.toString()}\u0000`;
+    },
+    space,
+  );
   return marked ? text.replace(/"\\u0000int64:(-?\d+)\\u0000"/g, '$1') : text;
 }
 

@@ -1,7 +1,7 @@
 import { changeIncidentStatus, listIncidents, listNotifications, type NotificationView } from '../../app/incidentCommands.js';
 import { resolveIncidentId } from '../../app/incidentIdPrefix.js';
 import type { IncidentRecord } from '../../app/types.js';
-import { DqError, INCIDENT_STATUSES, SEVERITY_NAMES, toCheckType, toSeverityNumber, type IncidentStatus, type JsonObject } from '../../model/index.js';
+import { DqError, INCIDENT_STATUSES, int64Json, SEVERITY_NAMES, toCheckType, toSeverityNumber, type IncidentStatus, type JsonObject } from '../../model/index.js';
 import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags, type RemoteTarget } from '../remoteClient.js';
 import { renderColumns } from '../render/columns.js';
@@ -105,7 +105,7 @@ export async function incidentsListCommand(options: IncidentsListOptions, io: Cl
   const incidents = target
     ? await remoteIncidents(target, options.connection, statuses ?? INCIDENT_STATUSES)
     : await withStore(options, io, { operation: 'incidents list' }, async (store) => (await listIncidents(store, { ...(options.connection ? { connection: options.connection } : {}), ...(statuses ? { statuses } : {}) })).map(view));
-  io.stdout(options.format === 'json' ? JSON.stringify({ incidents }, null, 2) + '\n' : renderIncidents(incidents));
+  io.stdout(options.format === 'json' ? int64Json({ incidents }, 2) + '\n' : renderIncidents(incidents));
   return 0;
 }
 
@@ -124,7 +124,7 @@ export async function incidentStatusCommand(verb: string, id: string, options: I
     const changed = await withStore(options, io, { operation: `incidents ${verb}` }, (store) => changeIncidentStatus(store, id, status, by));
     outcome = { incident: view(changed.incident), changed: changed.changed };
   }
-  if (options.format === 'json') io.stdout(JSON.stringify(outcome, null, 2) + '\n');
+  if (options.format === 'json') io.stdout(int64Json(outcome, 2) + '\n');
   else {
     const named = outcome.incident.id;
     io.stdout(outcome.changed ? `Incident ${named} is now ${status}.\n` : `Incident ${named} was already ${status}; nothing changed.\n`);
@@ -152,7 +152,7 @@ export async function notificationsListCommand(options: NotificationsListOptions
     messages = await withStore(options, io, { operation: 'notifications list' }, (store) => listNotifications(store, { ...(status ? { status } : {}), limit }));
   }
   if (options.format === 'json') {
-    io.stdout(JSON.stringify({ messages }, null, 2) + '\n');
+    io.stdout(int64Json({ messages }, 2) + '\n');
   } else {
     io.stdout(renderMessages(messages));
   }

@@ -5,7 +5,7 @@ import { DEFAULT_LIVE_LIMIT, DEFAULT_PREVIEW_DAYS, type PreviewRequest } from '.
 import { previewRevisions, type PreviewRevisionsRequest } from '../../app/preview/previewRevisions.js';
 import { gitRevisionSides } from '../../app/loadRevisionPair.js';
 import { ValidationFailed } from '../../app/validationFailed.js';
-import { DqError } from '../../model/index.js';
+import { DqError, int64Json } from '../../model/index.js';
 import { withDataSources, type DataSourceFlags } from '../dataSourceOptions.js';
 import { environmentOf, type EnvironmentFlags } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
@@ -63,7 +63,7 @@ export async function previewCommand(dir: string | undefined, options: PreviewCo
   if (options.format !== 'text') for (const warning of doc.warnings) io.stderr(`Warning: ${warning}\n`);
   switch (options.format) {
     case 'json':
-      io.stdout(JSON.stringify(doc, null, 2) + '\n');
+      io.stdout(int64Json(doc, 2) + '\n');
       break;
     case 'markdown':
       io.stdout(renderPreviewMarkdown(doc));

@@ -4,7 +4,7 @@ import type { CliIo } from '../io.js';
 import { callServer, remoteTargetOf, type RemoteFlags } from '../remoteClient.js';
 import { renderColumns } from '../render/columns.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
-import { SEVERITY_NAMES, type CheckType } from '../../model/index.js';
+import { int64Json, SEVERITY_NAMES, type CheckType } from '../../model/index.js';
 
 export interface ResultsOptions extends StoreFlags, RemoteFlags {
   connection?: string;
@@ -28,7 +28,7 @@ export async function resultsCommand(options: ResultsOptions, io: CliIo): Promis
     ? (await callServer<{ results: CheckResultRow[] }>(target, 'GET', `/api/gitops/results${queryOf({ connection, table, column, checkType, check, comparison })}`))?.results ?? []
     : await withStore(options, io, { operation: 'results' }, (store) => latestCheckResults(store, options));
   if (options.format === 'json') {
-    io.stdout(JSON.stringify({ results: rows }, null, 2) + '\n');
+    io.stdout(int64Json({ results: rows }, 2) + '\n');
     return 0;
   }
   if (rows.length === 0) {

@@ -5,6 +5,7 @@ import { callServer, remoteTargetOf, type RemoteFlags } from '../remoteClient.js
 import { queryOf } from './results.js';
 import { renderColumns } from '../render/columns.js';
 import { withStore, type StoreFlags } from '../storeOptions.js';
+import { int64Json } from '../../model/index.js';
 
 export interface StatisticsOptions extends StoreFlags, RemoteFlags {
   connection?: string;
@@ -37,7 +38,7 @@ export async function statisticsCommand(options: StatisticsOptions, io: CliIo): 
     ? (await callServer<{ statistics: StatisticsRow[] }>(target, 'GET', `/api/gitops/statistics${queryOf({ connection, table, column })}`))?.statistics ?? []
     : await withStore(options, io, { operation: 'statistics' }, (store) => latestStatistics(store, options));
   if (options.format === 'json') {
-    io.stdout(JSON.stringify({ statistics: rows }, null, 2) + '\n');
+    io.stdout(int64Json({ statistics: rows }, 2) + '\n');
     return 0;
   }
   if (rows.length === 0) {

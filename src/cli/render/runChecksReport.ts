@@ -2,7 +2,7 @@ import type { RunChecksOutcome } from '../../app/inProcessJobs/runChecksInProces
 import type { RunChecksResult } from '../../app/types.js';
 import { EXIT, type ExitCode } from '../exitCodes.js';
 import type { CliIo } from '../io.js';
-import { SEVERITY_NUMBERS, type RuleSeverity } from '../../model/index.js';
+import { int64Json, SEVERITY_NUMBERS, type RuleSeverity } from '../../model/index.js';
 
 /** The report of `dqctl run checks`, local or `--server`: the same counts, the same text, the same exit code. */
 export type FailAt = RuleSeverity;
@@ -26,7 +26,7 @@ export function exitCodeOf(result: RunChecksResult, failAt: FailAt): ExitCode {
 export function reportRunChecks({ result, tables, failed }: RunChecksOutcome, options: { format: 'text' | 'json'; failAt: FailAt }, io: CliIo, elapsedMs: number, whereToSee: string): number {
   if (options.format === 'json') {
     const failedTables = failed.map((t) => ({ table: t.table, code: t.code, error: t.message }));
-    io.stdout(JSON.stringify(failed.length > 0 ? { ...result, failed_tables: failedTables } : result, null, 2) + '\n');
+    io.stdout(int64Json(failed.length > 0 ? { ...result, failed_tables: failedTables } : result, 2) + '\n');
   } else {
     for (const t of failed) io.stdout(`  FAILED  ${t.table}  ${t.message ?? ''}\n`);
     io.stdout(
