@@ -259,6 +259,8 @@ export interface DqopsDataFileStream {
   rows: number;
   bytes: number;
   stream: Readable;
+  /** Settles once the stream has closed (read to its end, or destroyed) and the temporary file is gone. */
+  removed: Promise<void>;
 }
 
 /**
@@ -283,8 +285,8 @@ export async function openDqopsDataFile(store: Store, path: string, options: { b
     }
     const { size } = await stat(file);
     const stream = createReadStream(file);
-    stream.once('close', () => void removeWork());
-    return { kind, rows, bytes: size, stream };
+    const removed = new Promise<void>((resolve) => stream.once('close', () => void removeWork().then(resolve, resolve)));
+    return { kind, rows, bytes: size, stream, removed };
   } catch (error) {
     await removeWork();
     throw error;

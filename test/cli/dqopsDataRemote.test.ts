@@ -152,7 +152,7 @@ describe('export dqops-data --server (real bin, PGlite)', { timeout: 240_000 }, 
   it('lists the files with their kind and rows', async () => {
     const answer = await fetch(`${url}/api/gitops/dqops-data`, { headers: { authorization: 'Bearer viewer-token' } });
     expect(answer.status).toBe(200);
-    expect((await answer.json()).files).toEqual([
+    expect(((await answer.json()) as { files: unknown }).files).toEqual([
       { kind: 'sensor_readouts', path: 'sensor_readouts/c=my+conn%2Fα%26b/t=public.orders/m=2024-01-01/sensor_readout.0.parquet', rows: 31 },
       { kind: 'sensor_readouts', path: 'sensor_readouts/c=my+conn%2Fα%26b/t=public.orders/m=2024-02-01/sensor_readout.0.parquet', rows: 29 },
       { kind: 'check_results', path: 'check_results/c=my+conn%2Fα%26b/t=public.orders/m=2024-01-01/check_results.0.parquet', rows: 31 },
@@ -181,11 +181,11 @@ describe('export dqops-data --server (real bin, PGlite)', { timeout: 240_000 }, 
     ]) {
       const answer = await get(path);
       expect(answer.status, path).toBe(400);
-      expect((await answer.json()).code, path).toBe('INVALID_ARGUMENT');
+      expect(((await answer.json()) as { code: string }).code, path).toBe('INVALID_ARGUMENT');
     }
     const missing = await get('check_results/c=nobody/t=public.orders/m=2024-01-01/check_results.0.parquet');
     expect(missing.status).toBe(404);
-    expect((await missing.json()).code).toBe('NOT_FOUND');
+    expect(((await missing.json()) as { code: string }).code).toBe('NOT_FOUND');
     const file = await get('incidents/c=my+conn%2Fα%26b/m=2024-02-01/incidents.0.parquet');
     expect(file.status).toBe(200);
     expect(file.headers.get('x-dqctl-rows')).toBe('1');
