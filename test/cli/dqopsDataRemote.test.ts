@@ -161,6 +161,13 @@ describe('export dqops-data --server (real bin, PGlite)', { timeout: 240_000 }, 
     ]);
   });
 
+  it('a local export of the served store fails at once and names --server', async () => {
+    const local = await cli(['export', 'dqops-data', '--state-dir', store(), '--out', join(ws.dir, 'blocked')]);
+    expect(local.code).toBe(1);
+    expect(local.stderr).toContain('is open in `dqctl serve`');
+    expect(local.stderr).toContain(`--server ${url}`);
+  });
+
   it('a wrong token: exit 1, saying the server does not know it, and nothing written', async () => {
     const result = await cli(['export', 'dqops-data', '--server', url, '--token', 'not-a-token', '--out', join(ws.dir, 'refused')]);
     expect(result.code).toBe(1);
