@@ -173,6 +173,9 @@ describe('export dqops-data --server (real bin, PGlite)', { timeout: 240_000 }, 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('Error: the token is not valid\n');
     await expect(readdir(join(ws.dir, 'refused'))).rejects.toThrow(/ENOENT/);
+    const anonymous = await cli(['export', 'dqops-data', '--server', url, '--out', join(ws.dir, 'refused')]);
+    expect(anonymous.code).toBe(1);
+    expect(anonymous.stderr).toContain('(pass --token, or set DQCTL_TOKEN)');
   });
 
   it('a path that leaves .data/ is 400; a well-formed path of no stored partition is 404', async () => {
