@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { decodePartitionName, LAYOUTS, partitionPath } from '../dqopsdata/layout.js';
-import { FILES_PER_QUERY, openParquetEngine } from '../dqopsdata/parquetFiles.js';
+import { FILES_PER_QUERY, openParquetEngine, type ParquetEngine } from '../dqopsdata/parquetFiles.js';
 import { ownCheckRowIdentity } from './dqopsRowIdentity.js';
 import { DqError, type ProgressReporter } from '../model/index.js';
-import { DQOPS_KINDS, IMPORT_ORDER, stagedColumns, type DqopsKind, type DqopsRow } from '../store/index.js';
+import { DQOPS_KINDS, IMPORT_ORDER, stagedColumns, type DqopsKind, type DqopsPartition, type DqopsRow } from '../store/index.js';
 import type { Store } from './services.js';
 
 /**
@@ -168,25 +170,15 @@ export interface DqopsDataExportResult {
  */
 export async function exportDqopsData(store: Store, options: { out: string; progress?: ProgressReporter; batchRows?: number }): Promise<DqopsDataExportResult> {
   const engine = await openParquetEngine();
-  const kinds = Object.fromEntries(DQOPS_KINDS.map((kind) => [kind, { rows: 0, files: 0 }])) as DqopsDataExportResult['kinds'];
+  const kinds = emptyExportCounts();
   try {
     let kindsDone = 0;
     for (const kind of DQOPS_KINDS) {
-      const layout = LAYOUTS[kind];
       // one partition (one DQOps file) in memory at a time
       for (const partition of await store.dqopsPartitions(kind)) {
-        const rows: DqopsRow[] = [];
-        for await (const page of store.dqopsRows(kind, options.batchRows ?? 10_000, partition)) {
-          for (const row of page) {
-            if (row.id === null || row.id === undefined) identifyOwnRow(kind, row);
-            rows.push(row);
-          }
-        }
-        const path = partitionPath(kind, partition.connection, partition.schema ?? '', partition.table ?? '', `${partition.month}-01`);
-        const dir = join(options.out, '.data', kind, ...path);
-        await mkdir(dir, { recursive: true });
-        await engine.writeFile(join(dir, layout.fileName), layout, rows);
-        kinds[kind].rows += rows.length;
+        const file = join(options.out, '.data', ...dqopsFilePath(kind, partition).split('/'));
+        await mkdir(dirname(file), { recursive: true });
+        kinds[kind].rows += await writePartition(store, engine, kind, partition, file, options.batchRows);
         kinds[kind].files++;
       }
       options.progress?.({ phase: 'export', done: ++kindsDone, total: DQOPS_KINDS.length });
@@ -195,6 +187,110 @@ export async function exportDqopsData(store: Store, options: { out: string; prog
     engine.close();
   }
   return { kinds, out: options.out };
+}
+
+/** Zero rows and files of every kind: what an export of an empty store reports. */
+export function emptyExportCounts(): DqopsDataExportResult['kinds'] {
+  return Object.fromEntries(DQOPS_KINDS.map((kind) => [kind, { rows: 0, files: 0 }])) as DqopsDataExportResult['kinds'];
+}
+
+/** One partition's rows (dqctl's own given DQOps's ids) written as one Parquet file; answers the rows written. */
+async function writePartition(store: Store, engine: ParquetEngine, kind: DqopsKind, partition: DqopsPartition, file: string, batchRows = 10_000): Promise<number> {
+  const rows: DqopsRow[] = [];
+  for await (const page of store.dqopsRows(kind, batchRows, partition)) {
+    for (const row of page) {
+      if (row.id === null || row.id === undefined) identifyOwnRow(kind, row);
+      rows.push(row);
+    }
+  }
+  await engine.writeFile(file, LAYOUTS[kind], rows);
+  return rows.length;
+}
+
+/** A partition's file under `.data/`, `/`-separated: `<kind>/c=…/t=…/m=YYYY-MM-01/<file>.parquet`. */
+function dqopsFilePath(kind: DqopsKind, partition: DqopsPartition): string {
+  return [kind, ...partitionPath(kind, partition.connection, partition.schema ?? '', partition.table ?? '', `${partition.month}-01`), LAYOUTS[kind].fileName].join('/');
+}
+
+/** One file an export writes: its kind, its path under `.data/` (`/`-separated) and the rows it holds now. */
+export interface DqopsDataFileEntry {
+  kind: DqopsKind;
+  path: string;
+  rows: number;
+}
+
+/**
+ * The files `dqctl export dqops-data` would write from this store (GET /api/gitops/dqops-data): kind by kind in
+ * DQOPS_KINDS order, each partition once, with its row count.
+ */
+export async function listDqopsDataFiles(store: Store): Promise<DqopsDataFileEntry[]> {
+  const files: DqopsDataFileEntry[] = [];
+  for (const kind of DQOPS_KINDS) {
+    for (const partition of await store.dqopsPartitions(kind)) files.push({ kind, path: dqopsFilePath(kind, partition), rows: partition.rows ?? 0 });
+  }
+  return files;
+}
+
+/**
+ * Checks the form of a file path under `.data/` that a client asked for or a server listed: `/`-separated, a
+ * kind first, then the partition folders and the file name; no empty, `.` or `..` segment, no backslash, no
+ * control character, nothing absolute. A path that fails is INVALID_ARGUMENT (HTTP 400); answers the kind.
+ */
+export function checkDqopsDataPath(path: string): DqopsKind {
+  const segments = path.split('/');
+  const kind = segments[0] as DqopsKind;
+  const bad =
+    !(DQOPS_KINDS as readonly string[]).includes(kind) ||
+    segments.length !== (LAYOUTS[kind].tableLevel ? 5 : 4) ||
+    segments.some((segment) => segment === '' || segment === '.' || segment === '..' || /[\\\u0000-\u001f]/.test(segment)) ||
+    segments[segments.length - 1] !== LAYOUTS[kind].fileName;
+  if (bad) {
+    throw new DqError(
+      'INVALID_ARGUMENT',
+      `${JSON.stringify(path.slice(0, 300))} is not a file of DQOps's .data/ (<kind>/c=…/t=…/m=YYYY-MM-01/<file>.parquet, as GET /api/gitops/dqops-data lists them)`,
+    );
+  }
+  return kind;
+}
+
+/** One exported file being read: its rows and size, and its bytes (the temporary file is removed when the stream closes). */
+export interface DqopsDataFileStream {
+  kind: DqopsKind;
+  rows: number;
+  bytes: number;
+  stream: Readable;
+  /** Settles once the stream has closed (read to its end, or destroyed) and the temporary file is gone. */
+  removed: Promise<void>;
+}
+
+/**
+ * One file of the export (GET /api/gitops/dqops-data/file): the path must be one that listDqopsDataFiles lists
+ * now (a malformed one is INVALID_ARGUMENT, an unlisted one NOT_FOUND); the partition is written with the export's
+ * own code into a temporary file, which the answer streams and then removes. Memory holds one partition's rows.
+ */
+export async function openDqopsDataFile(store: Store, path: string, options: { batchRows?: number } = {}): Promise<DqopsDataFileStream> {
+  const kind = checkDqopsDataPath(path);
+  const partition = (await store.dqopsPartitions(kind)).find((p) => dqopsFilePath(kind, p) === path);
+  if (!partition) throw new DqError('NOT_FOUND', `the store holds no rows for ${JSON.stringify(path)} (GET /api/gitops/dqops-data lists the files there are)`);
+  const work = await mkdtemp(join(tmpdir(), 'dqctl-dqops-file-'));
+  const removeWork = () => rm(work, { recursive: true, force: true });
+  try {
+    const file = join(work, LAYOUTS[kind].fileName);
+    const engine = await openParquetEngine();
+    let rows: number;
+    try {
+      rows = await writePartition(store, engine, kind, partition, file, options.batchRows);
+    } finally {
+      engine.close();
+    }
+    const { size } = await stat(file);
+    const stream = createReadStream(file);
+    const removed = new Promise<void>((resolve) => stream.once('close', () => void removeWork().then(resolve, resolve)));
+    return { kind, rows, bytes: size, stream, removed };
+  } catch (error) {
+    await removeWork();
+    throw error;
+  }
 }
 
 /**

@@ -129,12 +129,16 @@ ${exitCodesTable()}`,
         .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
     ),
   ).action((options) => setResult(import('./commands/export.js').then((m) => m.exportCommand(options, io))));
-  storeOptions(
-    exportCommand
-      .command('dqops-data')
-      .description("write the stored history as DQOps's DIR/.data/ (Parquet files in DQOps's layout, names and column types)")
-      .requiredOption('--out <dir>', 'the folder to write .data/ into')
-      .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+  remoteOptions(
+    storeOptions(
+      exportCommand
+        .command('dqops-data')
+        .description(
+          "write the stored history as DQOps's DIR/.data/ (Parquet files in DQOps's layout, names and column types); with --server, the history of that server's store, file by file",
+        )
+        .requiredOption('--out <dir>', 'the folder to write .data/ into')
+        .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text')),
+    ),
   ).action((options) => setResult(import('./commands/dqopsData.js').then((m) => m.exportDqopsDataCommand(options, io))));
 
   storeOptions(

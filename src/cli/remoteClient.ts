@@ -1,3 +1,7 @@
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
@@ -146,6 +150,74 @@ export async function callServer<T>(
     }
     if (response.ok) return answer as T;
     throw remoteError(target, response.status, answer);
+  }
+}
+
+/**
+ * One file from the server (a GET that answers bytes, not JSON), streamed into `file` through `file.part` so
+ * that a broken download leaves no half file under the name. The wait for the answer's headers is bounded by
+ * --timeout, the body by the agent's idle timeout (a large file may take longer than --timeout in all). Retried
+ * as callServer retries a GET; an error answer is the server's coded error, as callServer raises it. Answers the
+ * response's headers.
+ */
+export async function downloadFromServer(target: RemoteTarget, path: string, file: string): Promise<Response['headers']> {
+  const headers: Record<string, string> = { accept: 'application/octet-stream, application/json' };
+  if (target.token) headers.authorization = `Bearer ${target.token}`;
+  const timeoutMs = target.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const retries = target.retries ?? RETRIES;
+  const { fetch } = await undiciApi();
+  const dispatcher = await dispatcherOf(target);
+  for (let attempt = 0; ; attempt++) {
+    const tried = attempt > 0 ? ` (${attempt + 1} attempts)` : '';
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    let response: Response;
+    try {
+      response = await fetch(`${target.url}${path}`, { method: 'GET', headers, dispatcher, signal: abort.signal });
+    } catch (error) {
+      if (abort.signal.aborted) {
+        throw new DqError('SERVER_UNREACHABLE', `the dqctl server at ${target.url} did not answer GET ${path.split('?')[0]} within ${formatMs(timeoutMs)}${tried} (--timeout sets the limit)`, {
+          server: target.url,
+          timeout_ms: timeoutMs,
+        });
+      }
+      const why = reason(error);
+      if (attempt < retries && RETRYABLE_CODES.has(why)) {
+        await sleep(RETRY_DELAY_MS * 2 ** attempt);
+        continue;
+      }
+      throw new DqError('SERVER_UNREACHABLE', `cannot reach the dqctl server at ${target.url}: ${why}${tried}`, { server: target.url });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (attempt < retries && RETRYABLE_STATUSES.has(response.status)) {
+      await response.body?.cancel();
+      await sleep(RETRY_DELAY_MS * 2 ** attempt);
+      continue;
+    }
+    if (!response.ok) {
+      const text = await response.text();
+      let answer: unknown;
+      try {
+        answer = JSON.parse(text);
+      } catch {
+        throw new DqError('SERVER_UNREACHABLE', `${target.url} answered HTTP ${response.status} with something that is not JSON; is it a dqctl server? (${text.slice(0, 120).replace(/\s+/g, ' ')})`, {
+          server: target.url,
+          status: response.status,
+        });
+      }
+      throw remoteError(target, response.status, answer);
+    }
+    const part = `${file}.part`;
+    try {
+      if (!response.body) throw new Error('the answer has no body');
+      await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), createWriteStream(part));
+      await rename(part, file);
+    } catch (error) {
+      await rm(part, { force: true });
+      throw new DqError('SERVER_UNREACHABLE', `the download of GET ${path.split('?')[0]} from ${target.url} broke off: ${reason(error)}`, { server: target.url });
+    }
+    return response.headers;
   }
 }
 

@@ -452,6 +452,8 @@ export interface DqopsPartition {
   table: string | null;
   /** `YYYY-MM` of the kind's month column (DQOps's `m=` folder). */
   month: string;
+  /** The partition's stored rows when it was listed (dqopsPartitions). */
+  rows?: number;
 }
 
 /** The month that places a stored row in its DQOps partition, as UTC wall time (what the export writes). */
@@ -468,11 +470,12 @@ const MONTH_OF: Record<DqopsKind, string> = {
 export async function dqopsPartitions(sql: SqlQueryable, kind: DqopsKind): Promise<DqopsPartition[]> {
   const spec = EXPORT_SELECT[kind];
   const tableLevel = kind !== 'incidents';
-  const rows = await sql.query<{ connection_name: string; schema_name: string | null; table_name: string | null; month: string }>(
-    `select distinct connection_name, ${tableLevel ? 'schema_name, table_name' : 'null::text as schema_name, null::text as table_name'}, ${MONTH_OF[kind]} as month
-       from ${spec.from} where ${spec.where} order by 1, 2, 3, 4`,
+  const rows = await sql.query<{ connection_name: string; schema_name: string | null; table_name: string | null; month: string; rows: string }>(
+    `select connection_name, ${tableLevel ? 'schema_name, table_name' : 'null::text as schema_name, null::text as table_name'}, ${MONTH_OF[kind]} as month,
+            count(*)::text as rows
+       from ${spec.from} where ${spec.where} group by 1, 2, 3, 4 order by 1, 2, 3, 4`,
   );
-  return rows.map((r) => ({ connection: r.connection_name, schema: r.schema_name, table: r.table_name, month: r.month }));
+  return rows.map((r) => ({ connection: r.connection_name, schema: r.schema_name, table: r.table_name, month: r.month, rows: Number(r.rows) }));
 }
 
 /**

@@ -1,9 +1,10 @@
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { ReadStream } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { exportDqopsData, importDqopsData } from '../../src/app/dqopsData.js';
+import { exportDqopsData, importDqopsData, listDqopsDataFiles, openDqopsDataFile } from '../../src/app/dqopsData.js';
 import { openParquetEngine } from '../../src/dqopsdata/parquetFiles.js';
 import { DqError } from '../../src/model/index.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
@@ -242,6 +243,38 @@ describe.each(STORE_ENGINES)('DQOps .data import and export ($engine)', (engine)
     const again = await importDqopsData(fixture.store, { home: out, dryRun: false });
     expect(again.kinds).toEqual(EXPECTED);
     expect(await snapshot()).toEqual(before);
+  }, 120_000);
+
+  it('lists the files an export writes with their rows; one file streamed is the exported file, its temporary copy removed', async () => {
+    await importDqopsData(fixture.store, { home, dryRun: false });
+    const out = join(root, `listed-${engine.engine}`);
+    const exported = await exportDqopsData(fixture.store, { out });
+    const listed = await listDqopsDataFiles(fixture.store);
+    const written = (await readdir(join(out, '.data'), { recursive: true, withFileTypes: true }))
+      .filter((e) => e.isFile())
+      .map((e) => relative(join(out, '.data'), join(e.parentPath, e.name)));
+    expect(listed.map((f) => f.path).sort()).toEqual(written.sort());
+    for (const kind of Object.keys(EXPECTED) as Array<keyof typeof EXPECTED>) {
+      const ofKind = listed.filter((f) => f.kind === kind);
+      expect({ rows: ofKind.reduce((sum, f) => sum + f.rows, 0), files: ofKind.length }, kind).toEqual(exported.kinds[kind]);
+    }
+    expect(listed).toContainEqual({ kind: 'sensor_readouts', path: `sensor_readouts/${HOSTILE_FOLDER_C}/${HOSTILE_FOLDER_T}/m=2024-02-01/sensor_readout.0.parquet`, rows: 1 });
+
+    const path = 'check_results/c=shop_oltp/t=public.orders/m=2024-03-01/check_results.0.parquet';
+    const file = await openDqopsDataFile(fixture.store, path);
+    const temporary = (file.stream as ReadStream).path as string;
+    const chunks: Buffer[] = [];
+    for await (const chunk of file.stream) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    expect({ kind: file.kind, rows: file.rows, bytes: file.bytes }).toEqual({ kind: 'check_results', rows: 30, bytes: bytes.length });
+    expect(bytes.equals(await readFile(join(out, '.data', path)))).toBe(true);
+    await file.removed;
+    await expect(readdir(dirname(temporary))).rejects.toThrow(/ENOENT/);
+
+    await expect(openDqopsDataFile(fixture.store, 'check_results/../../../etc/passwd')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(openDqopsDataFile(fixture.store, 'check_results/c=shop_oltp/t=public.orders/m=2023-03-01/check_results.0.parquet')).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   }, 120_000);
 
   async function snapshot(): Promise<unknown[]> {

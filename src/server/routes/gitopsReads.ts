@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { livePolicyTargets } from '../../app/diffRevisions.js';
+import { listDqopsDataFiles, openDqopsDataFile } from '../../app/dqopsData.js';
 import { exportStore } from '../../app/exportToFolder.js';
 import { latestStatistics } from '../../app/latestStatistics.js';
 import { storeLocksDocument } from '../../app/storeLocks.js';
@@ -9,7 +10,7 @@ import { CHECK_TYPES, DqError, OBJECT_KINDS, type CheckType, type ObjectKind } f
 import type { ServerContext } from '../context.js';
 
 /**
- * The reads of the CLI through a server (`dqctl state list | results | statistics | export | lock list | diff --server`):
+ * The reads of the CLI through a server (`dqctl state list | results | statistics | export | export dqops-data | lock list | diff --server`):
  * while `dqctl serve` holds an embedded store, the CLI cannot open it, so these answer from the server's store
  * with the same use case and the same JSON the local command prints (one truth, two views). Viewer role.
  */
@@ -86,6 +87,42 @@ export async function gitopsReadRoutes(api: FastifyInstance, context: ServerCont
     async (request) => {
       const query = request.query as { kind?: ObjectKind; namespace?: string; only_drift?: boolean; schema_base?: string };
       return exportStore(context.store, { kind: query.kind, namespace: query.namespace, onlyDrift: query.only_drift, schemaBase: query.schema_base });
+    },
+  );
+
+  api.get(
+    '/gitops/dqops-data',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        summary:
+          "the files `dqctl export dqops-data` writes from the store (DQOps's .data/ layout): each file's kind, path under .data/ and row count; `dqctl export dqops-data --server` fetches each from /gitops/dqops-data/file",
+        querystring: { type: 'object', properties: {}, additionalProperties: false },
+      },
+    },
+    async () => ({ files: await listDqopsDataFiles(context.store) }),
+  );
+
+  api.get(
+    '/gitops/dqops-data/file',
+    {
+      config: { role: 'viewer' },
+      schema: {
+        tags,
+        summary:
+          'one Parquet file of the export, written from the store as the local export writes it (one partition in memory) and streamed; `path` must be one /gitops/dqops-data lists (a malformed path is 400, an unlisted one 404). Header x-dqctl-rows: the rows it holds',
+        querystring: { type: 'object', properties: { path: { type: 'string', minLength: 1, maxLength: 4096 } }, required: ['path'], additionalProperties: false },
+      },
+    },
+    async (request, reply) => {
+      const file = await openDqopsDataFile(context.store, (request.query as { path: string }).path);
+      return reply
+        .type('application/vnd.apache.parquet')
+        .header('content-length', String(file.bytes))
+        .header('x-dqctl-rows', String(file.rows))
+        .header('cache-control', 'no-store')
+        .send(file.stream);
     },
   );
 
