@@ -70,7 +70,7 @@ describe('run checks and results (real bin)', () => {
     // a known check that no selected table has configured is no typo: nothing matched, exit 0
     const none = await runCli(['run', 'checks', '--check', 'daily_duplicate_count', ...store], { cwd: dir });
     expect([none.code, none.stdout]).toEqual([0, expect.stringContaining('No check matched the filters.')]);
-  });
+  }, 180_000); // eleven processes of the real bin
 
   it("a daily period is the run's UTC date, whatever the process's time zone (as DQOps with DQO_DEFAULT_TIME_ZONE=UTC)", async () => {
     const env = { DQ_USER: decodeURIComponent(new URL(source.url).username) || 'postgres', TZ: 'Pacific/Kiritimati' }; // UTC+14
