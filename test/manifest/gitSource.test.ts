@@ -194,7 +194,7 @@ describe('GitSource', () => {
     expect(problems).toEqual([expect.objectContaining({ path: 'sources/shop_oltp/again', code: 'symlink_loop' })]);
   });
 
-  it('lists and reads 10,000 files in a few seconds (one ls-tree, one cat-file --batch process)', async () => {
+  it('lists and reads 10,000 files of a commit, each with its own content (speed: bench/git.ts, not a timed test)', async () => {
     const folder = join(r.repo, 'sources/shop_oltp');
     const writes: Promise<void>[] = [];
     for (let i = 0; i < 10_000; i++) {
@@ -202,13 +202,10 @@ describe('GitSource', () => {
     }
     await Promise.all(writes);
     await r.commitAll('10,000 tables');
-    const started = performance.now();
     const source = new GitSource({ repository: r.repo, ref: 'HEAD' });
     const { files } = await source.listFiles();
     const texts = await Promise.all(files.map((f) => source.readFile(f.path)));
-    const elapsed = performance.now() - started;
     expect(files.length).toBeGreaterThan(10_000);
-    expect(texts[files.findIndex((f) => f.path.endsWith('public.t9999.dqotable.yaml'))]).toContain('priority: 9999');
-    expect(elapsed).toBeLessThan(5_000);
+    for (const i of [0, 4321, 9999]) expect(texts[files.findIndex((f) => f.path.endsWith(`/public.t${i}.dqotable.yaml`))]).toContain(`priority: ${i}\n`);
   });
 });
