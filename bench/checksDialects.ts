@@ -314,6 +314,8 @@ async function measureEngine(engine: EngineName, options: Options, folder: strin
       measured.inProcess.push(await inProcess());
       measured.wholeProcess.push(wholeProcess());
       measured.nodeStart.push(nodeStart());
+      // each round's figures, to judge the spread on a loaded machine
+      process.stderr.write(`  (a) ${ms(measured.handWritten[round]!)}  (b) ${ms(measured.inProcess[round]!)}  (c) ${ms(measured.wholeProcess[round]!)}\n`);
     }
     return measured;
   } finally {

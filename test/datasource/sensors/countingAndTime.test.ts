@@ -62,6 +62,12 @@ describe('counting and time as DQOps counts them', () => {
     // (x,1,01-01), (x,1,01-02), (x,1,null), (y,null,null) x2, (Z,2,null), (z,2,null), (' z',2,null) -> only y repeats
     const all = await measure('records', sensor('table/uniqueness/duplicate_record_count', { columns: [] }), { columnTypes: { Näme: 'text', n: 'integer', d: 'date' } });
     expect(all.actualValue).toBe(1);
+    // grouped by n, by Näme within each group: n=1 x x x -> 1; n=NULL y y (the all-NULL rows left out) -> 1;
+    // n=2 Z, z, ' z' -> none repeats, and the group still reads 0 (the ungrouped query keeps only repeated records)
+    const grouped = await db.measure({ schema: SCHEMA, table: 'records', now: NOW, sensors: [sensor('table/uniqueness/duplicate_record_count', { columns: ['Näme'] })], grouping: { levels: [{ column: 'n' }] } });
+    const byGroup = Object.fromEntries((grouped.readouts.get('v') ?? []).map((r) => [r.dataGroup, r.actualValue]));
+    expect(Object.values(byGroup).sort()).toEqual([0, 1, 1]);
+    expect(byGroup['2']).toBe(0);
     // no rows: 0 for both
     expect((await measure('no_rows', sensor('table/uniqueness/duplicate_record_count', { columns: ['Näme'] }))).actualValue).toBe(0);
     expect((await measure('no_rows', sensor('table/uniqueness/duplicate_record_percent', { columns: ['Näme'] }))).actualValue).toBe(0);
