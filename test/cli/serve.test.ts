@@ -72,7 +72,7 @@ describe('dqctl serve (real bin, real HTTP)', () => {
       tokensFile,
       '- {name: reader, role: viewer, token: viewer-token-123}\n- {name: ci, role: editor, token_sha256: ' +
         (await import('node:crypto')).createHash('sha256').update('editor-token-456').digest('hex') +
-        '}\n',
+        '}\n- {name: owner, role: admin, token: admin-token-789}\n',
     );
     const port = await freePort();
     const server = await serve(['--port', String(port), '--state-dir', join(ws.dir, 'state'), '--tokens', tokensFile], ws.dir);
@@ -87,12 +87,15 @@ describe('dqctl serve (real bin, real HTTP)', () => {
     expect((await fetch(`http://127.0.0.1:${port}/api/rules`, { headers: headers('viewer-token-123') })).status).toBe(200);
     const forbidden = await fetch(url, { method: 'POST', body, headers: headers('viewer-token-123') });
     expect(forbidden.status).toBe(403);
-    expect(((await forbidden.json()) as { message: string }).message).toContain('needs editor');
-    expect((await fetch(url, { method: 'POST', body, headers: headers('editor-token-456') })).status).toBe(201);
+    expect(((await forbidden.json()) as { message: string }).message).toContain('needs admin');
+    // a rule is code: an editor may not write it either (docs/custom-code.md), an admin may
+    expect((await fetch(url, { method: 'POST', body, headers: headers('editor-token-456') })).status).toBe(403);
+    expect((await fetch(url, { method: 'POST', body, headers: headers('admin-token-789') })).status).toBe(201);
     server.child.kill('SIGTERM');
     await new Promise((resolve) => server.child.on('exit', resolve));
     expect(server.stdout()).not.toContain('viewer-token-123');
     expect(server.stdout()).not.toContain('editor-token-456');
+    expect(server.stdout()).not.toContain('admin-token-789');
     expect(server.stdout()).toContain('"caller":"ci"');
   });
 
