@@ -72,6 +72,12 @@ export interface DataSource {
    * table's `file_format`). Throws a coded DqError when the table cannot be read (no folder for its schema).
    */
   sqlTarget(schema: string, table: string, tableSpec?: JsonObject): Promise<SqlTarget>;
+  /**
+   * Starts opening what the first session needs (DuckDB's engine and database, a driver and its pool) without
+   * waiting, so that it overlaps other work of the caller. A failure is not reported here: the first session
+   * opens again and reports it.
+   */
+  prepare(): void;
   /** Closes the source; sessions still running finish first. */
   close(): Promise<void>;
 }

@@ -154,6 +154,10 @@ export class PostgresDataSource extends SlottedDataSource {
     }
   }
 
+  protected open(): Promise<OpenPool> {
+    return this.pool();
+  }
+
   private pool(): Promise<OpenPool> {
     if (!this.opening) {
       const opening = (async (): Promise<OpenPool> => {

@@ -34,6 +34,14 @@ export abstract class SlottedDataSource implements DataSource {
   abstract sqlTarget(schema: string, table: string, tableSpec?: JsonObject): Promise<SqlTarget>;
   abstract close(): Promise<void>;
 
+  /** Starts opening (see DataSource.prepare); a failure is left to the first session, which opens again. */
+  prepare(): void {
+    if (!this.closed) this.open().catch(() => undefined);
+  }
+
+  /** Opens what sessions share (a pool, a database), once; a failed opening is forgotten so the next one retries. */
+  protected abstract open(): Promise<unknown>;
+
   /** Opens a session of this kind (the slot is held) and runs `work` in it. */
   protected abstract runSession<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T>;
 

@@ -10,6 +10,7 @@
  * (`s3://`, `gs://`, `az://`) without the httpfs extension installed fails that check with a clear message.
  * Every failure is a coded DqError (dataSourceErrors.ts) naming the connection, with resolved secrets redacted.
  */
+import { createRequire } from 'node:module';
 import type { DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { DqError, type JsonObject } from '../../model/index.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, type DataSourceSession, type SessionOptions, type SqlTarget } from '../dataSource.js';
@@ -83,6 +84,10 @@ export class DuckdbDataSource extends SlottedDataSource {
     }
   }
 
+  protected open(): Promise<OpenDatabase> {
+    return this.database();
+  }
+
   private database(): Promise<OpenDatabase> {
     if (!this.opening) {
       const opening = (async (): Promise<OpenDatabase> => {
@@ -151,9 +156,12 @@ let loadingApi: Promise<DuckdbApi> | undefined;
 /**
  * DuckDB's engine, loaded on the first use of a DuckDB connection: loading it takes about a second, which every
  * command that opens the data sources (`run checks` on PostgreSQL only, too) would otherwise pay at start.
+ * Loaded by `require`: the package is CommonJS of ~180 files re-exported from its index, and an ES `import`
+ * first parses every one of them for its export names (Node's CommonJS lexer), which more than doubled the
+ * loading's CPU time (bench:checks:dialects, whole process).
  */
 function duckdbApi(): Promise<DuckdbApi> {
-  loadingApi ??= import('@duckdb/node-api');
+  loadingApi ??= Promise.resolve().then(() => createRequire(import.meta.url)('@duckdb/node-api') as DuckdbApi);
   return loadingApi;
 }
 

@@ -123,6 +123,10 @@ export class MysqlDataSource extends SlottedDataSource {
     }
   }
 
+  protected open(): Promise<OpenPool> {
+    return this.pool();
+  }
+
   private pool(): Promise<OpenPool> {
     if (!this.opening) {
       const opening = (async (): Promise<OpenPool> => {
