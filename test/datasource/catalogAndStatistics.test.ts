@@ -33,6 +33,7 @@ import {
 } from '../../src/datasource/index.js';
 import { buildErrorSamplesQuery, type TableQueryRequest } from '../../src/datasource/sensors/index.js';
 import { LiveObjects } from '../../src/inspect/liveObjects.js';
+import { collectErrorSamples } from '../../src/jobs/executors/collectErrorSamples.js';
 import { importTables } from '../../src/jobs/importTables.js';
 import { testConnection } from '../../src/app/probeDataSource.js';
 import { DqError, type JsonObject } from '../../src/model/index.js';
@@ -206,6 +207,27 @@ describe.each(ENGINES)('statistics and error samples on $name', (engine) => {
         name: { type_snapshot: { column_type: 'varchar', nullable: true, length: 20 } },
       });
     }
+  });
+});
+
+describe('error samples of MySQL date and time columns', () => {
+  it('a TIMESTAMP is an instant, reported in UTC with its offset; a DATETIME stays a local date and time', async () => {
+    // written in +02:00: MariaDB stores the TIMESTAMP (at most 2038) as 10:00 UTC; the DATETIME keeps the digits it was given
+    await server.admin([
+      'create table shop.events (id int primary key, happened timestamp null, noted datetime null)',
+      "set time_zone = '+02:00'",
+      "insert into shop.events values (1, '2037-06-01 12:00:00', '2037-06-01 12:00:00'), (2, '2000-01-01 12:00:00', '2000-01-01 12:00:00')",
+    ]);
+    await store.reset();
+    const objects = new LiveObjects(store.store, { revisionCheckMs: 0 });
+    await objects.create('source', 'maria', mariadbSpec(server.port), { caller: 'test' });
+    const inFuture = { monitoring_checks: { daily: { datetime: { daily_date_values_in_future_percent: { error: { max_percent: 0 } } } } } };
+    await objects.create('table', 'maria/shop.events', { columns: { id: {}, happened: inFuture, noted: inFuture } }, { caller: 'test' });
+    const run = await collectErrorSamples({ store: store.store, objects, dataSources: sources }, { check_search_filters: { connection: 'maria' } });
+    expect(run.result.total_error_samples_collected).toBe(2);
+    const samples = await store.store.errorSamples({ connectionName: 'maria', schemaName: 'shop', tableName: 'events' });
+    const byColumn = Object.fromEntries(samples.map((s) => [s.columnName, [s.result, s.resultDataType, s.rowId1]]));
+    expect(byColumn).toEqual({ happened: ['2037-06-01 10:00:00+00', 'instant', '1'], noted: ['2037-06-01 12:00:00', 'datetime', '1'] });
   });
 });
 

@@ -33,6 +33,13 @@ export interface SqlDialect {
   sqlType(type: SqlParameterType): string;
   /** The placeholder of the `index`-th (1-based) bound value, with its type. */
   placeholder(index: number, type: SqlParameterType): string;
+  /**
+   * The column types (lower-case, as the source's catalog names them) whose values are instants, points in time
+   * (DQOps's `instant`): PostgreSQL's and DuckDB's `timestamptz`, MySQL's `timestamp` (stored in UTC and shown in
+   * the session's zone, which dqctl's sessions set to UTC). A `timestamp` elsewhere, or MySQL's `datetime`, is a
+   * local date and time.
+   */
+  readonly instantTypes: ReadonlySet<string>;
   /** A value as text, as the source displays it; `columnType` is the type snapshot when known. */
   toText(expression: string, columnType?: string): string;
   /** A value as a double (every sensor readout). */

@@ -31,6 +31,7 @@ export const DUCKDB: SqlDialect = {
   literal: (value) => `'${value.replaceAll("'", "''")}'`,
   sqlType: (type) => TYPES[type],
   placeholder: (index, type) => `$${index}::${TYPES[type]}`,
+  instantTypes: new Set(['timestamptz']),
   toText: (expression) => `CAST(${expression} AS VARCHAR)`,
   toDouble: (expression) => `CAST(${expression} AS DOUBLE)`,
   exactNumeric: 'DOUBLE',

@@ -34,6 +34,7 @@ export const MYSQL: SqlDialect = {
   sqlType: (type) => TYPES[type],
   // a list is expanded by the driver into `a, b, c`; the parentheses make it an IN list
   placeholder: (index, type) => (type.endsWith('[]') ? `($${index})` : type === 'boolean' ? `$${index}` : `cast($${index} as ${TYPES[type]})`),
+  instantTypes: new Set(['timestamp']),
   toText: (expression) => `cast(${expression} as char)`,
   toDouble: (expression) => `cast(${expression} as double)`,
   exactNumeric: 'decimal(65,30)',

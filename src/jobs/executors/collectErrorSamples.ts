@@ -1,4 +1,4 @@
-import { describeTable, type DataSource, type SourceColumn, type SqlTarget } from '../../datasource/index.js';
+import { describeTable, type DataSource, type SourceColumn, type SqlDialect, type SqlTarget } from '../../datasource/index.js';
 import {
   buildErrorSamplesQuery,
   errorSamplingSupported,
@@ -377,6 +377,7 @@ export async function collectTableErrorSamples(checks: readonly PlannedCheck[], 
       const durationMs = Math.round(performance.now() - checkStarted);
       const { timeGradient } = periodOf(check.checkType, check.timeScale, context.now);
       const valueColumn = valueIsColumn && check.column !== null ? byName.get(check.column) : undefined;
+      const resultDataType = (value: string | null) => resultDataTypeOf(value, valueColumn, target.dialect);
       samples.forEach((sample, index) => {
         const ids: Partial<ErrorSampleInput> = {};
         sample.rowIds.forEach((id, i) => {
@@ -386,8 +387,8 @@ export async function collectTableErrorSamples(checks: readonly PlannedCheck[], 
           ...checkIdentity(check, timeGradient),
           dataGroup: sample.dataGroup,
           sampleIndex: index,
-          result: sample.value,
-          resultDataType: resultDataTypeOf(sample.value, valueColumn),
+          result: resultDataType(sample.value) === 'instant' ? instantText(sample.value!) : sample.value,
+          resultDataType: resultDataType(sample.value),
           ...ids,
           collectedAt,
           executedAt,
@@ -422,8 +423,12 @@ export function idColumnsOf(spec: JsonObject, columns: readonly SourceColumn[]):
 
 const INTEGER_TYPES: ReadonlySet<string> = new Set(['int2', 'int4', 'int8', 'tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'hugeint', 'utinyint', 'usmallint', 'uinteger', 'ubigint']);
 
-/** DQOps's ErrorSampleResultDataType of a sampled value, from its column's type on the data source. */
-export function resultDataTypeOf(value: string | null, column: SourceColumn | undefined): string {
+/**
+ * DQOps's ErrorSampleResultDataType of a sampled value, from its column's type on the data source: an instant
+ * by the dialect's instant types (MySQL's TIMESTAMP too, which DQOps reads as a UTC instant), else a date and
+ * time without a zone is a local `datetime`.
+ */
+export function resultDataTypeOf(value: string | null, column: SourceColumn | undefined, dialect: Pick<SqlDialect, 'instantTypes'>): string {
   if (value === null) return 'null_value';
   if (column === undefined) return 'string';
   const type = column.baseType;
@@ -431,10 +436,18 @@ export function resultDataTypeOf(value: string | null, column: SourceColumn | un
   if (column.typeCategory === 'N') return 'float';
   if (column.typeCategory === 'B') return 'boolean';
   if (type === 'date') return 'date';
+  if (dialect.instantTypes.has(type)) return 'instant';
   if (type === 'timestamp' || type === 'datetime') return 'datetime';
-  if (type === 'timestamptz') return 'instant';
   if (type === 'time' || type === 'timetz') return 'time';
   return 'string';
+}
+
+/**
+ * An instant's text with its zone: the sessions run in UTC, and a source that writes no offset (MySQL's
+ * TIMESTAMP as text) wrote UTC, so it gets PostgreSQL's `+00` and reads as the instant it is, not as a local time.
+ */
+function instantText(text: string): string {
+  return /(?:[+-]\d{2}(?::?\d{2})?|Z)$/.test(text) ? text : `${text}+00`;
 }
 
 /** The sensor request of one check, over the same rows as the check run's (filter, grouping, partition window). */
