@@ -31,6 +31,7 @@ import {
   type DataSource,
   type StatisticsValue,
 } from '../../src/datasource/index.js';
+import { tablesOfListedFiles } from '../../src/datasource/duckdb/duckdbCatalog.js';
 import { buildErrorSamplesQuery, type TableQueryRequest } from '../../src/datasource/sensors/index.js';
 import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { collectErrorSamples } from '../../src/jobs/executors/collectErrorSamples.js';
@@ -207,6 +208,31 @@ describe.each(ENGINES)('statistics and error samples on $name', (engine) => {
         name: { type_snapshot: { column_type: 'varchar', nullable: true, length: 20 } },
       });
     }
+  });
+});
+
+describe('import tables of remote DuckDB folders', () => {
+  it('names the tables of a bucket from the files its glob lists, as a local folder\'s', () => {
+    const listed = [
+      's3://bucket/lake/customers.csv',
+      's3://bucket/lake/notes.txt',
+      's3://bucket/lake/orders/part-1.csv',
+      's3://bucket/lake/orders/part-2.csv',
+      's3://bucket/lake/events/year=2024/month=1/part-1.csv',
+      's3://bucket/lakehouse/other.csv',
+    ];
+    expect(tablesOfListedFiles('s3://bucket/lake/', listed, '.csv')).toEqual(['customers.csv', 'events', 'orders']);
+  });
+
+  it('without the DuckDB extension that reads the bucket, the import fails naming it (httpfs, azure), never a crash', async () => {
+    await store.reset();
+    const objects = new LiveObjects(store.store, { revisionCheckMs: 0 });
+    for (const [name, folder] of [['s3lake', 's3://dqctl-test-bucket/lake'], ['azlake', 'az://dqctl-test-container/lake']]) {
+      await objects.create('source', name, duckdbSpec({ lake: folder }), { caller: 'test' });
+    }
+    await expect(importTables({ objects, dataSources: sources }, { connection: 's3lake', schema: 'lake', caller: 'test' })).rejects.toThrow(/remote files need DuckDB's httpfs extension/);
+    await expect(importTables({ objects, dataSources: sources }, { connection: 'azlake', schema: 'lake', caller: 'test' })).rejects.toThrow(/remote files need DuckDB's azure extension/);
+    expect(await objects.list('table')).toEqual([]);
   });
 });
 

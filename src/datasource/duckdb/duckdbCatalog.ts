@@ -4,8 +4,9 @@
  * connection's format lying in it (a table named as the file, `orders.csv`); the columns of a table are what
  * DuckDB's reader detects in its files (`DESCRIBE`, DQOps's column_type: `VARCHAR`, `DECIMAL(14,6)`,
  * `TIMESTAMP WITH TIME ZONE`), every one nullable. A table whose files cannot be read (none left, a malformed
- * file) gets the reason instead of columns. Remote folders are not listed (a clear error). An in_memory
- * connection holds nothing.
+ * file) gets the reason instead of columns. A remote folder (a bucket) is listed through DuckDB's glob of its
+ * files (httpfs or azure; without the extension, its session's error names it). An in_memory connection holds
+ * nothing.
  */
 import { readdir } from 'node:fs/promises';
 import { DqError } from '../../model/index.js';
@@ -41,6 +42,23 @@ function columnOf(row: { column_name: unknown; column_type: unknown; null?: unkn
   };
 }
 
+/**
+ * The tables of a remote folder from the files listed under it (glob `folder/**`), as a local folder's are read:
+ * a file directly in the folder whose name has the format's extension is a table, and so is each first-level
+ * folder holding files (its files, hive partitions below it included). Sorted, each once.
+ */
+export function tablesOfListedFiles(folder: string, files: readonly string[], extension: string | undefined): string[] {
+  const prefix = `${folder.replace(/\/+$/, '')}/`;
+  const names = new Set<string>();
+  for (const file of files) {
+    if (!file.startsWith(prefix)) continue;
+    const [first, ...rest] = file.slice(prefix.length).split('/');
+    if (first === undefined || first === '') continue;
+    if (rest.length > 0 || (extension !== undefined && first.toLowerCase().includes(extension))) names.add(first);
+  }
+  return [...names].sort();
+}
+
 export function duckdbCatalog(connection: string, settingsOf: () => Promise<DuckdbSettings>): SourceCatalog {
   const schemasOf = async (filter: TableFilter): Promise<Array<[string, string]>> => {
     const settings = await settingsOf();
@@ -49,23 +67,27 @@ export function duckdbCatalog(connection: string, settingsOf: () => Promise<Duck
     return Object.entries(settings.directories).filter(([schema]) => pattern === undefined || pattern.test(schema)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   };
 
-  const listTables = async (_run: CatalogRun, filter: TableFilter): Promise<SourceTable[]> => {
+  const listTables = async (run: CatalogRun, filter: TableFilter): Promise<SourceTable[]> => {
     const settings = await settingsOf();
     const extension = settings.format === undefined ? undefined : `.${settings.format}`;
     const tables: SourceTable[] = [];
     for (const [schema, folder] of await schemasOf(filter)) {
+      let found: string[];
       if (isRemotePath(folder)) {
-        throw new DqError('INVALID_ARGUMENT', `connection ${JSON.stringify(connection)}: the folder of schema ${JSON.stringify(schema)} is remote (${folder.split('/').slice(0, 3).join('/')}/…); dqctl lists local folders only, so name its tables in table files`, { connection });
+        // a bucket has no folders to read: DuckDB's glob lists its files (httpfs, or azure for az://; when the
+        // extension is not installed, the session's error names it)
+        const files = await run<{ file: unknown }>('select file from glob($1)', [`${folder.replace(/\/+$/, '')}/**`]);
+        found = tablesOfListedFiles(folder, files.map((row) => String(row.file)), extension);
+      } else {
+        let entries;
+        try {
+          entries = await readdir(folder, { withFileTypes: true });
+        } catch (error) {
+          throw new DqError('DATASOURCE_QUERY_FAILED', `connection ${JSON.stringify(connection)}: the folder of schema ${JSON.stringify(schema)} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { connection });
+        }
+        found = entries.filter((entry) => entry.isDirectory() || (extension !== undefined && entry.isFile() && entry.name.toLowerCase().includes(extension))).map((entry) => entry.name);
       }
-      let entries;
-      try {
-        entries = await readdir(folder, { withFileTypes: true });
-      } catch (error) {
-        throw new DqError('DATASOURCE_QUERY_FAILED', `connection ${JSON.stringify(connection)}: the folder of schema ${JSON.stringify(schema)} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, { connection });
-      }
-      const names = entries
-        .filter((entry) => entry.isDirectory() || (extension !== undefined && entry.isFile() && entry.name.toLowerCase().includes(extension)))
-        .map((entry) => entry.name)
+      const names = found
         .filter((name) => !name.startsWith('.'))
         .filter((name) => filter.table === undefined || name === filter.table)
         .filter((name) => filter.tableContains === undefined || name.includes(filter.tableContains))

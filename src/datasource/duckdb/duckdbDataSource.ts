@@ -128,8 +128,10 @@ export class DuckdbDataSource extends SlottedDataSource {
     if (error instanceof DqError) return error;
     const message = redactSecrets(String((error as Error)?.message ?? error).split('\n\nLINE ')[0]!.trim(), secrets);
     if (/No files found that match the pattern|No such file or directory|Cannot open file/i.test(message)) return this.failure('table_missing', message);
-    if (/httpfs/i.test(message)) {
-      return this.failure('query_failed', `remote files need DuckDB's httpfs extension, which is not installed here (install it with DuckDB's INSTALL httpfs, or copy the files to a local folder): ${message.split('\n')[0]}`);
+    // remote paths: s3://, gs://, https:// need httpfs, az:// and abfss:// need azure; nothing is downloaded at run time
+    const extension = /required extension '(httpfs|azure)'/i.exec(message)?.[1]?.toLowerCase() ?? (/httpfs/i.test(message) ? 'httpfs' : undefined);
+    if (extension !== undefined) {
+      return this.failure('query_failed', `remote files need DuckDB's ${extension} extension, which is not installed here (install it with DuckDB's INSTALL ${extension}, or copy the files to a local folder): ${message.split('\n')[0]}`);
     }
     if (/Binder Error: Referenced column|not found in FROM clause/i.test(message)) return this.failure('column_missing', message);
     return this.failure('query_failed', message);
