@@ -118,14 +118,41 @@ export const DATE_FORMAT_PATTERNS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Names as DQOps's duckdb, mysql and mariadb templates read them (its PostgreSQL one takes any run of letters,
+ * spaces, dots, apostrophes and hyphens): a word of two letters or more and a separator, or an initial and a dot,
+ * then a word of two letters or more, then optionally a separator, a word, a separator, a word and a final dot.
+ * Letters are ASCII ones and the accented letters of central and western Europe the templates list (not Cyrillic,
+ * Greek or other scripts). The separators differ per provider: on DuckDB an apostrophe, whitespace or hyphen after
+ * the first word, a dot too later on, and an optional space after an initial; on MySQL whitespace, an apostrophe or
+ * a hyphen after the first word and later also `( ) * + , .` (the template's `'-.` is a character range), with no
+ * space after an initial.
+ */
+const NAME_LETTER = '[a-zA-ZżźćńółęąśäöüåáéěíôúůýčďťĺňŕřšžçâêîôûàèìòùëïãõŻŹĆŃÓŁĘĄŚÄÖÜÅÁÉĚÍÔÚŮÝČĎŤĹŇŔŘŠŽÇÂÊÎÔÛÀÈÌÒÙËÏÃÕ]';
+function namePattern(separators: { afterWord: string; afterInitial: string; later: string }): string {
+  const word = `(${NAME_LETTER}{2,})`;
+  const first = `((${NAME_LETTER}{2,})(${separators.afterWord})|(${NAME_LETTER}{1})([.])${separators.afterInitial})`;
+  const rest = `(${separators.later}?${word}?(${separators.later}?)(${word}?([.])?))?`;
+  return `^${first}${word}${rest}$`;
+}
+const MYSQL_WHITESPACE = ' \\t\\n\\r\\f\\v';
+
+/**
  * Where DQOps's template for a provider accepts other texts than its PostgreSQL one, dqctl follows that provider's
  * template (a team running both tools sees the same readout on the same source): on DuckDB an empty text is
- * all digits (`^[0-9]*$`); on MySQL and MariaDB the dot of `DD.MM.YYYY` is a dot.
+ * all digits (`^[0-9]*$`); on MySQL and MariaDB the dot of `DD.MM.YYYY` is a dot; names on both (namePattern).
  */
-const PATTERNS_BY_DIALECT: Partial<Record<DialectName, { integer?: string; dateFormats?: Readonly<Record<string, string>> }>> = {
-  duckdb: { integer: '^[0-9]*$' },
-  mysql: { dateFormats: { 'DD.MM.YYYY': `^${DD}[.]${MM}[.]${YYYY}$` } },
+const PATTERNS_BY_DIALECT: Partial<Record<DialectName, { integer?: string; name?: string; dateFormats?: Readonly<Record<string, string>> }>> = {
+  duckdb: { integer: '^[0-9]*$', name: namePattern({ afterWord: "['\\s-]", afterInitial: '(\\s?)', later: "['\\s.-]" }) },
+  mysql: {
+    dateFormats: { 'DD.MM.YYYY': `^${DD}[.]${MM}[.]${YYYY}$` },
+    name: namePattern({ afterWord: `[${MYSQL_WHITESPACE}'-]`, afterInitial: '', later: `[${MYSQL_WHITESPACE}'()*+,.-]` }),
+  },
 };
+
+/** The pattern of `text_not_matching_name_pattern_percent` in a dialect. */
+export function namePatternOf(dialect: DialectName): string {
+  return PATTERNS_BY_DIALECT[dialect]?.name ?? PATTERNS.name;
+}
 
 /** The pattern of conversions' integer texts in a dialect. */
 export function integerPattern(dialect: DialectName): string {

@@ -4,7 +4,7 @@
  * column; date ranges. The patterns are dqctl's own (textPatterns.ts), bound as parameters.
  */
 import { SensorBuildError, type ScanContext, type SensorDefinition } from '../sensorDefinition.js';
-import { BOOLEAN_TEXTS, dateFormatPattern, EMAIL_LOCAL_MAX, integerPattern, PARSABLE_DATE_PATTERNS, PATTERNS } from '../textPatterns.js';
+import { BOOLEAN_TEXTS, dateFormatPattern, EMAIL_LOCAL_MAX, integerPattern, namePatternOf, PARSABLE_DATE_PATTERNS, PATTERNS } from '../textPatterns.js';
 import { matching, notMatching, valueCount, valuePercent } from './shapes.js';
 
 function datePattern(ctx: ScanContext): string {
@@ -99,8 +99,8 @@ export const FORMAT_SENSORS: Record<string, SensorDefinition> = {
     'meets',
   ),
   'column/patterns/text_not_matching_name_pattern_percent': valuePercent(
-    "Values that are not a name (only letters, spaces, dots, apostrophes and hyphens; '' is not), percent of the non-NULL values (100 for none, as DQOps).",
-    (ctx) => notMatching(ctx, PATTERNS.name),
+    "Values that are not a name (on PostgreSQL only letters, spaces, dots, apostrophes and hyphens, '' is not; on DuckDB and MySQL two words or an initial and a word, as DQOps's templates there), percent of the non-NULL values (100 for none, as DQOps).",
+    (ctx) => notMatching(ctx, namePatternOf(ctx.dialect.name)),
     100,
     'meets',
   ),
