@@ -163,7 +163,9 @@ let loadingApi: Promise<DuckdbApi> | undefined;
  * loading's CPU time (bench:checks:dialects, whole process).
  */
 function duckdbApi(): Promise<DuckdbApi> {
-  loadingApi ??= Promise.resolve().then(() => createRequire(import.meta.url)('@duckdb/node-api') as DuckdbApi);
+  // after one turn of the event loop: the loading blocks this thread, so the queries other work already started
+  // (the store's reads of a run) are sent first and run meanwhile
+  loadingApi ??= new Promise((resolve) => setImmediate(resolve)).then(() => createRequire(import.meta.url)('@duckdb/node-api') as DuckdbApi);
   return loadingApi;
 }
 
