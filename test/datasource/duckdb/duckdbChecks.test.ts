@@ -156,6 +156,22 @@ describe('names on DuckDB', () => {
 });
 
 describe('bad input on DuckDB', () => {
+  it('prepare() opens the database ahead without failing; an unresolvable folder fails the first query with the reason, then the fixed env opens it', async () => {
+    const env: Record<string, string | undefined> = {};
+    const own = new DataSources({ env });
+    try {
+      const spec = connection('csv', { landing: '${DQCTL_TEST_LANDING}' });
+      const source = own.get('later', spec);
+      source.prepare();
+      await expect(source.query('select 1 as one')).rejects.toThrow(/DQCTL_TEST_LANDING/);
+      env.DQCTL_TEST_LANDING = join(root, 'csv');
+      source.prepare();
+      expect(await source.query('select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('a missing folder is a clear error of that table; the other tables of the connection still run', async () => {
     const source = sources.get('bad_folder', connection('csv', { landing: join(root, 'csv'), gone: join(root, 'no-such-folder') }));
     const missing = await measure(source, 'gone', 'orders', [{ id: 'rows', sensorName: 'table/volume/row_count' }]);
