@@ -51,5 +51,6 @@ if (mode === 'sha' || mode === 'parse') {
   t = performance.now();
   await store.close();
   parts.close = Math.round(performance.now() - t);
-  console.log(JSON.stringify({ mode, changes: plan.changes.length, answeredByStore: desired === null, ms: Math.round(performance.now() - t0), parts }));
+  const first = plan.changes.slice(0, 5).map((c) => `${c.action} ${c.key.kind} ${c.key.name}`);
+  console.log(JSON.stringify({ mode, changes: plan.changes.length, first, answeredByStore: desired === null, ms: Math.round(performance.now() - t0), parts }));
 }
