@@ -68,7 +68,7 @@ export async function loadRepositoryFindings(source: RepositorySource | string, 
 
 async function load(source: RepositorySource | string, options: LoadOptions, want: 'desired' | 'findings'): Promise<{ state: DesiredState; objectCount: number }> {
   const cache = options.cache;
-  const repo = typeof source === 'string' ? new DirectorySource(source) : source;
+  const repo: RepositorySource = typeof source === 'string' ? new DirectorySource(source) : source;
   const diagnostics: Diagnostic[] = [];
   const texts = new Map<string, string>();
   const [{ files, problems }, commit, dirtyFiles] = await Promise.all([repo.listFiles(), repo.commit(), repo.dirtyFiles?.() ?? null]);
@@ -156,7 +156,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     if (!entry) {
       // without a version (or with a new one: a `touch`), the same text is still the same file
       const text = await repo.readFile(item.path);
-      const same = current(cache?.lookup(item.path, { text }));
+      const same = current(cache?.lookup(item.path, { text, sha: repo.contentSha?.(item.path) }));
       reused = same !== undefined;
       entry = same ? { ...same, version } : { ...parseObjectFile(item, text, scope), version };
     }

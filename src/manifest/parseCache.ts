@@ -55,15 +55,15 @@ export class ParseCache {
     return cache;
   }
 
-  /** The entry of `path` if `version` (or, without one, `text`) still matches it. */
-  lookup(path: string, match: { version?: string; text?: string }): ParsedFile | undefined {
+  /** The entry of `path` if `version` (or, without one, `text`) still matches it; `sha`: the sha256 of `text`, if known. */
+  lookup(path: string, match: { version?: string; text?: string; sha?: string }): ParsedFile | undefined {
     const entry = this.entries.get(path);
     if (entry) {
       const same = match.version !== undefined ? entry.version === match.version : match.text !== undefined && entry.text === match.text;
       if (same) return entry;
     }
     const stored = match.text !== undefined ? this.onDisk.get(path) : undefined;
-    if (!stored || stored.sha !== sha256(match.text!)) return undefined;
+    if (!stored || stored.sha !== (match.sha ?? sha256(match.text!))) return undefined;
     return { ...restoreEntry(path, match.text!, stored), version: undefined };
   }
 
