@@ -287,7 +287,7 @@ async function runOnce(req: ChildRequest): Promise<FreshRun> {
   }
   const ms = performance.now() - t0;
   return {
-    label: req.mode === 'validate' ? 'validate' : 'plan, no changes (open + plan + close)',
+    label: req.mode === 'validate' ? 'validate without a parse cache (loadRepository: the first run)' : 'plan, no changes (open + plan + close)',
     ms,
     peakRssKiB: process.resourceUsage().maxRSS,
   };
