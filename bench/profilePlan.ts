@@ -7,6 +7,7 @@
  *   node --expose-gc --import tsx bench/profilePlan.ts [--tables 10000] [--engine pglite|postgres] [--runs 2] [--top 25]
  *        [--cpuprofile out.cpuprofile] [--repository DIR (use an existing repository, generate nothing)]
  *        [--profile-apply (also profile the first applyPlan(), the bulk insert of everything)]
+ *        [--change-one (change one table file after the apply: the plans then load, as after an edit)]
  *
  * PostgreSQL: a private database on BENCH_DATABASE_URL / TEST_DATABASE_URL (default the local server), dropped at
  * the end. The step breakdown re-creates planDesiredState()'s sequence from the exported functions: keep it in
@@ -25,7 +26,7 @@ import { diff, keysNeedingDetail, type DiffOptions } from '../src/diff/diff.js';
 import { keyId } from '../src/model/index.js';
 import { buildPlan, planEnvironment } from '../src/plan/plan.js';
 import { openStore } from '../src/store/openStore.js';
-import { generateRepository } from './generateRepository.js';
+import { generateRepository, mutateRepository } from './generateRepository.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -37,10 +38,12 @@ interface Args {
   cpuprofile?: string;
   repository?: string;
   profileApply: boolean;
+  /** Change one table file after the apply: the plans below then load (the store cannot answer them). */
+  changeOne: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { tables: 10_000, engine: 'pglite', runs: 2, top: 25, profileApply: false };
+  const a: Args = { tables: 10_000, engine: 'pglite', runs: 2, top: 25, profileApply: false, changeOne: false };
   for (let i = 0; i < argv.length; i++) {
     const v = () => argv[++i];
     switch (argv[i]) {
@@ -51,6 +54,7 @@ function parseArgs(argv: string[]): Args {
       case '--cpuprofile': a.cpuprofile = v(); break;
       case '--repository': a.repository = v(); break;
       case '--profile-apply': a.profileApply = true; break;
+      case '--change-one': a.changeOne = true; break;
       default: throw new Error(`unknown option ${argv[i]}`);
     }
   }
@@ -198,6 +202,10 @@ async function main(): Promise<void> {
       } else await apply();
       await store.close();
       console.log(`applied ${plan.summary.add} objects to ${args.engine}`);
+    }
+    if (args.changeOne) {
+      const [changed] = await mutateRepository(repository, Number.MIN_VALUE, 1);
+      console.log(`changed ${relative(repository, changed)}`);
     }
 
     for (let run = 1; run <= args.runs; run++) {

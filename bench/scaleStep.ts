@@ -3,6 +3,8 @@
  * there): run it once per process, under GNU time for the peak RSS, e.g.
  *
  *   node --import tsx bench/scaleStep.ts sha   DIR x                     # read + sha256 of every YAML file (the baseline)
+ *   node --import tsx bench/scaleStep.ts parse DIR x                     # read + js-yaml load of every YAML file (the baseline)
+ *   node --import tsx bench/scaleStep.ts validate DIR x                  # what `dqctl validate` runs (validateRepository)
  *   node --import tsx bench/scaleStep.ts apply DIR postgres://…/db       # open + plan + applyPlan + close (a new store)
  *   node --import tsx bench/scaleStep.ts plan  DIR STATE_DIR             # open + plan + close (after the apply: no change)
  *
@@ -13,18 +15,26 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { planRepository } from '../src/app/planRepository.js';
+import { validateRepository } from '../src/app/validateRepository.js';
 import { applyPlan } from '../src/apply/applyPlan.js';
 import { openStore } from '../src/store/openStore.js';
-const [mode, dir, target] = process.argv.slice(2);
+// js-yaml's CommonJS build: the faster of its two builds on Node 20 (the baseline the issue names)
+const { CORE_SCHEMA, load } = createRequire(import.meta.url)('js-yaml') as typeof import('js-yaml');
+const [mode, dir, target = 'x'] = process.argv.slice(2);
 const storeOptions = target.startsWith('postgres') ? { databaseUrl: target } : { stateDir: target };
 const t0 = performance.now();
-if (mode === 'sha') {
+if (mode === 'sha' || mode === 'parse') {
   let files: string[] = [];
   for (const top of ['sources', 'rules', 'patterns']) files.push(...(await readdir(join(dir, top), { recursive: true })).filter((f) => f.endsWith('.yaml')).map((f) => join(top, f)));
   let next = 0;
-  await Promise.all(Array.from({ length: 64 }, async () => { while (next < files.length) { const t = await readFile(join(dir, files[next++]), 'utf8'); createHash('sha256').update(t).digest('hex'); } }));
+  const each = mode === 'sha' ? (t: string) => createHash('sha256').update(t).digest('hex') : (t: string) => load(t, { schema: CORE_SCHEMA });
+  await Promise.all(Array.from({ length: 64 }, async () => { while (next < files.length) { const t = await readFile(join(dir, files[next++]), 'utf8'); each(t); } }));
   console.log(JSON.stringify({ mode, files: files.length, ms: Math.round(performance.now() - t0) }));
+} else if (mode === 'validate') {
+  const validation = await validateRepository(dir);
+  console.log(JSON.stringify({ mode, objects: validation.objectCount, diagnostics: validation.diagnostics.length, ms: Math.round(performance.now() - t0) }));
 } else {
   const parts: Record<string, number> = {};
   let t = performance.now();
@@ -41,5 +51,6 @@ if (mode === 'sha') {
   t = performance.now();
   await store.close();
   parts.close = Math.round(performance.now() - t);
-  console.log(JSON.stringify({ mode, changes: plan.changes.length, answeredByStore: desired === null, ms: Math.round(performance.now() - t0), parts }));
+  const first = plan.changes.slice(0, 5).map((c) => `${c.action} ${c.key.kind} ${c.key.name}`);
+  console.log(JSON.stringify({ mode, changes: plan.changes.length, first, answeredByStore: desired === null, ms: Math.round(performance.now() - t0), parts }));
 }

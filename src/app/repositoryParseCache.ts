@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadRepository, type LoadOptions } from '../manifest/loadRepository.js';
+import { loadRepository, loadRepositoryFindings, type LoadOptions, type RepositoryFindings } from '../manifest/loadRepository.js';
 import type { DesiredState } from '../manifest/desiredState.js';
 import { ParseCache } from '../manifest/parseCache.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
@@ -27,12 +27,28 @@ export async function loadRepositoryCached(
   repository: string | RepositorySource,
   options: Omit<LoadOptions, 'cache'> & { source?: RepositorySource } = {},
 ): Promise<DesiredState> {
+  return withParseCache(repository, options, loadRepository);
+}
+
+/** loadRepositoryFindings (what `validate` needs) through the folder's persisted parse cache, as loadRepositoryCached. */
+export async function loadRepositoryFindingsCached(
+  repository: string | RepositorySource,
+  options: Omit<LoadOptions, 'cache'> & { source?: RepositorySource } = {},
+): Promise<RepositoryFindings> {
+  return withParseCache(repository, options, loadRepositoryFindings);
+}
+
+async function withParseCache<T>(
+  repository: string | RepositorySource,
+  options: Omit<LoadOptions, 'cache'> & { source?: RepositorySource },
+  load: (source: string | RepositorySource, options: LoadOptions) => Promise<T>,
+): Promise<T> {
   // `source`: the folder's files as already read (repositoryInputs.ts); the cache file is still the folder's
   const { source, ...loadOptions } = options;
   const file = typeof repository === 'string' ? parseCacheFile(repository, options.environment) : null;
-  if (!file) return loadRepository(source ?? repository, loadOptions);
+  if (!file) return load(source ?? repository, loadOptions);
   const cache = await ParseCache.persisted(file);
-  const desired = await loadRepository(source ?? repository, { ...loadOptions, cache });
+  const answer = await load(source ?? repository, { ...loadOptions, cache });
   await cache.save().catch(() => undefined);
-  return desired;
+  return answer;
 }

@@ -1,4 +1,4 @@
-import { loadRepositoryCached } from './repositoryParseCache.js';
+import { loadRepositoryFindingsCached } from './repositoryParseCache.js';
 import type { Diagnostic, ProgressReporter } from '../model/index.js';
 
 /**
@@ -15,6 +15,5 @@ export interface RepositoryValidation {
 }
 
 export async function validateRepository(folder: string, options: { progress?: ProgressReporter; environment?: string | null } = {}): Promise<RepositoryValidation> {
-  const desired = await loadRepositoryCached(folder, options);
-  return { diagnostics: desired.diagnostics, texts: desired.texts, objectCount: desired.objects.length };
+  return loadRepositoryFindingsCached(folder, options);
 }

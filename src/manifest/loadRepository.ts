@@ -22,7 +22,7 @@ import { environmentDiagnostics, substituteVariables, variableInFileName, Variab
 import type { ParseCache, ParsedFile } from './parseCache.js';
 import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX, suffixOfKind } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
-import { runSemanticChecks, type LoadedObject } from './semanticChecks.js';
+import { documentSemantics, runSemanticChecks, type LoadedObject } from './semanticChecks.js';
 import { DEFAULT_SETTINGS, readSettings, type RepositorySettings } from './settings.js';
 import { parseYamlFile, type ParsedYaml } from './yamlDocument.js';
 
@@ -46,8 +46,29 @@ export interface LoadOptions {
  * errors reported at once); nothing here throws for bad content, only for an unreadable repository.
  */
 export async function loadRepository(source: RepositorySource | string, options: LoadOptions = {}): Promise<DesiredState> {
+  return (await load(source, options, 'desired')).state;
+}
+
+/** What `validate` needs of a repository: every finding, the texts of the files that have some, the number of objects. */
+export interface RepositoryFindings {
+  diagnostics: Diagnostic[];
+  texts: Map<string, string>;
+  /** Objects of the files without errors. */
+  objectCount: number;
+}
+
+/**
+ * The findings of loadRepository, without its objects: the same checks of every file and across files, but the
+ * specs of the files a persisted parse cache answers for are never read (validate reads its small index only).
+ */
+export async function loadRepositoryFindings(source: RepositorySource | string, options: LoadOptions = {}): Promise<RepositoryFindings> {
+  const { state, objectCount } = await load(source, options, 'findings');
+  return { diagnostics: state.diagnostics, texts: state.texts, objectCount };
+}
+
+async function load(source: RepositorySource | string, options: LoadOptions, want: 'desired' | 'findings'): Promise<{ state: DesiredState; objectCount: number }> {
   const cache = options.cache;
-  const repo = typeof source === 'string' ? new DirectorySource(source) : source;
+  const repo: RepositorySource = typeof source === 'string' ? new DirectorySource(source) : source;
   const diagnostics: Diagnostic[] = [];
   const texts = new Map<string, string>();
   const [{ files, problems }, commit, dirtyFiles] = await Promise.all([repo.listFiles(), repo.commit(), repo.dirtyFiles?.() ?? null]);
@@ -135,7 +156,7 @@ export async function loadRepository(source: RepositorySource | string, options:
     if (!entry) {
       // without a version (or with a new one: a `touch`), the same text is still the same file
       const text = await repo.readFile(item.path);
-      const same = current(cache?.lookup(item.path, { text }));
+      const same = current(cache?.lookup(item.path, { text, sha: repo.contentSha?.(item.path) }));
       reused = same !== undefined;
       entry = same ? { ...same, version } : { ...parseObjectFile(item, text, scope), version };
     }
@@ -187,17 +208,17 @@ export async function loadRepository(source: RepositorySource | string, options:
   }
   const semantic = runSemanticChecks(loaded, { declaredConnections, declaredTables, dictionaries: new Set(dictionaries.map((d) => d.name)) });
   for (const d of semantic) if (d.range && !texts.has(d.range.filename)) {
-    const owner = loaded.find((o) => o.file === d.range!.filename);
-    if (owner) texts.set(owner.file, owner.parsed.text);
+    const owner = parsedFiles.get(d.range.filename);
+    if (owner) texts.set(d.range.filename, owner.text);
   }
   appendAll(diagnostics, semantic);
   const excluded = new Set(semantic.filter((d) => d.severity === 'error' && d.range).map((d) => d.range!.filename));
 
   const objects: DesiredObject[] = [];
+  let objectCount = dictionaryObjects.length;
   for (const item of loaded) {
     if (excluded.has(item.file)) continue;
     const entry = parsedFiles.get(item.file)!;
-    const spec = (entry.spec ??= normalizeSpec(item.kind, item.rawSpec));
     let attachmentsOfObject: JsonObject = {};
     const attached = attachments.get(item.file) ?? [];
     const modulePath = item.kind === 'rule' ? attached[0] : undefined;
@@ -218,6 +239,10 @@ export async function loadRepository(source: RepositorySource | string, options:
       if (files.diagnostics.some((d) => d.severity === 'error')) continue;
       attachmentsOfObject = files.attachments;
     }
+    objectCount++;
+    // findings only: a file parsed now still gets its spec (the parse cache keeps it); a cached one is not read
+    if (want === 'findings' && !entry.rawSpec) continue;
+    const spec = (entry.spec ??= (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
     const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
     objects.push({
       kind: item.kind,
@@ -228,11 +253,12 @@ export async function loadRepository(source: RepositorySource | string, options:
       origin: { file: item.file },
     });
   }
+  if (want === 'findings') objects.length = 0; // the objects of the files parsed now are not the answer
   objects.push(...dictionaryObjects);
   objects.sort(compareKeys);
   diagnostics.sort(compareDiagnostics);
 
-  return {
+  const state: DesiredState = {
     // dirtyFiles only when there are some: a clean tree (or a commit read from git) is the commit itself
     repository: { description: repo.description, commit, ...(commit && dirtyFiles ? { dirtyFiles } : {}) },
     settings,
@@ -242,6 +268,7 @@ export async function loadRepository(source: RepositorySource | string, options:
     texts,
     fingerprint: desiredFingerprint(objects, settings, environment),
   };
+  return { state, objectCount };
 }
 
 /** A file or folder name decoding to text the live store cannot hold (`%00`): reported, the file is not read. */
@@ -315,7 +342,7 @@ async function readSensorFiles(
     const parsed = parseObjectFile({ path, kind: 'provider_sensor', name: part.provider }, text, scope);
     if (parsed.diagnostics.length > 0) texts.set(path, text);
     appendAll(diagnostics, parsed.diagnostics);
-    if (parsed.loaded) files.definition = normalizeSpec('sensor', parsed.loaded.rawSpec);
+    if (parsed.rawSpec) files.definition = normalizeSpec('sensor', parsed.rawSpec);
   }
   const folder = definitionPath.slice(0, definitionPath.lastIndexOf('/') + 1);
   for (const [provider, files] of providers) {
@@ -367,13 +394,26 @@ function parseObjectFile(
   if (!parsed || hasErrors) return { text, diagnostics: fileDiagnostics, variables };
   const document = parsed.value as JsonObject;
   const rawSpec = isJsonObject(document.spec) ? document.spec : {};
+  // a provider file is read as part of its sensor: its spec is all that is used
+  const kind = item.kind === 'provider_sensor' ? 'sensor' : item.kind;
   return {
     text,
     diagnostics: fileDiagnostics,
     variables,
-    // a provider file is read as part of its sensor: its spec is all that is used
-    loaded: { kind: item.kind === 'provider_sensor' ? 'sensor' : item.kind, name: item.name, connection: item.connection, file: item.path, rawSpec, parsed },
+    rawSpec,
+    loaded: { kind, name: item.name, connection: item.connection, file: item.path, locate: parsed.locate, semantics: documentSemantics(kind, rawSpec, parsed.locate) },
   };
+}
+
+/**
+ * The spec as written of a loaded file: kept when this process parsed it; an entry of the persisted cache whose
+ * spec shard did not hold it is parsed again (same text, same variables: the same document).
+ */
+function rawSpecOf(item: LoadedObject, entry: ParsedFile, scope: VariableScope): JsonObject {
+  if (entry.rawSpec) return entry.rawSpec;
+  const again = parseObjectFile({ path: item.file, kind: item.kind, name: item.name, connection: item.connection }, entry.text, scope);
+  if (!again.rawSpec) throw new Error(`${item.file}: the cached load of this file no longer parses`);
+  return again.rawSpec;
 }
 
 /** The identity of a desired state: its objects, its namespace and the environment its variables came from. */

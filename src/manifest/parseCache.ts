@@ -1,4 +1,17 @@
-import { readPersistedEntries, type PersistedEntry, restoreEntry, sha256, writePersistedEntries } from './persistedParseCache.js';
+import type { JsonObject } from '../model/index.js';
+import {
+  persistedSpecOf,
+  readPersistedEntries,
+  readSpecShard,
+  restoreEntry,
+  sha256,
+  specMatches,
+  specShardOf,
+  writePersistedEntries,
+  writeSpecShard,
+  type PersistedEntry,
+  type PersistedSpec,
+} from './persistedParseCache.js';
 import type { ParsedFile } from './parsedFile.js';
 
 export type { ParsedFile } from './parsedFile.js';
@@ -14,7 +27,8 @@ export type { ParsedFile } from './parsedFile.js';
  * Entries are values shared by the loads that reuse them: nobody may change them.
  *
  * `ParseCache.persisted(file)` also keeps the entries on disk between processes (persistedParseCache.ts): there an
- * entry is found by path and the sha256 of the text just read, never by a file's version.
+ * entry is found by path and the sha256 of the text just read, never by a file's version. Its index is read at
+ * once; the normalized specs only when a load asks for them (`storedSpec`), one shard at a time.
  */
 export class ParseCache {
   private entries = new Map<string, ParsedFile>();
@@ -23,6 +37,10 @@ export class ParseCache {
   private onDisk = new Map<string, PersistedEntry>();
   /** Whether the entries differ from what `file` holds. */
   private changed = false;
+  /** The spec shards read so far (persisted caches only). */
+  private shards = new Map<string, Promise<Map<string, PersistedSpec>>>();
+  /** The shards whose specs differ from what their files hold. */
+  private dirtyShards = new Set<string>();
   /** Files reused / parsed by the last load, for logs and benchmarks. */
   stats = { reused: 0, parsed: 0 };
 
@@ -37,16 +55,40 @@ export class ParseCache {
     return cache;
   }
 
-  /** The entry of `path` if `version` (or, without one, `text`) still matches it. */
-  lookup(path: string, match: { version?: string; text?: string }): ParsedFile | undefined {
+  /** The entry of `path` if `version` (or, without one, `text`) still matches it; `sha`: the sha256 of `text`, if known. */
+  lookup(path: string, match: { version?: string; text?: string; sha?: string }): ParsedFile | undefined {
     const entry = this.entries.get(path);
     if (entry) {
       const same = match.version !== undefined ? entry.version === match.version : match.text !== undefined && entry.text === match.text;
       if (same) return entry;
     }
     const stored = match.text !== undefined ? this.onDisk.get(path) : undefined;
-    if (!stored || stored.sha !== sha256(match.text!)) return undefined;
+    if (!stored || stored.sha !== (match.sha ?? sha256(match.text!))) return undefined;
     return { ...restoreEntry(path, match.text!, stored), version: undefined };
+  }
+
+  /**
+   * The normalized spec of an entry restored from disk, from its shard when the shard holds it for the same
+   * content; undefined otherwise (the caller computes it, and the shard is written again).
+   */
+  async storedSpec(path: string, entry: ParsedFile): Promise<JsonObject | undefined> {
+    if (!this.file || entry.sha === undefined) return undefined;
+    const stored = (await this.shard(specShardOf(path))).get(path);
+    if (specMatches(stored, entry)) return stored.spec;
+    this.markShard(path);
+    return undefined;
+  }
+
+  private shard(shard: string): Promise<Map<string, PersistedSpec>> {
+    let read = this.shards.get(shard);
+    if (!read) this.shards.set(shard, (read = readSpecShard(this.file!, shard)));
+    return read;
+  }
+
+  private markShard(path: string): void {
+    if (!this.file) return;
+    this.dirtyShards.add(specShardOf(path));
+    this.changed = true;
   }
 
   beginLoad(): void {
@@ -55,7 +97,10 @@ export class ParseCache {
   }
 
   use(path: string, entry: ParsedFile, reused: boolean): void {
-    if (!reused) this.changed = true;
+    if (!reused) {
+      this.changed = true;
+      this.markShard(path);
+    }
     this.entries.set(path, entry);
     this.seen.add(path);
     if (reused) this.stats.reused++;
@@ -68,10 +113,15 @@ export class ParseCache {
       if (this.seen.has(path)) continue;
       this.entries.delete(path);
       this.changed = true;
+      this.markShard(path);
     }
     // what the file held and no load used (deleted, renamed, or changed and parsed again) is not written back
     if (this.onDisk.size > 0) {
-      for (const path of this.onDisk.keys()) if (!this.seen.has(path)) this.changed = true;
+      for (const path of this.onDisk.keys()) {
+        if (this.seen.has(path)) continue;
+        this.changed = true;
+        this.markShard(path);
+      }
       this.onDisk.clear();
     }
   }
@@ -80,6 +130,24 @@ export class ParseCache {
   async save(): Promise<void> {
     if (!this.file || !this.changed) return;
     await writePersistedEntries(this.file, this.entries);
+    // a changed shard keeps the specs known now, and of its stored ones those still of the same content
+    const pathsOf = new Map<string, string[]>();
+    for (const path of this.entries.keys()) {
+      const shard = specShardOf(path);
+      if (this.dirtyShards.has(shard)) pathsOf.set(shard, [...(pathsOf.get(shard) ?? []), path]);
+    }
+    for (const shard of this.dirtyShards) {
+      const stored = await this.shard(shard);
+      const specs = new Map<string, PersistedSpec>();
+      for (const path of pathsOf.get(shard) ?? []) {
+        const entry = this.entries.get(path)!;
+        const spec = persistedSpecOf(entry) ?? stored.get(path);
+        if (specMatches(spec, { ...entry, sha: entry.sha ?? sha256(entry.text) })) specs.set(path, spec);
+      }
+      await writeSpecShard(this.file, shard, specs);
+      this.shards.set(shard, Promise.resolve(specs));
+    }
+    this.dirtyShards.clear();
     this.changed = false;
   }
 
@@ -90,5 +158,6 @@ export class ParseCache {
   clear(): void {
     this.entries.clear();
     this.onDisk.clear();
+    this.shards.clear();
   }
 }

@@ -8,7 +8,12 @@ export interface ParsedFile {
   diagnostics: Diagnostic[];
   /** Present when the file parsed and passed its envelope and schema checks. */
   loaded?: LoadedObject;
-  /** normalizeSpec(loaded.rawSpec), computed once. */
+  /**
+   * The document's spec as written (after `${var.…}` substitution), when the file was parsed by this process; an
+   * entry of the persisted cache has none (its normalized spec is kept instead).
+   */
+  rawSpec?: JsonObject;
+  /** normalizeSpec(rawSpec), computed once. */
   spec?: JsonObject;
   /** contentHash(spec, {}), for objects without attachments. */
   hash?: string;

@@ -6,43 +6,58 @@ import { fileURLToPath } from 'node:url';
 import { CATALOG_FILE, SCHEMAS_DIR } from '../catalog/packagePaths.js';
 import { isJsonObject, type Diagnostic, type JsonObject, type JsonValue, type ObjectKind } from '../model/index.js';
 import type { ParsedFile } from './parsedFile.js';
-import { documentSemanticsOf, restoreDocumentSemantics, type DocumentSemantics } from './semanticChecks.js';
-import { restoreParsedYaml } from './yamlDocument.js';
+import type { DocumentSemantics } from './semanticChecks.js';
+import { locatorOf } from './yamlDocument.js';
 
 /**
- * The parse cache on disk: what loading each object file produced (diagnostics, the parsed document, its
- * normalized spec and hash), kept between processes so that `dqctl plan` after a one-file edit parses one file.
+ * The parse cache on disk: what loading each object file produced, kept between processes so that `dqctl plan`
+ * after a one-file edit parses one file, and `dqctl validate` of an unchanged repository parses none.
+ *
+ * Two parts, so that a process reads only what it needs:
+ * - the index (`file`): per file, its diagnostics, its identity and what the checks across files need of it
+ *   (DocumentSemantics: its own findings and the names it refers to), and its content hash. Small (a few hundred
+ *   bytes a file); `validate` reads only this;
+ * - the specs (`<file minus .json>.specs/<shard>.json`, one shard per connection folder and one per other top
+ *   folder): the normalized spec of each file, read shard by shard when a plan needs them.
  *
  * Why it is safe:
  * - an entry answers only for the same path and the same content: its sha256 is compared with the text just read
- *   (so an edit, a rename, a deletion and a change back are always seen: nothing is trusted but the bytes);
- * - the whole file answers only for the same code: its key hashes the schemas, the check catalog and the source of
- *   the modules whose output it holds (manifest, diff, schema, model), so a new dqctl never reads an old answer;
+ *   (so an edit, a rename, a deletion and a change back are always seen: nothing is trusted but the bytes); a spec
+ *   answers only with the sha256 and the variables' key of the index entry it completes, so an index and a shard
+ *   written by two different processes never mix two contents;
+ * - the whole cache answers only for the same code: each file's key hashes the schemas, the check catalog and the
+ *   source of the modules whose output it holds (manifest, diff, schema, model), so a new dqctl never reads an old
+ *   answer;
  * - settings: an entry that used `${var.…}` keeps the key of those variables' values (ParsedFile.variables) and is
  *   reused only while it is the same, as in memory;
  * - a file that is not JSON, of another format or key, or of a wrong shape is ignored (and rewritten);
- * - it is written whole to a temporary file and renamed over the old one, so two processes at once each read a
- *   complete file (one of theirs, or the other's) and the last writer wins.
+ * - each file is written whole to a temporary file and renamed over the old one, so two processes at once each
+ *   read complete files (one of theirs, or the other's) and the last writer wins.
  */
-const FORMAT = 'dqctl-parse-cache/1';
+const FORMAT = 'dqctl-parse-cache/2';
+const SPECS_FORMAT = 'dqctl-parse-cache-specs/2';
 
-/** What one file's entry keeps on disk (the text is not kept: its sha256 stands for it). */
+/** What one file's entry keeps in the index (the text is not kept: its sha256 stands for it). */
 export interface PersistedEntry {
   sha: string;
   diagnostics: Diagnostic[];
   variables?: { names: string[]; key: string };
-  /** Present when the file loaded: its identity and the (substituted) document. */
-  loaded?: { kind: ObjectKind; name: string; connection?: string; value: JsonValue };
-  /** The semantic findings of the document alone (semanticChecks.ts), when a load computed them. */
-  semantics?: DocumentSemantics;
-  spec?: JsonObject;
+  /** Present when the file loaded: its identity and what the checks across files need of its document. */
+  loaded?: { kind: ObjectKind; name: string; connection?: string; semantics: DocumentSemantics };
   hash?: string;
 }
 
-interface CacheDocument {
+/** One file's normalized spec in its shard, for the content (sha256) and variables' key it was made from. */
+export interface PersistedSpec {
+  sha: string;
+  variablesKey?: string;
+  spec: JsonObject;
+}
+
+interface CacheDocument<T> {
   format: string;
   key: string;
-  entries: Record<string, PersistedEntry>;
+  entries: Record<string, T>;
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -65,8 +80,40 @@ export function parseCacheCodeKey(): string {
   return (codeKeyMemo = hash.digest('hex'));
 }
 
-/** The entries of `file`, or an empty map when it is absent, corrupt, of another format or of other code. */
+/** The entries of the index `file`, or an empty map when it is absent, corrupt, of another format or of other code. */
 export async function readPersistedEntries(file: string): Promise<Map<string, PersistedEntry>> {
+  return readCacheDocument(file, FORMAT, wellFormed);
+}
+
+/** The shard that holds the spec of `path`: its connection folder (`sources/<connection>`), else its top folder. */
+export function specShardOf(path: string): string {
+  const parts = path.split('/');
+  return parts[0] === 'sources' && parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+function specShardFile(file: string, shard: string): string {
+  return join(`${file.replace(/\.json$/, '')}.specs`, `${createHash('sha256').update(shard).digest('hex').slice(0, 32)}.json`);
+}
+
+/** The specs of one shard, or an empty map (absent, corrupt, foreign: as the index). */
+export async function readSpecShard(file: string, shard: string): Promise<Map<string, PersistedSpec>> {
+  return readCacheDocument(specShardFile(file, shard), SPECS_FORMAT, (e): e is PersistedSpec => {
+    const s = e as Partial<PersistedSpec> | null;
+    return !!s && typeof s === 'object' && typeof s.sha === 'string' && (s.variablesKey === undefined || typeof s.variablesKey === 'string') && isJsonObject(s.spec as JsonValue);
+  });
+}
+
+/** Writes one shard's specs (an empty shard: its file is removed). */
+export async function writeSpecShard(file: string, shard: string, specs: ReadonlyMap<string, PersistedSpec>): Promise<void> {
+  const path = specShardFile(file, shard);
+  if (specs.size === 0) {
+    await rm(path, { force: true });
+    return;
+  }
+  await writeWhole(path, { format: SPECS_FORMAT, key: parseCacheCodeKey(), entries: Object.fromEntries(specs) });
+}
+
+async function readCacheDocument<T>(file: string, format: string, valid: (entry: unknown) => entry is T): Promise<Map<string, T>> {
   let document: unknown;
   try {
     document = JSON.parse(await readFile(file, 'utf8'));
@@ -74,10 +121,10 @@ export async function readPersistedEntries(file: string): Promise<Map<string, Pe
     return new Map();
   }
   if (!isJsonObject(document as JsonValue)) return new Map();
-  const { format, key, entries } = document as Partial<CacheDocument>;
-  if (format !== FORMAT || key !== parseCacheCodeKey() || !entries || typeof entries !== 'object' || Array.isArray(entries)) return new Map();
-  const out = new Map<string, PersistedEntry>();
-  for (const [path, entry] of Object.entries(entries)) if (wellFormed(entry)) out.set(path, entry);
+  const { format: written, key, entries } = document as Partial<CacheDocument<unknown>>;
+  if (written !== format || key !== parseCacheCodeKey() || !entries || typeof entries !== 'object' || Array.isArray(entries)) return new Map();
+  const out = new Map<string, T>();
+  for (const [path, entry] of Object.entries(entries)) if (valid(entry)) out.set(path, entry);
   return out;
 }
 
@@ -85,30 +132,21 @@ function wellFormed(entry: unknown): entry is PersistedEntry {
   if (!entry || typeof entry !== 'object') return false;
   const e = entry as Partial<PersistedEntry>;
   if (typeof e.sha !== 'string' || !Array.isArray(e.diagnostics)) return false;
+  if (e.hash !== undefined && typeof e.hash !== 'string') return false;
   if (e.loaded !== undefined && (typeof e.loaded !== 'object' || typeof e.loaded.kind !== 'string' || typeof e.loaded.name !== 'string')) return false;
-  if (e.loaded && !isJsonObject(e.loaded.value)) return false;
   if (e.variables !== undefined && (typeof e.variables.key !== 'string' || !Array.isArray(e.variables.names))) return false;
-  if (e.semantics !== undefined && (!Array.isArray(e.semantics.findings) || !Array.isArray(e.semantics.customChecks) || !Array.isArray(e.semantics.dictionaryReferences))) return false;
+  const semantics = e.loaded?.semantics;
+  if (e.loaded && (!semantics || !Array.isArray(semantics.findings) || !Array.isArray(semantics.customChecks) || !Array.isArray(semantics.dictionaryReferences))) return false;
   return true;
 }
 
-/** The ParsedFile of `path` whose content is `text`, from its entry (which must have the text's sha256). */
+/** The ParsedFile of `path` whose content is `text`, from its entry (which must have the text's sha256); no spec yet. */
 export function restoreEntry(path: string, text: string, entry: PersistedEntry): Omit<ParsedFile, 'version'> {
   const restored: Omit<ParsedFile, 'version'> = { text, diagnostics: entry.diagnostics, variables: entry.variables, sha: entry.sha };
   if (entry.loaded) {
-    const { kind, name, connection, value } = entry.loaded;
-    const document = value as JsonObject;
-    restored.loaded = {
-      kind,
-      name,
-      ...(connection !== undefined ? { connection } : {}),
-      file: path,
-      rawSpec: isJsonObject(document.spec) ? document.spec : {},
-      parsed: restoreParsedYaml(path, text, value),
-    };
-    if (entry.semantics) restoreDocumentSemantics(restored.loaded, entry.semantics);
+    const { kind, name, connection, semantics } = entry.loaded;
+    restored.loaded = { kind, name, ...(connection !== undefined ? { connection } : {}), file: path, locate: locatorOf(path, text), semantics };
   }
-  if (entry.spec) restored.spec = entry.spec;
   if (entry.hash) restored.hash = entry.hash;
   return restored;
 }
@@ -117,20 +155,32 @@ function persistedOf(entry: ParsedFile): PersistedEntry {
   const out: PersistedEntry = { sha: entry.sha ?? sha256(entry.text), diagnostics: entry.diagnostics };
   if (entry.variables) out.variables = entry.variables;
   if (entry.loaded) {
-    const { kind, name, connection, parsed } = entry.loaded;
-    out.loaded = { kind, name, ...(connection !== undefined ? { connection } : {}), value: parsed.value ?? null };
-    const semantics = documentSemanticsOf(entry.loaded);
-    if (semantics) out.semantics = semantics;
+    const { kind, name, connection, semantics } = entry.loaded;
+    out.loaded = { kind, name, ...(connection !== undefined ? { connection } : {}), semantics };
   }
-  if (entry.spec) out.spec = entry.spec;
   if (entry.hash) out.hash = entry.hash;
   return out;
 }
 
-/** Writes the entries whole: a temporary file beside `file`, renamed over it. */
+/** What a shard keeps of `entry`: its spec for its content, when computed. */
+export function persistedSpecOf(entry: ParsedFile): PersistedSpec | undefined {
+  if (!entry.spec) return undefined;
+  return { sha: entry.sha ?? sha256(entry.text), ...(entry.variables ? { variablesKey: entry.variables.key } : {}), spec: entry.spec };
+}
+
+/** Whether `stored` is the spec of `entry`'s content. */
+export function specMatches(stored: PersistedSpec | undefined, entry: ParsedFile): stored is PersistedSpec {
+  return stored !== undefined && stored.sha === entry.sha && stored.variablesKey === entry.variables?.key;
+}
+
+/** Writes the index whole: a temporary file beside `file`, renamed over it. */
 export async function writePersistedEntries(file: string, entries: ReadonlyMap<string, ParsedFile>): Promise<void> {
-  const document: CacheDocument = { format: FORMAT, key: parseCacheCodeKey(), entries: {} };
+  const document: CacheDocument<PersistedEntry> = { format: FORMAT, key: parseCacheCodeKey(), entries: {} };
   for (const [path, entry] of entries) document.entries[path] = persistedOf(entry);
+  await writeWhole(file, document);
+}
+
+async function writeWhole(file: string, document: CacheDocument<unknown>): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {

@@ -45,6 +45,7 @@ export async function readRepositoryInputs(
   void source.dirtyFiles?.()?.catch(() => undefined);
   const { files, problems } = await source.listFiles();
   const shas = await source.readAll(files, options.progress);
+  source.shas = shas;
   const hash = createHash('sha256').update(`${FORMAT}\ncode\t${options.codeKey ?? parseCacheCodeKey()}\nenvironment\t${options.environment ?? ''}\n`);
   for (const problem of problems) hash.update(`problem\t${problem.path}\t${problem.code}\n`);
   for (const file of files) hash.update(`file\t${file.path}\t${shas.get(file.path)}\n`);
@@ -60,6 +61,12 @@ class PrereadSource implements RepositorySource {
   private head?: Promise<string | null>;
   private dirty?: Promise<string[] | null>;
   private settingsText: string | undefined;
+  /** The sha256 of every file read by readAll. */
+  shas = new Map<string, string>();
+
+  contentSha(path: string): string | undefined {
+    return this.shas.get(path);
+  }
 
   constructor(private readonly inner: RepositorySource) {
     this.description = inner.description;
@@ -78,7 +85,10 @@ class PrereadSource implements RepositorySource {
 
   async readFile(path: string): Promise<string> {
     const text = this.texts.get(path);
-    if (text === undefined) return this.inner.readFile(path);
+    if (text === undefined) {
+      this.shas.delete(path); // read again: its text may differ from the one hashed
+      return this.inner.readFile(path);
+    }
     this.texts.delete(path);
     return text;
   }

@@ -33,6 +33,8 @@ export interface RepositorySource {
   /** Every file under the folders dqctl reads, plus the problems met while listing them. */
   listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
   readFile(path: string): Promise<string>;
+  /** The sha256 of the text `readFile(path)` gives, when the source hashed it already (repositoryInputs.ts). */
+  contentSha?(path: string): string | undefined;
 }
 
 /** Files larger than this are refused: no configuration file is that big, and parsing one would stall. */

@@ -6,15 +6,19 @@ import { appendAll, checkDefinitionName, dictionaryReference, isJsonObject, type
 import { checkAddress } from './notificationAddresses.js';
 import type { ParsedYaml } from './yamlDocument.js';
 
-/** An object whose file parsed and passed its schema: the input of the checks that span files. */
+/**
+ * An object whose file parsed and passed its schema, as the checks across files see it: its identity, a way to
+ * locate a path in its file, and what of its document those checks need (`semantics`). The document itself is
+ * not needed: a file read from the persisted parse cache has only these.
+ */
 export interface LoadedObject {
   kind: ObjectKind;
   name: string;
   /** For sources and tables: the decoded connection folder name. */
   connection?: string;
   file: string;
-  rawSpec: JsonObject;
-  parsed: ParsedYaml;
+  locate: ParsedYaml['locate'];
+  semantics: DocumentSemantics;
 }
 
 export interface SemanticContext {
@@ -28,6 +32,33 @@ export interface SemanticContext {
 }
 
 /**
+ * What the checks need of one document, as plain data, computed once when the file is parsed
+ * (`documentSemantics`): its own findings (which depend on it alone) and the names it refers to, which are
+ * checked against the other files on every load (`runSemanticChecks`). The persisted parse cache keeps it beside
+ * each file, so a new process checks across 100,000 files without their documents.
+ */
+export interface DocumentSemantics {
+  findings: readonly Diagnostic[];
+  customChecks: readonly CustomCheckReference[];
+  dictionaryReferences: readonly DictionaryReference[];
+  /** A table's lineage sources (`spec.source_tables[index]`). */
+  lineage?: readonly LineageReference[];
+  /** A table's comparisons and the connection of each one's reference table. */
+  comparisonConnections?: ReadonlyArray<{ name: string; connection: string }>;
+  /** A policy's `target.connection`, as written. */
+  policyConnection?: string;
+  /** A check definition's (kind check) sensor and rule, when named. */
+  definition?: { sensorName?: string; ruleName?: string };
+}
+
+export interface LineageReference {
+  index: number;
+  connection: string;
+  schema?: string;
+  table?: string;
+}
+
+/**
  * Checks that a JSON Schema cannot express: across files (duplicates, dangling connections and lineage) and
  * within values (threshold order, literal secrets, policies targeting connections that do not exist).
  * (An unknown data_type_category in a policy target is the schema's enum violation, reported there.)
@@ -36,7 +67,7 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
   const out: Diagnostic[] = [];
   checkDuplicates(objects, out);
   for (const o of objects) {
-    appendAll(out, documentFindings(o));
+    appendAll(out, o.semantics.findings);
     switch (o.kind) {
       case 'table':
         checkTableConnection(o, context, out);
@@ -61,73 +92,58 @@ export function runSemanticChecks(objects: readonly LoadedObject[], context: Sem
   return out;
 }
 
-/**
- * What depends on one document alone, kept per parsed object: the reconcile loop reuses the LoadedObject of
- * every unchanged file, so a pass walks the checks of the changed files only, not the 40,000 checks of all.
- */
-const findingsOfDocument = new WeakMap<LoadedObject, readonly Diagnostic[]>();
-
-function documentFindings(o: LoadedObject): readonly Diagnostic[] {
-  let found = findingsOfDocument.get(o);
-  if (found) return found;
+/** A document's part of the checks (see DocumentSemantics): `rawSpec` is its spec, `locate` finds a path in its file. */
+export function documentSemantics(kind: ObjectKind, rawSpec: JsonObject, locate: ParsedYaml['locate']): DocumentSemantics {
+  const o = { kind, rawSpec, locate };
   const out: Diagnostic[] = [];
-  switch (o.kind) {
+  const semantics: DocumentSemantics = { findings: out, customChecks: [], dictionaryReferences: [] };
+  switch (kind) {
     case 'source':
       checkSecrets(o, out);
       checkCronExpressions(o, out);
-      if (isJsonObject(o.rawSpec.incident_grouping)) checkAddresses(o, o.rawSpec.incident_grouping.incident_notification, ['spec', 'incident_grouping', 'incident_notification'], out);
+      if (isJsonObject(rawSpec.incident_grouping)) checkAddresses(o, rawSpec.incident_grouping.incident_notification, ['spec', 'incident_grouping', 'incident_notification'], out);
       break;
     case 'default_notifications':
-      checkAddresses(o, o.rawSpec, ['spec'], out);
+      checkAddresses(o, rawSpec, ['spec'], out);
       break;
     case 'table':
       checkEachCheck(o, out);
-      checkCustomChecks(o);
+      Object.assign(semantics, customChecksOf(o));
       checkPartitioning(o, out);
       checkComparisonReferences(o, out);
+      semantics.lineage = lineageOf(rawSpec);
+      semantics.comparisonConnections = comparisonConnectionsOf(rawSpec);
       break;
     case 'default_table_checks':
-    case 'default_column_checks':
+    case 'default_column_checks': {
       checkEachCheck(o, out);
-      checkCustomChecks(o);
+      Object.assign(semantics, customChecksOf(o));
+      const target = isJsonObject(rawSpec.target) ? rawSpec.target : undefined;
+      if (typeof target?.connection === 'string') semantics.policyConnection = target.connection;
       break;
+    }
     case 'default_schedules':
-      checkScheduleGroups(o, o.rawSpec, ['spec'], out);
+      checkScheduleGroups(o, rawSpec, ['spec'], out);
+      break;
+    case 'check':
+      semantics.definition = {
+        ...(typeof rawSpec.sensor_name === 'string' ? { sensorName: rawSpec.sensor_name } : {}),
+        ...(typeof rawSpec.rule_name === 'string' ? { ruleName: rawSpec.rule_name } : {}),
+      };
       break;
     case 'rule':
     case 'sensor':
-    case 'check':
     case 'dictionary':
-    case 'default_notifications':
       break;
   }
-  found = Object.freeze(out.map((d) => Object.freeze(d)));
-  findingsOfDocument.set(o, found);
-  return found;
+  return semantics;
 }
 
-/**
- * What depends on one document alone (its findings, the custom checks and dictionary references it holds), as
- * plain data: the persisted parse cache keeps it beside the parsed file, so that a new process walks the checks of
- * the changed files only. Undefined until runSemanticChecks has seen the object.
- */
-export interface DocumentSemantics {
-  findings: readonly Diagnostic[];
-  customChecks: readonly CustomCheckReference[];
-  dictionaryReferences: readonly DictionaryReference[];
-}
-
-export function documentSemanticsOf(o: LoadedObject): DocumentSemantics | undefined {
-  const findings = findingsOfDocument.get(o);
-  if (!findings) return undefined;
-  return { findings, customChecks: customChecksOfDocument.get(o) ?? [], dictionaryReferences: dictionaryReferencesOfDocument.get(o) ?? [] };
-}
-
-/** Gives `o` what an earlier process found in the same document with the same code (see DocumentSemantics). */
-export function restoreDocumentSemantics(o: LoadedObject, semantics: DocumentSemantics): void {
-  findingsOfDocument.set(o, semantics.findings);
-  customChecksOfDocument.set(o, semantics.customChecks);
-  dictionaryReferencesOfDocument.set(o, semantics.dictionaryReferences);
+/** What the checks of one document read: its kind, its spec, and where a path lies in its file. */
+interface DocumentInput {
+  kind: ObjectKind;
+  rawSpec: JsonObject;
+  locate: ParsedYaml['locate'];
 }
 
 /**
@@ -150,14 +166,11 @@ export interface DictionaryReference {
   path: Array<string | number>;
 }
 
-const customChecksOfDocument = new WeakMap<LoadedObject, readonly CustomCheckReference[]>();
-const dictionaryReferencesOfDocument = new WeakMap<LoadedObject, readonly DictionaryReference[]>();
-
 /**
  * The custom checks of a table or policy (`custom_checks` of a category, `custom` of a container), and every
  * `${dictionary://…}` element of a check's list parameters: kept for the checks across files.
  */
-function checkCustomChecks(o: LoadedObject): void {
+function customChecksOf(o: DocumentInput): { customChecks: CustomCheckReference[]; dictionaryReferences: DictionaryReference[] } {
   const references: CustomCheckReference[] = [];
   const dictionaries: DictionaryReference[] = [];
   forEachCheck(o.rawSpec, ['spec'], (check, path) => {
@@ -188,8 +201,32 @@ function checkCustomChecks(o: LoadedObject): void {
       path,
     });
   });
-  customChecksOfDocument.set(o, references);
-  dictionaryReferencesOfDocument.set(o, dictionaries);
+  return { customChecks: references, dictionaryReferences: dictionaries };
+}
+
+function lineageOf(rawSpec: JsonObject): LineageReference[] {
+  const sources = rawSpec.source_tables;
+  if (!Array.isArray(sources)) return [];
+  const out: LineageReference[] = [];
+  sources.forEach((entry, index) => {
+    if (!isJsonObject(entry) || typeof entry.source_connection !== 'string') return;
+    out.push({
+      index,
+      connection: entry.source_connection,
+      ...(typeof entry.source_schema === 'string' ? { schema: entry.source_schema } : {}),
+      ...(typeof entry.source_table === 'string' ? { table: entry.source_table } : {}),
+    });
+  });
+  return out;
+}
+
+function comparisonConnectionsOf(rawSpec: JsonObject): Array<{ name: string; connection: string }> {
+  const defined = isJsonObject(rawSpec.table_comparisons) ? rawSpec.table_comparisons : {};
+  const out: Array<{ name: string; connection: string }> = [];
+  for (const [name, comparison] of Object.entries(defined)) {
+    if (isJsonObject(comparison) && typeof comparison.reference_table_connection_name === 'string') out.push({ name, connection: comparison.reference_table_connection_name });
+  }
+  return out;
 }
 
 /**
@@ -219,7 +256,7 @@ function checkCustomReferences(objects: readonly LoadedObject[], context: Semant
         ? `sensor ${JSON.stringify(sensorName)} is a ${sensorTarget} sensor; a ${target} check needs a ${target}/… sensor`
         : `unknown sensor ${JSON.stringify(sensorName)}${suggestions.length > 0 ? `; did you mean ${quoted(suggestions)}?` : ''}`,
       detail: 'A sensor is a built-in DQOps sensor (table/volume/row_count) or a custom one: sensors/<target>/<category>/<name>/sensordefinition.dqosensor.yaml.',
-      range: o.parsed.locate(path),
+      range: o.locate(path),
     });
   };
   const ruleFinding = (o: LoadedObject, ruleName: string, path: Array<string | number>): void => {
@@ -230,27 +267,28 @@ function checkCustomReferences(objects: readonly LoadedObject[], context: Semant
       code: 'unknown_rule',
       summary: `unknown rule ${JSON.stringify(ruleName)}${suggestions.length > 0 ? `; did you mean ${quoted(suggestions)}?` : ''}`,
       detail: 'A rule is a built-in DQOps rule (comparison/min_count) or a custom one: rules/<name>.dqorule.yaml with rules/<name>.py.',
-      range: o.parsed.locate(path),
+      range: o.locate(path),
     });
   };
   for (const o of objects) {
     if (o.kind === 'check') {
       const target = o.name.startsWith('column/') ? 'column' : 'table';
-      if (typeof o.rawSpec.sensor_name === 'string') sensorFinding(o, o.rawSpec.sensor_name, target, ['spec', 'sensor_name']);
-      if (typeof o.rawSpec.rule_name === 'string') ruleFinding(o, o.rawSpec.rule_name, ['spec', 'rule_name']);
-      const missing = [typeof o.rawSpec.sensor_name === 'string' ? undefined : 'sensor_name', typeof o.rawSpec.rule_name === 'string' ? undefined : 'rule_name'].filter(Boolean);
+      const { sensorName, ruleName } = o.semantics.definition ?? {};
+      if (sensorName !== undefined) sensorFinding(o, sensorName, target, ['spec', 'sensor_name']);
+      if (ruleName !== undefined) ruleFinding(o, ruleName, ['spec', 'rule_name']);
+      const missing = [sensorName !== undefined ? undefined : 'sensor_name', ruleName !== undefined ? undefined : 'rule_name'].filter(Boolean);
       if (missing.length > 0) {
         out.push({
           severity: 'error',
           code: 'custom_check_incomplete',
           summary: `check definition ${JSON.stringify(o.name)} names no ${missing.join(' and ')}`,
           detail: 'A check definition runs the sensor and the rule it names.',
-          range: o.parsed.locate(['spec'], true),
+          range: o.locate(['spec'], true),
         });
       }
       continue;
     }
-    for (const reference of customChecksOfDocument.get(o) ?? []) {
+    for (const reference of o.semantics.customChecks) {
       const definition = definitions.get(reference.definition);
       const builtIn = catalog.checkByName(reference.name);
       if ((!reference.sensorName || !reference.ruleName) && !definition && !builtIn) {
@@ -261,13 +299,13 @@ function checkCustomReferences(objects: readonly LoadedObject[], context: Semant
           code: 'custom_check_incomplete',
           summary: `custom check ${JSON.stringify(reference.name)} names no ${missing}${similar.length > 0 ? `; did you mean the check definition ${quoted(similar)}?` : ''}`,
           detail: `A custom check runs the sensor and the rule it names, else those of its check definition, here checks/${reference.definition}.dqocheck.yaml, which the repository does not have; e.g. sensor_name: table/volume/row_count, rule_name: myrules/my_rule.`,
-          range: o.parsed.locate(reference.path, true),
+          range: o.locate(reference.path, true),
         });
       }
       if (reference.sensorName) sensorFinding(o, reference.sensorName, reference.target, [...reference.path, 'sensor_name']);
       if (reference.ruleName) ruleFinding(o, reference.ruleName, [...reference.path, 'rule_name']);
     }
-    for (const reference of dictionaryReferencesOfDocument.get(o) ?? []) {
+    for (const reference of o.semantics.dictionaryReferences) {
       if (context.dictionaries.has(reference.dictionary)) continue;
       const suggestions = didYouMean(reference.dictionary, context.dictionaries);
       out.push({
@@ -275,7 +313,7 @@ function checkCustomReferences(objects: readonly LoadedObject[], context: Semant
         code: 'unknown_dictionary',
         summary: `unknown dictionary ${JSON.stringify(reference.dictionary)}${suggestions.length > 0 ? `; did you mean ${quoted(suggestions)}?` : ''}`,
         detail: 'A dictionary is a file dictionaries/<name>.csv of the repository, referenced as ${dictionary://<name>.csv}.',
-        range: o.parsed.locate(reference.path),
+        range: o.locate(reference.path),
       });
     }
   }
@@ -295,7 +333,7 @@ function checkDuplicates(objects: readonly LoadedObject[], out: Diagnostic[]): v
       code: 'duplicate_object',
       summary: `${o.kind} ${JSON.stringify(o.name)} is defined twice: in ${first.file} and in ${o.file}`,
       detail: 'Both file names decode to the same object name; keep one of them.',
-      range: o.parsed.locate([]),
+      range: o.locate([]),
     });
   }
 }
@@ -306,43 +344,36 @@ function checkTableConnection(o: LoadedObject, context: SemanticContext, out: Di
       severity: 'error',
       code: 'unknown_connection',
       summary: `table ${JSON.stringify(o.name)} belongs to connection ${JSON.stringify(o.connection)}, which has no sources/${o.file.split('/')[1]}/connection.dqoconnection.yaml`,
-      range: o.parsed.locate([]),
+      range: o.locate([]),
     });
   }
 }
 
 function checkLineage(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
-  const sources = o.rawSpec.source_tables;
-  if (!Array.isArray(sources)) return;
-  sources.forEach((entry, index) => {
-    if (!isJsonObject(entry)) return;
-    const connection = entry.source_connection;
-    if (typeof connection !== 'string') return;
+  for (const { index, connection, schema, table } of o.semantics.lineage ?? []) {
     if (!context.declaredConnections.has(connection)) {
       out.push({
         severity: 'error',
         code: 'lineage_unknown_connection',
         summary: `lineage source connection ${JSON.stringify(connection)} does not exist in the repository`,
-        range: o.parsed.locate(['spec', 'source_tables', index, 'source_connection']),
+        range: o.locate(['spec', 'source_tables', index, 'source_connection']),
       });
-      return;
+      continue;
     }
-    const schema = entry.source_schema;
-    const table = entry.source_table;
     const known = context.declaredTables.get(connection);
     if (typeof schema === 'string' && typeof table === 'string' && !known?.has(`${schema}.${table}`)) {
       out.push({
         severity: 'warning',
         code: 'lineage_unknown_table',
         summary: `lineage source table ${schema}.${table} is not among the tables of connection ${JSON.stringify(connection)} in the repository`,
-        range: o.parsed.locate(['spec', 'source_tables', index, 'source_table']),
+        range: o.locate(['spec', 'source_tables', index, 'source_table']),
       });
     }
-  });
+  }
 }
 
 
-function checkSecrets(o: LoadedObject, out: Diagnostic[]): void {
+function checkSecrets(o: DocumentInput, out: Diagnostic[]): void {
   for (const [block, value] of Object.entries(o.rawSpec)) {
     if (!isJsonObject(value)) continue;
     for (const [key, secret] of Object.entries(value)) {
@@ -353,7 +384,7 @@ function checkSecrets(o: LoadedObject, out: Diagnostic[]): void {
         summary: `${block}.${key} holds a literal secret; use a reference such as \${PG_PASSWORD} or \${credential://file}`,
         detail: 'The value is committed to git in clear text. dqctl never shows it (plans print (sensitive)), but anyone who can read the repository can.',
         // the key, not the value: the snippet under the caret must not print the secret
-        range: o.parsed.locate(['spec', block, key], true),
+        range: o.locate(['spec', block, key], true),
       });
     }
   }
@@ -362,7 +393,7 @@ function checkSecrets(o: LoadedObject, out: Diagnostic[]): void {
 const ADDRESS_FIELDS = ['incident_opened_addresses', 'incident_acknowledged_addresses', 'incident_resolved_addresses', 'incident_muted_addresses'];
 
 /** Every address of a notification spec and of its filtered notifications' targets is a URL or an e-mail address. */
-function checkAddresses(o: LoadedObject, notification: JsonValue | undefined, path: Array<string | number>, out: Diagnostic[]): void {
+function checkAddresses(o: DocumentInput, notification: JsonValue | undefined, path: Array<string | number>, out: Diagnostic[]): void {
   if (!isJsonObject(notification)) return;
   const checkFields = (holder: JsonObject, at: Array<string | number>) => {
     for (const field of ADDRESS_FIELDS) {
@@ -377,7 +408,7 @@ function checkAddresses(o: LoadedObject, notification: JsonValue | undefined, pa
           code: 'invalid_address',
           summary: `${field}: ${checked.invalid}`,
           detail: 'Write comma-separated http(s) webhook URLs (generic JSON, Slack or Microsoft Teams incoming webhooks) or e-mail addresses; ${ENV_VAR} references are resolved when sending.',
-          range: o.parsed.locate([...at, field]),
+          range: o.locate([...at, field]),
         });
       }
     }
@@ -390,20 +421,20 @@ function checkAddresses(o: LoadedObject, notification: JsonValue | undefined, pa
 }
 
 /** A connection's schedules (and its auto import's) must be cron expressions the scheduler can run. */
-function checkCronExpressions(o: LoadedObject, out: Diagnostic[]): void {
+function checkCronExpressions(o: DocumentInput, out: Diagnostic[]): void {
   if (isJsonObject(o.rawSpec.schedules)) checkScheduleGroups(o, o.rawSpec.schedules, ['spec', 'schedules'], out);
   const autoImport = isJsonObject(o.rawSpec.auto_import_tables) ? o.rawSpec.auto_import_tables : {};
   if (isJsonObject(autoImport.schedule)) checkCronExpression(o, autoImport.schedule.cron_expression, ['spec', 'auto_import_tables', 'schedule', 'cron_expression'], out);
 }
 
 /** `{profiling: {cron_expression}, monitoring_daily: …}`: a connection's schedules or the default schedules. */
-function checkScheduleGroups(o: LoadedObject, schedules: JsonObject, path: string[], out: Diagnostic[]): void {
+function checkScheduleGroups(o: DocumentInput, schedules: JsonObject, path: string[], out: Diagnostic[]): void {
   for (const [name, schedule] of Object.entries(schedules)) {
     checkCronExpression(o, isJsonObject(schedule) ? schedule.cron_expression : undefined, [...path, name, 'cron_expression'], out);
   }
 }
 
-function checkCronExpression(o: LoadedObject, expression: JsonValue | undefined, path: Array<string | number>, out: Diagnostic[]): void {
+function checkCronExpression(o: DocumentInput, expression: JsonValue | undefined, path: Array<string | number>, out: Diagnostic[]): void {
   if (typeof expression !== 'string' || expression.trim() === '') return;
   try {
     new Cron(expression.trim(), { paused: true });
@@ -414,7 +445,7 @@ function checkCronExpression(o: LoadedObject, expression: JsonValue | undefined,
       code: 'invalid_cron',
       summary: `${JSON.stringify(expression)} is not a cron expression: ${(error as Error).message.replace(/^CronPattern: /, '')}`,
       detail: 'The schedule never runs. Five fields: minute hour day-of-month month day-of-week, e.g. "0 6 * * *" for 06:00 every day.',
-      range: o.parsed.locate(path),
+      range: o.locate(path),
     });
   }
 }
@@ -423,7 +454,7 @@ function checkCronExpression(o: LoadedObject, expression: JsonValue | undefined,
  * What is checked on every check node of a table file or a policy, in ONE walk (41,000 checks in a
  * 10,000-table repository): the order of the severity thresholds, and the cron of a `schedule_override`.
  */
-function checkEachCheck(o: LoadedObject, out: Diagnostic[]): void {
+function checkEachCheck(o: DocumentInput, out: Diagnostic[]): void {
   forEachCheck(o.rawSpec, ['spec'], (check, path) => {
     checkThresholdOrder(o, check, path, out);
     if (isJsonObject(check.schedule_override)) checkCronExpression(o, check.schedule_override.cron_expression, [...path, 'schedule_override', 'cron_expression'], out);
@@ -431,7 +462,7 @@ function checkEachCheck(o: LoadedObject, out: Diagnostic[]): void {
 }
 
 /** Severity thresholds must tighten from fatal to warning: a warning fires first, a fatal only on big problems. */
-function checkThresholdOrder(o: LoadedObject, check: JsonObject, path: Array<string | number>, out: Diagnostic[]): void {
+function checkThresholdOrder(o: DocumentInput, check: JsonObject, path: Array<string | number>, out: Diagnostic[]): void {
   const warning = isJsonObject(check.warning) ? check.warning : undefined;
   const error = isJsonObject(check.error) ? check.error : undefined;
   const fatal = isJsonObject(check.fatal) ? check.fatal : undefined;
@@ -455,13 +486,13 @@ function checkThresholdOrder(o: LoadedObject, check: JsonObject, path: Array<str
         code: 'threshold_order',
         summary: `${path[path.length - 1]}: the ${lowName} threshold ${parameter}=${a} is looser than the ${highName} threshold ${parameter}=${b}`,
         detail: `${lowName === "warning" ? "A warning" : "An error"} should fire before ${highName === 'error' ? 'an error' : 'a fatal'}: for ${parameter} use ${parameter.startsWith('max_') ? `${lowName} <= ${highName}` : `${lowName} >= ${highName}`}.`,
-        range: o.parsed.locate([...path, lowName, parameter]),
+        range: o.locate([...path, lowName, parameter]),
       });
     }
   }
 }
 
-function checkPartitioning(o: LoadedObject, out: Diagnostic[]): void {
+function checkPartitioning(o: DocumentInput, out: Diagnostic[]): void {
   const timestamps = isJsonObject(o.rawSpec.timestamp_columns) ? o.rawSpec.timestamp_columns : {};
   if (typeof timestamps.partition_by_column === 'string' && timestamps.partition_by_column !== '') return;
   const locations: Array<Array<string | number>> = [];
@@ -475,30 +506,27 @@ function checkPartitioning(o: LoadedObject, out: Diagnostic[]): void {
       severity: 'warning',
       code: 'partitioned_without_partition_column',
       summary: 'partitioned checks need timestamp_columns.partition_by_column; without it they never run',
-      range: o.parsed.locate(path, true),
+      range: o.locate(path, true),
     });
   }
 }
 
 /** A table comparison's reference connection must exist (the run would only find out at the data source). */
 function checkComparisonConnections(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
-  const defined = isJsonObject(o.rawSpec.table_comparisons) ? o.rawSpec.table_comparisons : {};
-  for (const [name, comparison] of Object.entries(defined)) {
-    if (!isJsonObject(comparison)) continue;
-    const connection = comparison.reference_table_connection_name;
-    if (typeof connection === 'string' && !context.declaredConnections.has(connection)) {
+  for (const { name, connection } of o.semantics.comparisonConnections ?? []) {
+    if (!context.declaredConnections.has(connection)) {
       out.push({
         severity: 'error',
         code: 'comparison_unknown_connection',
         summary: `table comparison ${JSON.stringify(name)}: the reference connection ${JSON.stringify(connection)} does not exist in the repository`,
-        range: o.parsed.locate(['spec', 'table_comparisons', name, 'reference_table_connection_name']),
+        range: o.locate(['spec', 'table_comparisons', name, 'reference_table_connection_name']),
       });
     }
   }
 }
 
 /** The comparisons blocks of the checks must name a comparison of spec.table_comparisons. */
-function checkComparisonReferences(o: LoadedObject, out: Diagnostic[]): void {
+function checkComparisonReferences(o: DocumentInput, out: Diagnostic[]): void {
   const defined = isJsonObject(o.rawSpec.table_comparisons) ? o.rawSpec.table_comparisons : {};
   const reported = new Set<string>();
   forEachCheck(o.rawSpec, ['spec'], (_check, path) => {
@@ -515,16 +543,14 @@ function checkComparisonReferences(o: LoadedObject, out: Diagnostic[]): void {
       code: 'comparison_unknown',
       summary: `comparison checks name the table comparison ${JSON.stringify(name)}, which spec.table_comparisons does not define`,
       detail: known.length > 0 ? `Defined: ${known.map((k) => JSON.stringify(k)).join(', ')}.` : 'Define it under spec.table_comparisons with its reference table.',
-      range: o.parsed.locate(comparisonPath, true),
+      range: o.locate(comparisonPath, true),
     });
   });
 }
 
 function checkPolicyTarget(o: LoadedObject, context: SemanticContext, out: Diagnostic[]): void {
-  const target = isJsonObject(o.rawSpec.target) ? o.rawSpec.target : undefined;
-  if (!target) return;
-  const connection = target.connection;
-  if (typeof connection === 'string' && connection !== '') {
+  const connection = o.semantics.policyConnection;
+  if (connection !== undefined && connection !== '') {
     const names = connection.split(',').map((s) => s.trim());
     if (names.every((n) => !n.includes('*') && !context.declaredConnections.has(n))) {
       out.push({
@@ -534,7 +560,7 @@ function checkPolicyTarget(o: LoadedObject, context: SemanticContext, out: Diagn
           names.length === 1
             ? `the policy targets connection ${JSON.stringify(connection)}, which is not in the repository`
             : `the policy targets connections ${names.map((n) => JSON.stringify(n)).join(', ')}, none of which is in the repository`,
-        range: o.parsed.locate(['spec', 'target', 'connection']),
+        range: o.locate(['spec', 'target', 'connection']),
       });
     }
   }

@@ -67,11 +67,7 @@ function parseYamlFileWithin(file: string, text: string): { parsed?: ParsedYaml;
   } catch {
     return parseWithPositions(file, text);
   }
-  let located: ReturnType<typeof positionsOf> | undefined;
-  const locate = (path: ReadonlyArray<string | number>, onKey?: boolean): SourceRange => {
-    located ??= positionsOf(file, text);
-    return located.locate(path, onKey);
-  };
+  const locate = locatorOf(file, text);
   // js-yaml shares aliased nodes instead of copying them; walking such a document later would not end.
   if (text.includes('*') && expandedSize(value, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES) {
     return {
@@ -94,16 +90,15 @@ function parseYamlFileWithin(file: string, text: string): { parsed?: ParsedYaml;
 }
 
 /**
- * A file parsed by an earlier process (the persisted parse cache): its value as it was, its positions found from
- * `text` only when something must be located, as for a file js-yaml read.
+ * Locates paths in a file whose document an earlier process parsed (the persisted parse cache): its positions are
+ * found from `text` only when something must be located, as for a file js-yaml read.
  */
-export function restoreParsedYaml(file: string, text: string, value: JsonValue | undefined): ParsedYaml {
+export function locatorOf(file: string, text: string): ParsedYaml['locate'] {
   let located: ReturnType<typeof positionsOf> | undefined;
-  const locate = (path: ReadonlyArray<string | number>, onKey?: boolean): SourceRange => {
+  return (path, onKey) => {
     located ??= positionsOf(file, text);
     return located.locate(path, onKey);
   };
-  return { file, text, value, locate };
 }
 
 function locateOrNull(locate: ParsedYaml['locate'], path: Array<string | number>): SourceRange | null {

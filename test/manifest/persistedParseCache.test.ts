@@ -3,13 +3,14 @@
  * new `dqctl plan` process does, and its answer is compared with a load that uses no cache at all.
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { cp, mkdtemp, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredState } from '../../src/manifest/desiredState.js';
-import { loadRepository } from '../../src/manifest/loadRepository.js';
+import { loadRepository, loadRepositoryFindings } from '../../src/manifest/loadRepository.js';
 import { ParseCache } from '../../src/manifest/parseCache.js';
 import { EXAMPLE } from '../helpers/cli.js';
 import { addEnvironments, replaceLine } from '../helpers/environments.js';
@@ -88,8 +89,8 @@ describe('the persisted parse cache', () => {
     expect(await expectSameAsUncached()).toEqual({ reused: first.parsed, parsed: 0 });
     const { state } = await cachedLoad();
     expect(state.diagnostics.some((d) => d.code === 'threshold_order' && d.range?.filename === ORDERS)).toBe(true);
-    const stored = JSON.parse(await readFile(cacheFile, 'utf8')) as { entries: Record<string, { semantics?: { findings: unknown[] } }> };
-    expect(stored.entries[ORDERS].semantics?.findings.length).toBeGreaterThan(0);
+    const stored = JSON.parse(await readFile(cacheFile, 'utf8')) as { entries: Record<string, { loaded?: { semantics: { findings: unknown[] } } }> };
+    expect(stored.entries[ORDERS].loaded?.semantics.findings.length).toBeGreaterThan(0);
 
     // a finding across files: the connection of the (unchanged, cached) table disappears
     await rm(join(repo(), 'sources/shop_oltp/connection.dqoconnection.yaml'));
@@ -112,7 +113,7 @@ describe('the persisted parse cache', () => {
   it('is ignored and rebuilt when corrupt, of another format, or written by other code (schemas, catalog, dqctl itself)', async () => {
     const { stats } = await cachedLoad();
     const files = stats.parsed;
-    const valid = JSON.parse(await readFile(cacheFile, 'utf8')) as { format: string; key: string; entries: Record<string, { spec?: unknown }> };
+    const valid = JSON.parse(await readFile(cacheFile, 'utf8')) as { format: string; key: string; entries: Record<string, { hash?: unknown }> };
 
     for (const broken of ['{"format": "dqctl-parse-cache/1", "key": ', 'null', '[]', JSON.stringify({ ...valid, format: 'other/1' })]) {
       await writeFile(cacheFile, broken);
@@ -123,7 +124,7 @@ describe('the persisted parse cache', () => {
     // other schemas or code give another key: nothing of it is read, even an entry that looks right
     const foreign = structuredClone(valid);
     foreign.key = 'f'.repeat(64);
-    foreign.entries[ORDERS].spec = { columns: {} };
+    foreign.entries[ORDERS].hash = 'f'.repeat(64);
     await writeFile(cacheFile, JSON.stringify(foreign));
     expect(await expectSameAsUncached()).toEqual({ reused: 0, parsed: files });
 
@@ -132,6 +133,62 @@ describe('the persisted parse cache', () => {
     damaged.entries[ORDERS] = { sha: 42 };
     await writeFile(cacheFile, JSON.stringify(damaged));
     expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 1 });
+  });
+
+  /** The folder of the spec shards beside the index (persistedParseCache.ts). */
+  const specsFolder = () => `${cacheFile.replace(/\.json$/, '')}.specs`;
+
+  async function cachedFindings(): Promise<{ findings: Awaited<ReturnType<typeof loadRepositoryFindings>>; stats: ParseCache['stats'] }> {
+    const cache = await ParseCache.persisted(cacheFile);
+    const findings = await loadRepositoryFindings(repo(), { cache });
+    await cache.save();
+    return { findings, stats: cache.stats };
+  }
+
+  it('answers validate from its index alone, and a later plan gets the specs from the shards or computes them again', async () => {
+    await writeFile(join(repo(), ORDERS), (await readFile(join(repo(), ORDERS), 'utf8')).replace('          fatal:\n            min_count: 1\n', '          fatal:\n            min_count: 99999\n'));
+    const files = (await cachedLoad()).stats.parsed;
+    await rm(specsFolder(), { recursive: true });
+    const uncached = await loadRepository(repo());
+    expect(uncached.diagnostics.some((d) => d.code === 'threshold_order')).toBe(true);
+
+    const warm = await cachedFindings();
+    expect(warm.stats).toEqual({ reused: files, parsed: 0 });
+    expect(warm.findings.diagnostics).toEqual(uncached.diagnostics);
+    expect(warm.findings.objectCount).toBe(uncached.objects.length);
+    expect(existsSync(specsFolder())).toBe(false); // nothing changed: nothing written, no spec read
+
+    // no shard: each spec is made again from the file (not counted as a parse), and the shards written
+    expect(await expectSameAsUncached()).toEqual({ reused: files, parsed: 0 });
+    expect((await readdir(specsFolder())).length).toBeGreaterThan(0);
+
+    // an edit seen by validate: that file parsed, its spec kept for the plan that follows
+    const text = await readFile(join(repo(), ORDERS), 'utf8');
+    await writeFile(join(repo(), ORDERS), text.replace('min_count: 99999', 'min_count: 7'));
+    const edited = await cachedFindings();
+    expect(edited.stats).toEqual({ reused: files - 1, parsed: 1 });
+    expect(edited.findings.diagnostics).toEqual((await loadRepository(repo())).diagnostics);
+    expect(await expectSameAsUncached()).toEqual({ reused: files, parsed: 0 });
+  });
+
+  it('never takes a spec of another content from a shard (an index and a shard of two different runs)', async () => {
+    const files = (await cachedLoad()).stats.parsed;
+    const before = join(dir, 'specs-before');
+    await cp(specsFolder(), before, { recursive: true });
+    const text = await readFile(join(repo(), ORDERS), 'utf8');
+    await writeFile(join(repo(), ORDERS), text.replace('min_count: 1', 'min_count: 7'));
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 1 });
+
+    // the shards of the run before the edit, beside the index of the run after it
+    await rm(specsFolder(), { recursive: true });
+    await cp(before, specsFolder(), { recursive: true });
+    const { state } = await cachedLoad();
+    expect(outcome(state)).toEqual(outcome(await loadRepository(repo())));
+    expect(JSON.stringify(state.objects.find((o) => o.origin.file === ORDERS)?.spec)).toContain('"min_count":7');
+
+    // a shard that is not JSON is ignored as the index is
+    for (const name of await readdir(specsFolder())) await writeFile(join(specsFolder(), name), '{"format": ');
+    expect(await expectSameAsUncached()).toEqual({ reused: files, parsed: 0 });
   });
 
   it('is safe with two processes loading and writing it at once', async () => {
