@@ -4,7 +4,7 @@ import { parseTableKey, resultStatusOf, type ObjectKind, type QualityStatus } fr
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { ObjectStatus, ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
 import { statusFromStore } from '../reconcile/storeStatus.js';
-import type { JobRecord } from '../store/jobRows.js';
+import type { JobRecord, JobStatus } from '../store/jobRows.js';
 import type { TableSeverityRow } from '../store/store.js';
 
 /**
@@ -179,7 +179,10 @@ export interface OverviewInputs {
   /** The objects not in sync (the status without `all`). */
   status: ReconcileStatus;
   severities: readonly TableSeverityRow[];
+  /** The newest runs not ended (top-level jobs: a run's tables are counted, not listed), at most 20. */
   activeJobs: readonly JobRecord[];
+  /** Every job not ended, by status (a run's tables included). */
+  unfinishedJobs: Partial<Record<JobStatus, number>>;
   loop: boolean;
   now: Date;
 }
@@ -250,8 +253,8 @@ export function buildOverview(input: OverviewInputs): Overview {
     connections: [...connections.values()],
     quality: { tables_by_quality: tablesByQuality, results, last_executed_at: lastExecutedAt, worst_tables: worst },
     jobs: {
-      queued: input.activeJobs.filter((j) => j.status === 'queued').length,
-      running: input.activeJobs.filter((j) => j.status !== 'queued').length,
+      queued: input.unfinishedJobs.queued ?? 0,
+      running: (input.unfinishedJobs.running ?? 0) + (input.unfinishedJobs.waiting ?? 0) + (input.unfinishedJobs.cancel_requested ?? 0),
       active: input.activeJobs.slice(0, 20).map((j) => ({ job_id: j.id, job_type: j.jobType, status: j.status, created_at: j.createdAt, started_at: j.startedAt, created_by: j.createdBy })),
     },
   };
@@ -259,11 +262,12 @@ export function buildOverview(input: OverviewInputs): Overview {
 
 /** Reads what the overview needs, in parallel. */
 export async function readOverview(objects: LiveObjects, reconciler: Reconciler | undefined, now = new Date()): Promise<Overview> {
-  const [index, status, severities, activeJobs] = await Promise.all([
+  const [index, status, severities, activeJobs, unfinishedJobs] = await Promise.all([
     objectIndex(objects),
     currentStatus(objects, reconciler, now),
     objects.store.tableSeverities(),
-    objects.store.jobs.list({ limit: 100, statuses: ['queued', 'running', 'waiting', 'cancel_requested'] }),
+    objects.store.jobs.list({ limit: 20, topLevel: true, statuses: ['queued', 'running', 'waiting', 'cancel_requested'] }),
+    objects.store.jobs.countUnfinished(),
   ]);
-  return buildOverview({ index, status, severities, activeJobs, loop: Boolean(reconciler), now });
+  return buildOverview({ index, status, severities, activeJobs, unfinishedJobs, loop: Boolean(reconciler), now });
 }

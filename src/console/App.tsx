@@ -115,7 +115,7 @@ function View({ location, profile }: { location: Location; profile: Profile }) {
       if (parts.length === 4) return <Lineage key={location.path} location={location} connection={parts[1]} schema={parts[2]} table={parts[3]} />;
       return <LineageIndex location={location} />;
     case 'jobs':
-      return <Jobs profile={profile} />;
+      return <Jobs profile={profile} location={location} />;
   }
   return (
     <>

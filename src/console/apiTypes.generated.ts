@@ -793,6 +793,8 @@ export interface DqoQueueJobId {
   jobBusinessKey?: string;
   /** ISO 8601 */
   createdAt: string;
+  /** the run this job is a part of (a table's job of a check run over many tables) */
+  parentJobId?: number;
 }
 
 /** The caller: name, role and what the role may do */
@@ -1341,6 +1343,17 @@ export interface JobHistoryEntryModel {
   startedAt?: string;
   /** when it ended (the job list only) */
   finishedAt?: string;
+  /** a run's jobs (one per table) by status, and their total (the job list only) */
+  childJobs?: {
+    total: number;
+    queued?: number;
+    running?: number;
+    waiting?: number;
+    finished?: number;
+    failed?: number;
+    cancel_requested?: number;
+    cancelled?: number;
+  };
 }
 
 /** What a job start (and a wait) answers: the job id, its status, and its result when it finished in time. */

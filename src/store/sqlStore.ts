@@ -17,7 +17,7 @@ import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
 import { readUnchangedSince, recordAppliedInputs, type AppliedInputs, type UnchangedSince } from './appliedInputs.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { childJobTotals, claimNextJob, countUnfinishedJobs, enqueueJob, fanOutJob, findJob, findUnfinishedJob, finishChildJob, finishJob, finishWaitingJob, heartbeatJobs, listJobs, recordRunningJob, requestCancel, requeueStaleJobs } from './jobRows.js';
+import { childJobTotals, claimNextJob, countChildJobs, countUnfinishedJobs, enqueueJob, fanOutJob, findJob, findUnfinishedJob, finishChildJob, finishJob, finishWaitingJob, heartbeatJobs, listJobs, recordRunningJob, requestCancel, requeueStaleJobs } from './jobRows.js';
 import { getObjects, listDisabledNames, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -98,6 +98,7 @@ class SqlStore implements Store {
       recordRunning: guarded('jobs.recordRunning', (job) => recordRunningJob(client, job)),
       find: guarded('jobs.find', (idOrKey) => findJob(client, idOrKey)),
       list: guarded('jobs.list', (options) => listJobs(client, options)),
+      countChildren: guarded('jobs.countChildren', (parentIds) => countChildJobs(client, parentIds)),
       findUnfinished: guarded('jobs.findUnfinished', (prefix) => findUnfinishedJob(client, prefix)),
       claimNext: guarded('jobs.claimNext', (worker, filter) => claimNextJob(client, worker, filter)),
       fanOut: guarded('jobs.fanOut', (parentId, worker, children) => fanOutJob(client, parentId, worker, children)),

@@ -1,7 +1,7 @@
 import type { CheckType, Clock, Int64 } from '../model/index.js';
 import type { AppliedInputs, UnchangedSince } from './appliedInputs.js';
 import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
-import type { ChildJobTotals, ClaimFilter, JobRecord, JobStatus } from './jobRows.js';
+import type { ChildJobTotals, ClaimFilter, JobListFilter, JobRecord, JobStatus } from './jobRows.js';
 import type { Leadership, LeadershipOptions } from './leadership.js';
 import type {
   JsonObject,
@@ -106,8 +106,10 @@ export interface JobQueueStore {
   requestCancel(id: number): Promise<JobRecord | undefined>;
   /** Jobs not ended yet, by status (for the server's metrics). */
   countUnfinished(): Promise<Partial<Record<JobStatus, number>>>;
-  /** The newest jobs first, at most `limit`; only those after id `afterId`, and with `statuses` only those. */
-  list(options: { limit: number; afterId?: number; statuses?: readonly string[] }): Promise<JobRecord[]>;
+  /** The newest jobs first, at most `limit` (jobRows.ts JobListFilter: paging, statuses, a run's jobs, top level only). */
+  list(options: JobListFilter): Promise<JobRecord[]>;
+  /** How many jobs each of these runs has, by status. */
+  countChildren(parentIds: readonly number[]): Promise<Map<number, Partial<Record<JobStatus, number>>>>;
 }
 
 export type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
