@@ -104,10 +104,13 @@ export function targetOf(job: JobEntry): string {
   const kind = Object.values(job.parameters ?? {}).find(isObject) ?? {};
   const f = [kind.check_search_filters, kind.statistics_collector_search_filters].find(isObject) ?? kind;
   const text = (...keys: string[]) => keys.map((k) => f[k]).find((v): v is string => typeof v === 'string' && v !== '');
+  // a table's job of a run names its table outside the run's filters (DQOps's RunChecksOnTableParameters)
+  const physical = isObject(kind.physical_table_name) ? kind.physical_table_name : undefined;
+  const ownTable = physical && typeof kind.connection === 'string' ? `${kind.connection}/${String(physical.schema_name)}.${String(physical.table_name)}` : undefined;
   const connection = text('connection', 'connectionName');
   const schema = text('schemaName');
   const table = text('fullTableName') ?? (schema ? `${schema}.${text('tableNameContains') ? `*${text('tableNameContains')}*` : '*'}` : undefined);
-  const where = connection ? (table ? `${connection}/${table}` : `${connection}, all tables`) : table ? `every connection, ${table}` : 'all tables';
+  const where = ownTable ?? (connection ? (table ? `${connection}/${table}` : `${connection}, all tables`) : table ? `every connection, ${table}` : 'all tables');
   const extra = [text('columnName') ? `column ${text('columnName')}` : '', text('checkName') ? `check ${text('checkName')}` : '', text('checkCategory') ? `category ${text('checkCategory')}` : '']
     .filter(Boolean)
     .join(', ');
