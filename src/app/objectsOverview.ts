@@ -5,7 +5,7 @@ import type { Reconciler } from '../reconcile/reconciler.js';
 import type { ObjectStatus, ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
 import { statusFromStore } from '../reconcile/storeStatus.js';
 import type { JobRecord, JobStatus } from '../store/jobRows.js';
-import type { TableSeverityRow } from '../store/store.js';
+import type { ConnectionSeverityRow, TableSeverityRow } from '../store/store.js';
 
 /**
  * What the web console's overview and objects list show: the live objects' index (objectIndex.ts, from the
@@ -109,6 +109,17 @@ function short(revision: string | null | undefined): string | null {
 export function qualityOf(row: TableSeverityRow | undefined): QualityStatus {
   if (!row) return 'not_run';
   return resultStatusOf(row.severity);
+}
+
+/**
+ * A connection's quality from its tables folded in the store (store.connectionSeverities): the worst of its
+ * tables' qualities, as `qualityLookup(...).connection` makes it from every table's row.
+ */
+export function connectionQualityOf(row: ConnectionSeverityRow | undefined): QualityStatus {
+  if (!row || row.tables === 0) return 'not_run';
+  let worst: QualityStatus = row.severity === null ? 'not_run' : resultStatusOf(row.severity);
+  if (row.executionErrorTables > 0) worst = worstOf(worst, 'execution_error');
+  return worst;
 }
 
 const SYNC_RANK: Record<ObjectSyncStatus, number> = { Synced: 0, Extraneous: 1, Missing: 2, Drifted: 3, OutOfSync: 4 };

@@ -41,6 +41,7 @@ import { leaderChannel, tryLeadership, type Leadership, type LeadershipOptions }
 import { insertStatistics, readLatestStatistics, type StatisticsFilter, type StatisticsInput, type StatisticsRow } from './statistics.js';
 import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
 import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole, LockRequest, OutboxStore, ResultsTransactionWork, Store, StoreTransaction } from './store.js';
+import { readConnectionSeverities, type ConnectionSeverityRow } from './tableStatus.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
 import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
@@ -187,6 +188,11 @@ class SqlStore implements Store {
   async tableSeverities(filter?: TableSeverityFilter): Promise<TableSeverityRow[]> {
     this.refuseInsideWork('tableSeverities');
     return readTableSeverities(this.client, filter);
+  }
+
+  async connectionSeverities(connections: readonly string[]): Promise<ConnectionSeverityRow[]> {
+    this.refuseInsideWork('connectionSeverities');
+    return readConnectionSeverities(this.client, connections);
   }
 
   async errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]> {
