@@ -88,12 +88,15 @@ export async function readConnectionSeverities(sql: SqlQueryable, connections: r
     `select s.connection_name, max(s.severity) as severity,
             count(*) filter (where s.severity is null)::integer as execution_error_tables, count(*)::integer as tables
        from dqctl.table_status s
-      where s.connection_name in (select jsonb_array_elements_text($1::text::jsonb))
+      where s.connection_name = any(string_to_array($1, chr(31)))
         and exists (select 1 from dqctl.objects o
                      where o.kind = 'table'
                        and o.name = replace(replace(s.connection_name, '%', '%25'), '/', '%2F') || '/' || s.schema_name || '.' || s.table_name)
       group by s.connection_name`,
-    [JSON.stringify(connections)],
+    // the names as one text parameter the planner reads (a jsonb list hid their number from it: it planned for
+    // every connection and hashed every table's object, a second per keystroke at 100,000 tables); names are
+    // separated by the unit separator, a control character no connection name holds
+    [connections.join('\u001f')],
   );
   return rows.map((row) => ({
     connectionName: row.connection_name,
