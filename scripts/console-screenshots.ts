@@ -53,6 +53,16 @@ const FULL: Shot[] = [
   { name: 'lineage', path: '/lineage/analytics_dwh/mart/daily_revenue?depth=3', ready: '[data-testid=lineage-graph]' },
   { name: 'lineage-picker', path: '/lineage', ready: '[data-testid=lineage-picker]' },
   { name: 'jobs', path: '/jobs', ready: '[data-testid=jobs]' },
+  {
+    // a check run over several tables (started through the API on the demo): its tables opened under its row
+    name: 'jobs-run',
+    path: '/jobs',
+    ready: '[data-testid=jobs] .children a',
+    act: async (page) => {
+      await page.locator('[data-testid=jobs] .children a').first().click();
+      await page.locator('[data-testid=run-table-jobs]').waitFor();
+    },
+  },
   { name: 'table-not-found', path: '/tables/shop_oltp/public/no_such_table', ready: '[data-testid=table-not-found]' },
 ];
 

@@ -1,5 +1,6 @@
 import { objectIndex, type IndexedObject } from './objectIndex.js';
-import { currentStatus, qualityLookup, syncLookup, type ObjectRow, type QualityLookup } from './objectsOverview.js';
+import { searchObjects } from './objectSearch.js';
+import { connectionQualityOf, currentStatus, qualityLookup, syncLookup, type ObjectRow, type QualityLookup } from './objectsOverview.js';
 import type { Paging } from './listPaging.js';
 import type { LiveObjects, Reconciler } from './services.js';
 import { DqError, isObjectKind, QUALITY_STATUSES, type ObjectKind, type QualityStatus } from '../model/index.js';
@@ -11,8 +12,9 @@ import { OBJECT_SYNC_STATUSES, type ObjectSyncStatus } from '../reconcile/status
  * the file), `kind`, `connection`, `owner`, `sync_status`, `quality_status`, then one page (listPaging.ts: the
  * whole list when neither page nor limit is given, as before paging). `total` counts the objects that match,
  * `total_objects` all of them; `connections` names every connection (the console's filter offers them). The
- * severities of check results are read for the page's tables and connections only, unless the quality filter
- * needs every table's.
+ * severities of check results are read for the page's tables (a row each) and connections (one row each, folded
+ * by the store), unless the quality filter needs every table's: a keystroke's cost does not grow with the
+ * tables of the connections it shows.
  */
 export interface ObjectListRequest {
   search?: string;
@@ -57,7 +59,6 @@ export async function listObjectStatuses(objects: LiveObjects, reconciler: Recon
     wantedQuality ? objects.store.tableSeverities() : undefined,
   ]);
   const syncOf = syncLookup(status);
-  const words = (request.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const kind = (request.kind || undefined) as ObjectKind | undefined;
   const connection = request.connection || undefined;
   const owner = request.owner || undefined;
@@ -74,11 +75,10 @@ export async function listObjectStatuses(objects: LiveObjects, reconciler: Recon
   const end = request.paging ? first + request.paging.limit : Infinity;
   const page: Array<{ o: IndexedObject; sync_status: ObjectSyncStatus }> = [];
   let total = 0;
-  for (const o of index.objects) {
+  for (const o of searchObjects(index, request.search ?? '')) {
     if (kind && o.kind !== kind) continue;
     if (connection && o.connection !== connection) continue;
     if (owner && o.managed_by !== owner) continue;
-    if (words.length > 0 && !words.every((w) => o.text.includes(w))) continue;
     // the sync status is looked up for the sync filter and for the page's rows only
     const sync_status = wantedSync ? syncOf(o.kind, o.name, o.managed_by) : undefined;
     if (wantedSync && sync_status !== wantedSync) continue;
@@ -86,19 +86,21 @@ export async function listObjectStatuses(objects: LiveObjects, reconciler: Recon
     if (total >= first && total < end) page.push({ o, sync_status: sync_status ?? syncOf(o.kind, o.name, o.managed_by) });
     total++;
   }
-  const quality =
-    everyQuality ??
-    qualityLookup(
-      index,
-      page.length === 0
-        ? []
-        : page.length > PAGE_READ_LIMIT
-          ? await objects.store.tableSeverities()
-          : await objects.store.tableSeverities({
-            tables: page.flatMap(({ o }) => (o.kind === 'table' && o.connection !== null && o.schema !== null && o.table !== null ? [{ connection: o.connection, schema: o.schema, table: o.table }] : [])),
-            connections: page.flatMap(({ o }) => (o.kind === 'source' ? [o.name] : [])),
-          }),
-    );
+  // the page's own tables (one row each) and connections (one folded row each, however many tables they have)
+  const pageTables = page.flatMap(({ o }) => (o.kind === 'table' && o.connection !== null && o.schema !== null && o.table !== null ? [{ connection: o.connection, schema: o.schema, table: o.table }] : []));
+  const pageConnections = page.flatMap(({ o }) => (o.kind === 'source' ? [o.name] : []));
+  const [tableRows, connectionRows] = everyQuality
+    ? [undefined, undefined]
+    : await Promise.all([
+        pageTables.length === 0 ? [] : objects.store.tableSeverities(pageTables.length > PAGE_READ_LIMIT ? undefined : { tables: pageTables }),
+        objects.store.connectionSeverities(pageConnections),
+      ]);
+  const pageQuality = tableRows ? qualityLookup(index, tableRows) : undefined;
+  const connectionQuality = new Map((connectionRows ?? []).map((row) => [row.connectionName, connectionQualityOf(row)]));
+  const quality: QualityLookup = everyQuality ?? {
+    ...pageQuality!,
+    connection: (name) => connectionQuality.get(name) ?? 'not_run',
+  };
   const rows: ObjectRow[] = page.map(({ o, sync_status }) => ({
     kind: o.kind,
     name: o.name,

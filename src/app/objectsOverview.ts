@@ -4,8 +4,8 @@ import { parseTableKey, resultStatusOf, type ObjectKind, type QualityStatus } fr
 import type { Reconciler } from '../reconcile/reconciler.js';
 import type { ObjectStatus, ObjectSyncStatus, ReconcileStatus } from '../reconcile/status.js';
 import { statusFromStore } from '../reconcile/storeStatus.js';
-import type { JobRecord } from '../store/jobRows.js';
-import type { TableSeverityRow } from '../store/store.js';
+import type { JobRecord, JobStatus } from '../store/jobRows.js';
+import type { ConnectionSeverityRow, TableSeverityRow } from '../store/store.js';
 
 /**
  * What the web console's overview and objects list show: the live objects' index (objectIndex.ts, from the
@@ -111,6 +111,17 @@ export function qualityOf(row: TableSeverityRow | undefined): QualityStatus {
   return resultStatusOf(row.severity);
 }
 
+/**
+ * A connection's quality from its tables folded in the store (store.connectionSeverities): the worst of its
+ * tables' qualities, as `qualityLookup(...).connection` makes it from every table's row.
+ */
+export function connectionQualityOf(row: ConnectionSeverityRow | undefined): QualityStatus {
+  if (!row || row.tables === 0) return 'not_run';
+  let worst: QualityStatus = row.severity === null ? 'not_run' : resultStatusOf(row.severity);
+  if (row.executionErrorTables > 0) worst = worstOf(worst, 'execution_error');
+  return worst;
+}
+
 const SYNC_RANK: Record<ObjectSyncStatus, number> = { Synced: 0, Extraneous: 1, Missing: 2, Drifted: 3, OutOfSync: 4 };
 
 /** The sync status of any object: as the status lists it, else in sync (extraneous when the API created it). */
@@ -179,7 +190,10 @@ export interface OverviewInputs {
   /** The objects not in sync (the status without `all`). */
   status: ReconcileStatus;
   severities: readonly TableSeverityRow[];
+  /** The newest runs not ended (top-level jobs: a run's tables are counted, not listed), at most 20. */
   activeJobs: readonly JobRecord[];
+  /** Every job not ended, by status (a run's tables included). */
+  unfinishedJobs: Partial<Record<JobStatus, number>>;
   loop: boolean;
   now: Date;
 }
@@ -250,8 +264,8 @@ export function buildOverview(input: OverviewInputs): Overview {
     connections: [...connections.values()],
     quality: { tables_by_quality: tablesByQuality, results, last_executed_at: lastExecutedAt, worst_tables: worst },
     jobs: {
-      queued: input.activeJobs.filter((j) => j.status === 'queued').length,
-      running: input.activeJobs.filter((j) => j.status !== 'queued').length,
+      queued: input.unfinishedJobs.queued ?? 0,
+      running: (input.unfinishedJobs.running ?? 0) + (input.unfinishedJobs.waiting ?? 0) + (input.unfinishedJobs.cancel_requested ?? 0),
       active: input.activeJobs.slice(0, 20).map((j) => ({ job_id: j.id, job_type: j.jobType, status: j.status, created_at: j.createdAt, started_at: j.startedAt, created_by: j.createdBy })),
     },
   };
@@ -259,11 +273,12 @@ export function buildOverview(input: OverviewInputs): Overview {
 
 /** Reads what the overview needs, in parallel. */
 export async function readOverview(objects: LiveObjects, reconciler: Reconciler | undefined, now = new Date()): Promise<Overview> {
-  const [index, status, severities, activeJobs] = await Promise.all([
+  const [index, status, severities, activeJobs, unfinishedJobs] = await Promise.all([
     objectIndex(objects),
     currentStatus(objects, reconciler, now),
     objects.store.tableSeverities(),
-    objects.store.jobs.list({ limit: 100, statuses: ['queued', 'running', 'waiting', 'cancel_requested'] }),
+    objects.store.jobs.list({ limit: 20, topLevel: true, statuses: ['queued', 'running', 'waiting', 'cancel_requested'] }),
+    objects.store.jobs.countUnfinished(),
   ]);
-  return buildOverview({ index, status, severities, activeJobs, loop: Boolean(reconciler), now });
+  return buildOverview({ index, status, severities, activeJobs, unfinishedJobs, loop: Boolean(reconciler), now });
 }

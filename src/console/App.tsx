@@ -1,16 +1,20 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, onUnauthorized, request, setToken, type Connection, type Profile } from './api';
 import { ErrorBox, useLoad } from './components/common';
+import { lazyView } from './components/lazyView';
 import { ProfileContext } from './profile';
 import { links, segments, useLocation, type Location } from './router';
 import { Incidents } from './views/Incidents';
 import { Jobs } from './views/Jobs';
-import { Lineage, LineageIndex } from './views/Lineage';
 import { Objects } from './views/Objects';
 import { Overview } from './views/Overview';
 import { Plan } from './views/Plan';
 import { SignIn } from './views/SignIn';
-import { Table } from './views/Table';
+
+// the views with a heavy library load on first use: the table page (uPlot), the lineage views (dagre)
+const Table = lazyView(() => import('./views/Table').then((m) => m.Table), 'the table page');
+const Lineage = lazyView(() => import('./views/Lineage').then((m) => m.Lineage), 'the lineage graph');
+const LineageIndex = lazyView(() => import('./views/Lineage').then((m) => m.LineageIndex), 'the lineage');
 
 type Session = { state: 'checking' } | { state: 'signed-in'; profile: Profile } | { state: 'needs-token'; expired: boolean } | { state: 'failed'; error: ApiError };
 
@@ -115,7 +119,7 @@ function View({ location, profile }: { location: Location; profile: Profile }) {
       if (parts.length === 4) return <Lineage key={location.path} location={location} connection={parts[1]} schema={parts[2]} table={parts[3]} />;
       return <LineageIndex location={location} />;
     case 'jobs':
-      return <Jobs profile={profile} />;
+      return <Jobs profile={profile} location={location} />;
   }
   return (
     <>

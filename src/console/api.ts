@@ -38,15 +38,16 @@ export function setToken(token: string | null): void {
   else sessionStorage.setItem(TOKEN_KEY, token);
 }
 
-export async function request<T>(method: string, path: string, options: { body?: unknown; token?: string | null; text?: boolean } = {}): Promise<T> {
+export async function request<T>(method: string, path: string, options: { body?: unknown; token?: string | null; text?: boolean; signal?: AbortSignal } = {}): Promise<T> {
   const token = options.token === undefined ? getToken() : options.token;
   const headers: Record<string, string> = { accept: options.text ? 'text/plain' : 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    response = await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
   } catch (error) {
+    if (options.signal?.aborted) throw new ApiError(0, 'ABORTED', `${method} ${path} was superseded`);
     throw new ApiError(0, 'NETWORK', `the server did not answer (${(error as Error).message})`);
   }
   if (!response.ok) {
@@ -76,14 +77,15 @@ export function prefetch(path: string): void {
   prefetched.set(path, request<unknown>('GET', path, { token: getToken() }).catch(() => undefined));
 }
 
-export async function get<T>(path: string): Promise<T> {
+/** A GET; `signal` cancels it when its answer is no longer wanted (a newer keystroke, the view left). */
+export async function get<T>(path: string, options: { signal?: AbortSignal } = {}): Promise<T> {
   const early = prefetched.get(path);
   if (early) {
     prefetched.delete(path);
     const value = await early;
     if (value !== undefined) return value as T;
   }
-  return request<T>('GET', path);
+  return request<T>('GET', path, { signal: options.signal });
 }
 
 export function tablePath(connection: string, schema: string, table: string): string {
@@ -124,7 +126,11 @@ export type NotSyncedObject = OverviewModel['not_synced'][number];
 /** GET /api/gitops/status and GET /api/gitops/plan (the JSON plan `dqctl plan --format json` prints). */
 export type { GitopsStatusModel as GitopsStatus, PlanDocumentModel as PlanSummary } from './apiTypes.generated';
 
-/** GET /api/jobs/jobs. */
+/** GET /api/jobs/jobs: one page of jobs, newest first. */
 export interface JobList {
   jobs: JobHistoryEntryModel[];
+  page?: number;
+  limit?: number;
+  /** A next page holds more jobs. */
+  hasMore?: boolean;
 }

@@ -778,6 +778,8 @@ export interface DomainConnectionTableKey {
 export interface DqoJobEntryParametersModel {
   /** run_checks jobs: RunChecksParameters (check_search_filters, time_window_filter, collect_error_samples, execution_target, dummy_execution), with run_checks_result once the run has counts; a scheduled run also holds scheduled and schedule_override. */
   runChecksParameters?: Record<string, unknown>;
+  /** run_checks_on_table jobs (a table's job of a run over several tables, listed under its run by jobId.parentJobId): connection, physical_table_name {schema_name, table_name}, the run's check_search_filters and other parameters, run_time, and run_checks_result once the table ran. */
+  runChecksOnTableParameters?: Record<string, unknown>;
   /** collect_statistics jobs: statistics_collector_search_filters (camelCase), data_scope, configure_table, samples_limit, and collect_statistics_result once finished. */
   collectStatisticsParameters?: Record<string, unknown>;
   /** collect_error_samples jobs: CollectErrorSamplesParameters (check_search_filters, time_window_filter, data_scope, dummy_sensor_execution), with error_sampler_result once finished. */
@@ -793,6 +795,8 @@ export interface DqoQueueJobId {
   jobBusinessKey?: string;
   /** ISO 8601 */
   createdAt: string;
+  /** the run this job is a part of (a table's job of a check run over many tables) */
+  parentJobId?: number;
 }
 
 /** The caller: name, role and what the role may do */
@@ -1341,6 +1345,17 @@ export interface JobHistoryEntryModel {
   startedAt?: string;
   /** when it ended (the job list only) */
   finishedAt?: string;
+  /** a run's jobs (one per table) by status, and their total (the job list only) */
+  childJobs?: {
+    total: number;
+    queued?: number;
+    running?: number;
+    waiting?: number;
+    finished?: number;
+    failed?: number;
+    cancel_requested?: number;
+    cancelled?: number;
+  };
 }
 
 /** What a job start (and a wait) answers: the job id, its status, and its result when it finished in time. */

@@ -81,7 +81,10 @@ export const links = {
   },
   lineage: (connection: string, schema: string, table: string, depth?: number) =>
     `/lineage/${seg(connection)}/${seg(schema)}/${seg(table)}${depth ? `?depth=${depth}` : ''}`,
-  jobs: () => '/jobs',
+  jobs: (query: Record<string, string> = {}) => {
+    const search = new URLSearchParams(query).toString();
+    return `/jobs${search ? `?${search}` : ''}`;
+  },
 };
 
 /** Splits `/tables/a/b/c` style paths into decoded segments. */

@@ -3,12 +3,12 @@ import { COLLECT_ERROR_SAMPLES } from './executors/collectErrorSamples.js';
 import { COLLECT_STATISTICS } from './executors/collectStatistics.js';
 import { DELETE_STORED_DATA } from './executors/deleteStoredData.js';
 import { IMPORT_TABLES } from './executors/importTables.js';
-import { RUN_CHECKS } from './executors/runChecks.js';
+import { RUN_CHECKS, RUN_CHECKS_ON_TABLE } from './executors/runChecks.js';
 
 /**
  * A job's parameters as DQOps's job history answers them (DqoJobEntryParametersModel): nested under the key of
  * the job's kind (`runChecksParameters`, `collectStatisticsParameters`, `collectErrorSamplesParameters`,
- * `deleteStoredDataParameters`, `importTableParameters`), in that kind's model, with the job's result inside
+ * `deleteStoredDataParameters`, `importTableParameters`; a table's job of a run: `runChecksOnTableParameters`), in that kind's model, with the job's result inside
  * them where DQOps puts it (`run_checks_result`, `collect_statistics_result`, `error_sampler_result`). DQOps's
  * clients read a job's parameters only there; a flat object shows them none.
  *
@@ -23,6 +23,21 @@ export function jobEntryParameters(job: { jobType: string; parameters: JsonObjec
   switch (job.jobType) {
     case RUN_CHECKS:
       return { runChecksParameters: withDefined({ ...p, run_checks_result: countsOf(job.result, 'executed_checks') }) };
+    case RUN_CHECKS_ON_TABLE: {
+      // a table's job of a run, as DQOps's RunChecksOnTableParameters: the table by connection and physical name,
+      // beside the run's filters
+      const { table, run_time, ...rest } = p;
+      const named = isJsonObject(table) ? table : {};
+      return {
+        runChecksOnTableParameters: withDefined({
+          connection: named.connection,
+          physical_table_name: { schema_name: named.schema ?? null, table_name: named.table ?? null },
+          ...rest,
+          run_time,
+          run_checks_result: countsOf(job.result, 'executed_checks'),
+        }),
+      };
+    }
     case COLLECT_ERROR_SAMPLES:
       return { collectErrorSamplesParameters: withDefined({ ...p, error_sampler_result: countsOf(job.result, 'executed_error_samplers') }) };
     case COLLECT_STATISTICS: {

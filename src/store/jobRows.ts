@@ -329,13 +329,53 @@ export async function requestCancel(sql: SqlQueryable, id: number): Promise<JobR
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
-/** The newest jobs first (at most `limit`), optionally only some statuses: the job list of the console and GET /api/jobs/jobs. */
-export async function listJobs(sql: SqlQueryable, options: { limit: number; afterId?: number; statuses?: readonly string[] }): Promise<JobRecord[]> {
+/**
+ * Which jobs a list holds: the newest first, at most `limit`, skipping `offset`; with `afterId` only newer ones,
+ * with `statuses` only those; `parentId`: only the jobs of that run (its tables), `topLevel`: only jobs that are
+ * no part of a run (a run over 10,000 tables is one row, not 10,001).
+ */
+export interface JobListFilter {
+  limit: number;
+  offset?: number;
+  afterId?: number;
+  statuses?: readonly string[];
+  parentId?: number;
+  topLevel?: boolean;
+}
+
+/** The job list of the console and GET /api/jobs/jobs (one page of it). */
+export async function listJobs(sql: SqlQueryable, options: JobListFilter): Promise<JobRecord[]> {
   const rows = await sql.query<JobRow>(
     `select ${COLUMNS} from dqctl.jobs
       where id > $3 and ($2::text is null or status = any(string_to_array($2, ',')))
-      order by id desc limit $1`,
-    [options.limit, options.statuses && options.statuses.length > 0 ? options.statuses.join(',') : null, options.afterId ?? 0],
+        and ($4::bigint is null or parent_id = $4) and (not $5::boolean or parent_id is null)
+      order by id desc limit $1 offset $6`,
+    [
+      options.limit,
+      options.statuses && options.statuses.length > 0 ? options.statuses.join(',') : null,
+      options.afterId ?? 0,
+      options.parentId ?? null,
+      options.topLevel === true,
+      options.offset ?? 0,
+    ],
   );
   return rows.map(toRecord);
+}
+
+/** How many jobs each of these runs has, by status (one statement over the index of children). */
+export async function countChildJobs(sql: SqlQueryable, parentIds: readonly number[]): Promise<Map<number, Partial<Record<JobStatus, number>>>> {
+  const counts = new Map<number, Partial<Record<JobStatus, number>>>();
+  if (parentIds.length === 0) return counts;
+  const rows = await sql.query<{ parent_id: number | string; status: JobStatus; count: number | string }>(
+    `select parent_id, status, count(*)::int as count from dqctl.jobs
+      where parent_id in (select jsonb_array_elements_text($1::text::jsonb)::bigint) group by parent_id, status`,
+    [JSON.stringify(parentIds)],
+  );
+  for (const row of rows) {
+    const id = Number(row.parent_id);
+    let byStatus = counts.get(id);
+    if (!byStatus) counts.set(id, (byStatus = {}));
+    byStatus[row.status] = Number(row.count);
+  }
+  return counts;
 }

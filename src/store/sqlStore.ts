@@ -17,7 +17,7 @@ import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
 import { readUnchangedSince, recordAppliedInputs, type AppliedInputs, type UnchangedSince } from './appliedInputs.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { childJobTotals, claimNextJob, countUnfinishedJobs, enqueueJob, fanOutJob, findJob, findUnfinishedJob, finishChildJob, finishJob, finishWaitingJob, heartbeatJobs, listJobs, recordRunningJob, requestCancel, requeueStaleJobs } from './jobRows.js';
+import { childJobTotals, claimNextJob, countChildJobs, countUnfinishedJobs, enqueueJob, fanOutJob, findJob, findUnfinishedJob, finishChildJob, finishJob, finishWaitingJob, heartbeatJobs, listJobs, recordRunningJob, requestCancel, requeueStaleJobs } from './jobRows.js';
 import { getObjects, listDisabledNames, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -41,6 +41,7 @@ import { leaderChannel, tryLeadership, type Leadership, type LeadershipOptions }
 import { insertStatistics, readLatestStatistics, type StatisticsFilter, type StatisticsInput, type StatisticsRow } from './statistics.js';
 import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable } from './sql/sqlClient.js';
 import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole, LockRequest, OutboxStore, ResultsTransactionWork, Store, StoreTransaction } from './store.js';
+import { readConnectionSeverities, type ConnectionSeverityRow } from './tableStatus.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
 import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
@@ -98,6 +99,7 @@ class SqlStore implements Store {
       recordRunning: guarded('jobs.recordRunning', (job) => recordRunningJob(client, job)),
       find: guarded('jobs.find', (idOrKey) => findJob(client, idOrKey)),
       list: guarded('jobs.list', (options) => listJobs(client, options)),
+      countChildren: guarded('jobs.countChildren', (parentIds) => countChildJobs(client, parentIds)),
       findUnfinished: guarded('jobs.findUnfinished', (prefix) => findUnfinishedJob(client, prefix)),
       claimNext: guarded('jobs.claimNext', (worker, filter) => claimNextJob(client, worker, filter)),
       fanOut: guarded('jobs.fanOut', (parentId, worker, children) => fanOutJob(client, parentId, worker, children)),
@@ -186,6 +188,11 @@ class SqlStore implements Store {
   async tableSeverities(filter?: TableSeverityFilter): Promise<TableSeverityRow[]> {
     this.refuseInsideWork('tableSeverities');
     return readTableSeverities(this.client, filter);
+  }
+
+  async connectionSeverities(connections: readonly string[]): Promise<ConnectionSeverityRow[]> {
+    this.refuseInsideWork('connectionSeverities');
+    return readConnectionSeverities(this.client, connections);
   }
 
   async errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]> {

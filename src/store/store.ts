@@ -1,7 +1,8 @@
 import type { CheckType, Clock, Int64 } from '../model/index.js';
 import type { AppliedInputs, UnchangedSince } from './appliedInputs.js';
 import type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
-import type { ChildJobTotals, ClaimFilter, JobRecord, JobStatus } from './jobRows.js';
+import type { ConnectionSeverityRow } from './tableStatus.js';
+import type { ChildJobTotals, ClaimFilter, JobListFilter, JobRecord, JobStatus } from './jobRows.js';
 import type { Leadership, LeadershipOptions } from './leadership.js';
 import type {
   JsonObject,
@@ -23,6 +24,7 @@ import type { OutboxFilter, OutboxInput, OutboxMessage } from './outboxRows.js';
 
 export type { BacktestReadoutKey, BacktestReadoutRow, CheckResultFilter, CheckResultInput, CheckResultRow, CheckType, ErrorSampleFilter, ErrorSampleInput, ErrorSampleRow, TableSeverityFilter, TableSeverityRow } from './readResults.js';
 export type { StatisticsFilter, StatisticsInput, StatisticsRow } from './statistics.js';
+export type { ConnectionSeverityRow } from './tableStatus.js';
 
 /**
  * The live store: one SQL schema (`dqctl`) on PostgreSQL or on embedded PGlite, same SQL on both.
@@ -106,8 +108,10 @@ export interface JobQueueStore {
   requestCancel(id: number): Promise<JobRecord | undefined>;
   /** Jobs not ended yet, by status (for the server's metrics). */
   countUnfinished(): Promise<Partial<Record<JobStatus, number>>>;
-  /** The newest jobs first, at most `limit`; only those after id `afterId`, and with `statuses` only those. */
-  list(options: { limit: number; afterId?: number; statuses?: readonly string[] }): Promise<JobRecord[]>;
+  /** The newest jobs first, at most `limit` (jobRows.ts JobListFilter: paging, statuses, a run's jobs, top level only). */
+  list(options: JobListFilter): Promise<JobRecord[]>;
+  /** How many jobs each of these runs has, by status. */
+  countChildren(parentIds: readonly number[]): Promise<Map<number, Partial<Record<JobStatus, number>>>>;
 }
 
 export type { DeleteStoredDataCounts, DeleteStoredDataRequest } from './deleteStoredData.js';
@@ -209,6 +213,8 @@ export interface Store extends StoreReader {
    * severity of each check's newest run, in one read (the console's overview and objects list).
    */
   tableSeverities(filter?: TableSeverityFilter): Promise<TableSeverityRow[]>;
+  /** Each of these connections' tables with results folded to one row (tableStatus.ts). */
+  connectionSeverities(connections: readonly string[]): Promise<ConnectionSeverityRow[]>;
   errorSamples(filter: ErrorSampleFilter): Promise<ErrorSampleRow[]>;
   insertCheckResults(rows: readonly CheckResultInput[]): Promise<number>;
   /**

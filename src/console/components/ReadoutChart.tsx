@@ -4,6 +4,7 @@ import 'uplot/dist/uPlot.min.css';
 import type { ResultEntry } from '../api';
 import { formatNumber, formatTime, shortHash } from '../words';
 import { chartDataOf, formatTick, MAX_GROUP_LINES, tickSteps, type ChartData, type Severity } from './readoutChartData';
+export { isSchemaHashSensor } from './readoutChartData';
 
 export interface Threshold {
   severity: 'warning' | 'error' | 'fatal';
@@ -275,9 +276,4 @@ export function thresholdsOf(rules: Partial<Record<'warning' | 'error' | 'fatal'
     }
   }
   return out;
-}
-
-/** A sensor that reads a hash of the table's schema (DQOps's column_list…_hash, column_types_hash): its readouts are compared, never charted. */
-export function isSchemaHashSensor(sensorName: string | null | undefined): boolean {
-  return typeof sensorName === 'string' && /_hash$/.test(sensorName);
 }

@@ -17,21 +17,24 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Fetches when `key` changes; keeps the previous data while reloading. */
-export function useLoad<T>(key: string, load: () => Promise<T>): Loaded<T> {
+/**
+ * Fetches when `key` changes; keeps the previous data while reloading. A load superseded by a newer key (a
+ * keystroke in a search box) or by leaving the view is cancelled through its signal, and its answer, should it
+ * still arrive, is never shown: only the answer of the newest key reaches the state.
+ */
+export function useLoad<T>(key: string, load: (signal: AbortSignal) => Promise<T>): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    let live = true;
+    const controller = new AbortController();
+    const live = () => !controller.signal.aborted;
     setState((s) => ({ ...s, loading: true }));
-    load().then(
-      (data) => live && setState({ data, loading: false }),
+    load(controller.signal).then(
+      (data) => live() && setState({ data, loading: false }),
       (error: unknown) =>
-        live && setState({ error: error instanceof ApiError ? error : new ApiError(0, 'CLIENT', (error as Error).message), loading: false }),
+        live() && setState({ error: error instanceof ApiError ? error : new ApiError(0, 'CLIENT', (error as Error).message), loading: false }),
     );
-    return () => {
-      live = false;
-    };
+    return () => controller.abort();
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);

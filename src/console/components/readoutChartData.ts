@@ -88,3 +88,8 @@ export function formatTick(value: number, step: number): string {
   const decimals = step >= 1 ? 0 : Math.min(6, Math.ceil(-Math.log10(step) - 1e-9));
   return value.toLocaleString('en-US', { minimumFractionDigits: 0, maximumFractionDigits: decimals });
 }
+
+/** A sensor that reads a hash of the table's schema (DQOps's column_list…_hash, column_types_hash): its readouts are compared, never charted. */
+export function isSchemaHashSensor(sensorName: string | null | undefined): boolean {
+  return typeof sensorName === 'string' && /_hash$/.test(sensorName);
+}

@@ -5,7 +5,7 @@ import { Fragment } from 'preact';
 import { Empty, ErrorBox, Name, Show, Status, useLoad } from '../components/common';
 import { links, setQueryParam, type Location } from '../router';
 import { formatNumber, formatTime, incidentSeverityWord, plural, shortHash } from '../words';
-import { isSchemaHashSensor } from '../components/ReadoutChart';
+import { isSchemaHashSensor } from '../components/readoutChartData';
 
 /**
  * Incidents, read from the incidents API (GET /api/incidents/{connection}); a server without it (404) is said

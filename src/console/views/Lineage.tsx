@@ -76,7 +76,7 @@ const PICKS = 50;
 export function LineagePicker({ location, current }: { location: Location; current?: string }) {
   const q = location.query.get('q') ?? '';
   const depth = Number(location.query.get('depth')) || undefined;
-  const tables = useLoad(`lineage-tables:${q}`, () => get<ObjectStatusList>(`/api/objects?kind=table&search=${encodeURIComponent(q)}&limit=${PICKS}`));
+  const tables = useLoad(`lineage-tables:${q}`, (signal) => get<ObjectStatusList>(`/api/objects?kind=table&search=${encodeURIComponent(q)}&limit=${PICKS}`, { signal }));
   return (
     <section class="card picker" aria-labelledby="h-lineage-picker">
       <h2 id="h-lineage-picker">{current ? 'Another table' : 'Choose a table'}</h2>

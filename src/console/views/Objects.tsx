@@ -34,7 +34,7 @@ function pageOf(query: URLSearchParams): number {
 export function Objects({ location }: { location: Location }) {
   const request = objectsRequest(location.query);
   // the rows shown answer the request they came with (while typing, a newer one may be on its way)
-  const loaded = useLoad(request, async () => ({ request, answer: await get<ObjectStatusList>(request) }));
+  const loaded = useLoad(request, async (signal) => ({ request, answer: await get<ObjectStatusList>(request, { signal }) }));
   const data = loaded.data?.answer;
   return (
     <>

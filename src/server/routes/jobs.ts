@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { jobEntryParameters } from '../../app/jobHistory.js';
+import { JOB_LIST_DEFAULT_LIMIT, JOB_LIST_MAX_LIMIT, listJobPage } from '../../app/jobList.js';
 import { isJobOfKind, startJob, type JobKind } from '../../app/jobStarts.js';
 import type { JobRecord } from '../../app/services.js';
 import { DqError, type JsonObject } from '../../model/index.js';
@@ -44,6 +45,8 @@ function pick<T>(query: Record<string, unknown>, snake: string, camel: string): 
 export function jobIdModel(job: JobRecord): JsonObject {
   const id: JsonObject = { jobId: job.id, createdAt: job.createdAt };
   if (job.businessKey) id.jobBusinessKey = job.businessKey;
+  // DQOps's DqoQueueJobId names the job a child job is part of (a table's job of a check run)
+  if (job.parentId !== null) id.parentJobId = job.parentId;
   return id;
 }
 
@@ -67,12 +70,17 @@ function historyEntry(job: JobRecord): JsonObject {
   return entry;
 }
 
-/** A job in the list: its history entry with who queued it and when it started and ended. */
-function listEntry(job: JobRecord): JsonObject {
+/** A job in the list: its history entry with who queued it, when it started and ended, and a run's jobs by status. */
+function listEntry(job: JobRecord, children: Partial<Record<string, number>> | undefined): JsonObject {
   const entry = historyEntry(job);
   if (job.createdBy) entry.createdBy = job.createdBy;
   if (job.startedAt) entry.startedAt = job.startedAt;
   if (job.finishedAt) entry.finishedAt = job.finishedAt;
+  if (job.pendingChildren !== null) {
+    const counts: JsonObject = { total: Object.values(children ?? {}).reduce<number>((a, b) => a + (b ?? 0), 0) };
+    for (const [status, count] of Object.entries(children ?? {})) counts[status] = count ?? 0;
+    entry.childJobs = counts;
+  }
   return entry;
 }
 
@@ -150,27 +158,57 @@ export async function jobsRoutes(api: FastifyInstance, context: ServerContext): 
     );
 
     const jobListEntry = { type: 'object', additionalProperties: true };
+    const jobStatusEnum = { type: 'string', enum: ['queued', 'running', 'waiting', 'finished', 'failed', 'cancel_requested', 'cancelled'] };
     api.get(
       '/jobs/jobs',
       {
         schema: {
           tags,
-          summary: 'get_all_jobs: the newest jobs first (queued, running and finished), at most `limit` (default 100); `status` keeps some statuses only',
+          summary:
+            'get_all_jobs: one page of jobs, the newest first (queued, running and finished): `limit` rows (default 100, at most 1,000) of `page` (the first is 1); `status` keeps some statuses only; `top_level` lists the runs without the jobs of their tables (each run with `childJobs` counted by status), `parent_job_id` the jobs of one run; `hasMore` says a next page holds more',
           operationId: 'get_all_jobs',
           querystring: {
             type: 'object',
             properties: {
-              limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-              status: { type: 'array', items: { type: 'string', enum: ['queued', 'running', 'waiting', 'finished', 'failed', 'cancel_requested', 'cancelled'] } },
+              limit: { type: 'integer', minimum: 1, maximum: JOB_LIST_MAX_LIMIT, default: JOB_LIST_DEFAULT_LIMIT },
+              page: { type: 'integer', minimum: 1, default: 1 },
+              status: { type: 'array', items: jobStatusEnum },
+              top_level: { type: 'boolean' },
+              topLevel: { type: 'boolean' },
+              parent_job_id: { type: 'integer', minimum: 1 },
+              parentJobId: { type: 'integer', minimum: 1 },
             },
           },
-          response: { 200: { type: 'object', properties: { jobs: { type: 'array', items: ref('JobHistoryEntryModel') }, lastSequenceNumber: { type: 'integer' } } } },
+          response: {
+            200: {
+              type: 'object',
+              properties: {
+                jobs: { type: 'array', items: ref('JobHistoryEntryModel') },
+                lastSequenceNumber: { type: 'integer' },
+                page: { type: 'integer' },
+                limit: { type: 'integer' },
+                hasMore: { type: 'boolean' },
+              },
+            },
+          },
         },
       },
       async (request) => {
-        const query = request.query as { limit?: number; status?: string[] };
-        const list = await context.store.jobs.list({ limit: query.limit ?? 100, statuses: query.status });
-        return { jobs: list.map(listEntry), lastSequenceNumber: list.reduce((n, j) => Math.max(n, j.id), 0) };
+        const query = request.query as Record<string, unknown> & { limit?: number; page?: number; status?: string[] };
+        const list = await listJobPage(context.store, {
+          limit: query.limit,
+          page: query.page,
+          statuses: query.status,
+          topLevel: pick<boolean>(query, 'top_level', 'topLevel'),
+          parentJobId: pick<number>(query, 'parent_job_id', 'parentJobId'),
+        });
+        return {
+          jobs: list.jobs.map((job) => listEntry(job, list.children.get(job.id))),
+          lastSequenceNumber: list.jobs.reduce((n, j) => Math.max(n, j.id), 0),
+          page: list.page,
+          limit: list.limit,
+          hasMore: list.hasMore,
+        };
       },
     );
     api.get(
