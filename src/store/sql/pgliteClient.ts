@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { access, mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { acquireStateDirLock, type StateDirLock } from './stateDirLock.js';
@@ -27,6 +27,11 @@ export interface PgliteClientOptions {
   operation: string;
   /** A folder lock from another host untouched this long is taken over (default 15 min). */
   lockTtlMs?: number;
+  /**
+   * Fills a data folder that holds no cluster yet (a new store), under the folder lock; false leaves it to PGlite's
+   * initdb. The store's template (src/store/pgliteTemplate.ts); without it every new store runs initdb.
+   */
+  seedNewDatabase?: (dataDir: string) => Promise<boolean>;
 }
 
 export async function openPgliteClient(options: PgliteClientOptions): Promise<SqlClient> {
@@ -49,6 +54,7 @@ export async function openPgliteClient(options: PgliteClientOptions): Promise<Sq
 
   let db: PGlite;
   try {
+    if (options.seedNewDatabase && !(await hasCluster(dataDir))) await options.seedNewDatabase(dataDir);
     db = await PGlite.create(dataDir, { parsers: { [INT8_OID]: parseInt8 } });
   } catch (error) {
     await fileLock.release();
@@ -102,6 +108,13 @@ export async function openPgliteClient(options: PgliteClientOptions): Promise<Sq
     },
   };
   return client;
+}
+
+async function hasCluster(dataDir: string): Promise<boolean> {
+  return access(join(dataDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
 }
 
 function wrap(target: PGlite | Transaction): SqlQueryable {
