@@ -7,6 +7,7 @@ import {
   INT8_OID,
   parseInt8,
   type AdvisoryKey,
+  type CopyData,
   type SqlClient,
   type SqlParam,
   type SqlQueryable,
@@ -125,11 +126,16 @@ function wrap(target: PGlite | Transaction): SqlQueryable {
     async exec(script: string): Promise<void> {
       await target.exec(script);
     },
-    async copyFrom(statement: string, data: string | { file: string }): Promise<void> {
+    async copyFrom(statement: string, data: CopyData): Promise<void> {
       // PGlite reads a COPY's input from the blob given with the query, named /dev/blob
       const fromBlob = statement.replace(/\bfrom\s+stdin\b/i, "from '/dev/blob'");
       if (fromBlob === statement) throw new Error(`not a COPY … FROM STDIN statement: ${statement.slice(0, 80)}`);
-      await target.query(fromBlob, [], { blob: new Blob([typeof data === 'string' ? data : await readFile(data.file)]) });
+      if (typeof data === 'string' || 'file' in data) {
+        await target.query(fromBlob, [], { blob: new Blob([typeof data === 'string' ? data : await readFile(data.file)]) });
+        return;
+      }
+      // no stream into PGlite: one COPY per piece, so that only one piece is held at a time
+      for (const piece of data.pieces) await target.query(fromBlob, [], { blob: new Blob([piece]) });
     },
   };
 }
