@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadRepository, loadRepositoryFindings, type LoadOptions, type RepositoryFindings } from '../manifest/loadRepository.js';
 import type { DesiredState } from '../manifest/desiredState.js';
 import { ParseCache } from '../manifest/parseCache.js';
+import { dqctlCacheFolder } from '../model/index.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
 
 /**
@@ -14,7 +14,7 @@ import type { RepositorySource } from '../manifest/repositorySource.js';
  */
 export function parseCacheFile(folder: string, environment: string | null | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
   if (env.DQCTL_PARSE_CACHE === 'off') return null;
-  const base = env.DQCTL_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'dqctl');
+  const base = dqctlCacheFolder(env);
   const id = createHash('sha256').update(`${resolve(folder)}\n${environment ?? ''}`).digest('hex').slice(0, 32);
   return join(base, `parse-${id}.json`);
 }

@@ -20,7 +20,7 @@ export interface ApplyOptions {
   switchEnvironment?: boolean;
 }
 
-/** Objects per write when progress is reported: small enough to move the bar, large enough to stay a bulk write. */
+/** Updates per write when progress is reported: small enough to move the bar, large enough to stay a bulk write. */
 const PROGRESS_CHUNK = 250;
 
 export interface ApplyResult {
@@ -52,23 +52,30 @@ export async function applyPlan(plan: Plan, store: Store, options: ApplyOptions)
       );
     }
     const commit = plan.repository.commit;
-    const writes: ObjectWrite[] = [];
     const deletes: ObjectKey[] = [];
+    const updates: ObjectWrite[] = [];
+    let creates = 0;
     for (const change of plan.changes) {
-      const write = toWrite(change, plan.namespace, commit);
-      if (write) writes.push(write);
-      else deletes.push(change.key);
+      if (change.action === 'create') creates += 1;
+      else if (change.action === 'delete') deletes.push(change.key);
+      else updates.push(updateWrite(change, plan.namespace, commit));
     }
-    for (const desired of plan.resynced) writes.push(gitWrite(desired, plan.namespace, commit));
-    const total = deletes.length + writes.length;
-    options.progress?.({ phase: 'apply', done: 0, total });
+    for (const desired of plan.resynced) updates.push(gitWrite(desired, plan.namespace, commit));
+    const total = deletes.length + creates + updates.length;
+    const progress = options.progress;
+    progress?.({ phase: 'apply', done: 0, total });
     if (deletes.length > 0) await tx.deleteObjects(deletes);
-    if (!options.progress) {
-      if (writes.length > 0) await tx.upsertObjects(writes);
+    // the creates in one bulk load, each write made as the store takes it (no array of every object, nor its text)
+    if (creates > 0) {
+      await tx.insertObjects(createdObjects(plan, commit), progress && ((written) => progress({ phase: 'apply', done: deletes.length + written, total })));
+    }
+    const doneBefore = deletes.length + creates;
+    if (!progress) {
+      if (updates.length > 0) await tx.upsertObjects(updates);
     } else {
-      for (let at = 0; at < writes.length; at += PROGRESS_CHUNK) {
-        await tx.upsertObjects(writes.slice(at, at + PROGRESS_CHUNK));
-        options.progress({ phase: 'apply', done: deletes.length + Math.min(at + PROGRESS_CHUNK, writes.length), total });
+      for (let at = 0; at < updates.length; at += PROGRESS_CHUNK) {
+        await tx.upsertObjects(updates.slice(at, at + PROGRESS_CHUNK));
+        progress({ phase: 'apply', done: doneBefore + Math.min(at + PROGRESS_CHUNK, updates.length), total });
       }
     }
     await tx.recordEnvironment(plan.namespace, plan.environment.name);
@@ -102,27 +109,20 @@ export function environmentSwitchRefused(plan: Pick<Plan, 'environment' | 'names
   );
 }
 
-function toWrite(change: Change, namespace: string, commit: string | null): ObjectWrite | undefined {
-  switch (change.action) {
-    case 'create':
-      return gitWrite(change.desired, namespace, commit);
-    case 'update':
-      if (!change.write) return gitWrite(change.desired, namespace, commit);
-      // a keep-drift merge: the merged content is written, the repository's version recorded as the one applied
-      return {
-        ...gitWrite(change.desired, namespace, commit),
-        spec: change.write.spec,
-        attachments: change.write.attachments,
-        contentHash: change.write.hash,
-        appliedContent: { spec: change.desired.spec, attachments: change.desired.attachments },
-      };
-    case 'delete':
-      return undefined;
-    default: {
-      const unreachable: never = change;
-      throw new DqError('INTERNAL', `unknown change ${JSON.stringify(unreachable)}`);
-    }
-  }
+function* createdObjects(plan: Plan, commit: string | null): Generator<ObjectWrite> {
+  for (const change of plan.changes) if (change.action === 'create') yield gitWrite(change.desired, plan.namespace, commit);
+}
+
+function updateWrite(change: Extract<Change, { action: 'update' }>, namespace: string, commit: string | null): ObjectWrite {
+  if (!change.write) return gitWrite(change.desired, namespace, commit);
+  // a keep-drift merge: the merged content is written, the repository's version recorded as the one applied
+  return {
+    ...gitWrite(change.desired, namespace, commit),
+    spec: change.write.spec,
+    attachments: change.write.attachments,
+    contentHash: change.write.hash,
+    appliedContent: { spec: change.desired.spec, attachments: change.desired.attachments },
+  };
 }
 
 function gitWrite(desired: DesiredObject, namespace: string, commit: string | null): ObjectWrite {

@@ -17,3 +17,4 @@ export * from './incidentStatus.js';
 export * from './int64.js';
 export * from './dqopsHashes.js';
 export * from './customDefinitions.js';
+export * from './cacheFolder.js';

@@ -43,7 +43,7 @@ import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable
 import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole, LockRequest, OutboxStore, ResultsTransactionWork, Store, StoreTransaction } from './store.js';
 import { readConnectionSeverities, type ConnectionSeverityRow } from './tableStatus.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
-import { deleteObjects, upsertObjects } from './writeObjects.js';
+import { deleteObjects, insertNewObjects, upsertObjects } from './writeObjects.js';
 import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
 import { claimMessages, countPendingMessages, enqueueMessages, listMessages, settleMessage } from './outboxRows.js';
 import { SummaryCache } from './summaryCache.js';
@@ -405,6 +405,10 @@ class SqlTransaction implements StoreTransaction {
 
   upsertObjects(objects: ObjectWrite[]): Promise<void> {
     return upsertObjects(this.sql, objects, this.storeRevision);
+  }
+
+  insertObjects(objects: Iterable<ObjectWrite>, onProgress?: (written: number) => void): Promise<number> {
+    return insertNewObjects(this.sql, objects, this.storeRevision, onProgress);
   }
 
   deleteObjects(keys: ObjectKey[]): Promise<void> {

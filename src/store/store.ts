@@ -53,6 +53,11 @@ export interface StoreReader {
 export interface StoreTransaction extends StoreReader {
   /** Insert or replace objects (bulk); each row gets revision = the new store revision. */
   upsertObjects(objects: ObjectWrite[]): Promise<void>;
+  /**
+   * Objects new to the store (a plan's creates), written in one bulk load as `objects` yields them; each row gets
+   * revision = the new store revision. A key that exists fails the transaction. `onProgress`: how many so far.
+   */
+  insertObjects(objects: Iterable<ObjectWrite>, onProgress?: (written: number) => void): Promise<number>;
   deleteObjects(keys: ObjectKey[]): Promise<void>;
   recordApply(record: ApplyRecordInput): Promise<ApplyRecord>;
   /** Records the environment this transaction applied the namespace with (see appliedEnvironments.ts). */

@@ -1,6 +1,7 @@
 import { DqError, displayKey, keyId, type ObjectKey, type ObjectWrite } from '../model/index.js';
 import type { SqlQueryable } from './sql/sqlClient.js';
-import { chunksOfJson } from './sql/jsonChunks.js';
+import { copyPieces, copyTextField } from './sql/copyText.js';
+import { chunksOfJson, MAX_CHUNK_BYTES } from './sql/jsonChunks.js';
 
 /**
  * Bulk writes of live objects. Each statement takes ONE jsonb parameter holding an array of rows, expanded by
@@ -14,12 +15,8 @@ import { chunksOfJson } from './sql/jsonChunks.js';
  * them uncompressed).
  */
 export async function upsertObjects(sql: SqlQueryable, objects: ObjectWrite[], revision: number): Promise<void> {
-  const seen = new Set<string>();
-  for (const object of objects) {
-    const id = keyId(object);
-    if (seen.has(id)) throw new DqError('INTERNAL', `${displayKey(object)} is written twice in one upsert`);
-    seen.add(id);
-  }
+  const once = writtenOnce('upsert');
+  for (const object of objects) once(object);
   // serialized chunk by chunk as the statements go (a generator): never the text of every object at once
   const rows = (function* () {
     for (const object of objects) {
@@ -64,6 +61,55 @@ export async function upsertObjects(sql: SqlQueryable, objects: ObjectWrite[], r
       [chunk, revision],
     );
   }
+}
+
+/**
+ * Objects new to the store (a plan's creates, whose keys the plan found absent at the revision apply checks): one
+ * COPY into dqctl.objects, its rows made as they are sent, so that neither the rows nor their text are all held at
+ * once. No upsert: COPY parses each spec once (jsonb_in), where the upsert's jsonb_to_recordset costs PostgreSQL
+ * four to five times the CPU (measured: 30,000 tables, 7.5-9.1 s against 1.7 s of the server's CPU). A key that
+ * exists after all fails the statement, and with it the transaction. Returns the number of objects written.
+ */
+export async function insertNewObjects(
+  sql: SqlQueryable,
+  objects: Iterable<ObjectWrite>,
+  revision: number,
+  onProgress?: (written: number) => void,
+): Promise<number> {
+  const once = writtenOnce('insert');
+  let written = 0;
+  const rows = (function* () {
+    for (const object of objects) {
+      once(object);
+      yield `${copyTextField(object.kind)}\t${copyTextField(object.name)}\t${copyTextField(JSON.stringify(object.spec))}\t${copyTextField(
+        JSON.stringify(object.attachments ?? {}),
+      )}\t${copyTextField(object.contentHash)}\t${copyTextField(object.appliedHash)}\t${copyTextField(object.managedBy)}\t${copyTextField(
+        object.owner,
+      )}\t${copyTextField(object.originFile)}\t${copyTextField(object.originCommit)}\t${revision}\n`;
+      written += 1;
+      if (onProgress && written % PROGRESS_EVERY === 0) onProgress(written);
+    }
+  })();
+  // applied_content stays NULL (the content is the applied one); created_at and updated_at default to now()
+  await sql.copyFrom(
+    `copy dqctl.objects (kind, name, spec, attachments, content_hash, applied_hash, managed_by, owner, origin_file, origin_commit, revision) from stdin`,
+    { pieces: copyPieces(rows, MAX_CHUNK_BYTES) },
+  );
+  onProgress?.(written);
+  return written;
+}
+
+/** How often insertNewObjects tells its caller how far it got (a terminal's progress bar). */
+const PROGRESS_EVERY = 250;
+
+/** Throws when one statement would write the same key twice (a bug of the caller: the second would win silently). */
+function writtenOnce(statement: string): (object: ObjectWrite) => void {
+  const seen = new Set<string>();
+  return (object) => {
+    const id = keyId(object);
+    if (seen.has(id)) throw new DqError('INTERNAL', `${displayKey(object)} is written twice in one ${statement}`);
+    seen.add(id);
+  };
 }
 
 export async function deleteObjects(sql: SqlQueryable, keys: ObjectKey[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compareKeys, type ObjectWrite } from '../../src/model/index.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
-import { objectWrite } from './support/objectWrites.js';
+import { objectWrite, tableWrites } from './support/objectWrites.js';
 
 const LOCK = { holder: 'test@objects', operation: 'apply', timeoutMs: 5_000 };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -53,6 +53,59 @@ describe.each(STORE_ENGINES)('$engine store: objects', ({ setup }) => {
     expect(table.createdAt).toMatch(ISO);
     expect(table.updatedAt).toMatch(ISO);
     expect(listed.find((object) => object.kind === 'rule')!.attachments).toEqual(objects[2].attachments);
+  });
+
+  it('inserts new objects in one bulk load, their text made as it goes, with the same content as an upsert', async () => {
+    const objects = [
+      objectWrite('table', 'shop/public.order items "2026"', awkwardSpec),
+      objectWrite('table', 'shop/public.tab\there\nnewline\\back', { 'key\twith\ttabs': 'line\r\nbreak \\N' }, { originFile: 'sources/c:\\dir\tx.yaml' }),
+      objectWrite('rule', 'custom/my rule', { type: 'python' }, { attachments: { module: 'def evaluate_rule(rule_parameters):\n    return "ok"\n' }, originCommit: null }),
+      ...tableWrites(300, 'bulk'),
+    ];
+    const told: number[] = [];
+    const written = await fx.store.withLock(LOCK, (tx) =>
+      tx.insertObjects(
+        (function* () {
+          yield* objects;
+        })(),
+        (count) => told.push(count),
+      ),
+    );
+    expect(written).toBe(objects.length);
+    expect(told.at(-1)).toBe(objects.length);
+    expect(told).toEqual([...told].sort((a, b) => a - b));
+
+    const listed = await fx.store.listObjects();
+    expect(listed).toHaveLength(objects.length);
+    for (const object of objects) {
+      const found = listed.find((live) => live.kind === object.kind && live.name === object.name)!;
+      expect(found).toMatchObject({
+        spec: object.spec,
+        attachments: object.attachments,
+        contentHash: object.contentHash,
+        appliedHash: object.appliedHash,
+        managedBy: 'git',
+        owner: 'default',
+        originFile: object.originFile,
+        originCommit: object.originCommit,
+        revision: 1,
+        applied: { spec: object.spec, attachments: object.attachments },
+      });
+      expect(found.createdAt).toMatch(ISO);
+    }
+  });
+
+  it('fails the whole transaction when an inserted key exists already', async () => {
+    await write([objectWrite('source', 'kept', { a: 1 })]);
+    await expect(
+      fx.store.withLock(LOCK, (tx) => tx.insertObjects([objectWrite('source', 'new', { b: 2 }), objectWrite('source', 'kept', { a: 2 })])),
+    ).rejects.toThrow();
+    expect((await fx.store.listObjects()).map((object) => [object.name, object.spec])).toEqual([['kept', { a: 1 }]]);
+    expect(await fx.store.revision()).toBe(1);
+    await expect(
+      fx.store.withLock(LOCK, (tx) => tx.insertObjects([objectWrite('source', 'twice', {}), objectWrite('source', 'twice', {})])),
+    ).rejects.toMatchObject({ code: 'INTERNAL', message: expect.stringMatching(/written twice in one insert/) });
+    expect((await fx.store.listObjects()).map((object) => object.name)).toEqual(['kept']);
   });
 
   it('lists summaries without specs, sorted as compareKeys sorts, filtered by kind', async () => {

@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { access, mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { acquireStateDirLock, type StateDirLock } from './stateDirLock.js';
@@ -7,6 +7,7 @@ import {
   INT8_OID,
   parseInt8,
   type AdvisoryKey,
+  type CopyData,
   type SqlClient,
   type SqlParam,
   type SqlQueryable,
@@ -27,6 +28,11 @@ export interface PgliteClientOptions {
   operation: string;
   /** A folder lock from another host untouched this long is taken over (default 15 min). */
   lockTtlMs?: number;
+  /**
+   * Fills a data folder that holds no cluster yet (a new store), under the folder lock; false leaves it to PGlite's
+   * initdb. The store's template (src/store/pgliteTemplate.ts); without it every new store runs initdb.
+   */
+  seedNewDatabase?: (dataDir: string) => Promise<boolean>;
 }
 
 export async function openPgliteClient(options: PgliteClientOptions): Promise<SqlClient> {
@@ -49,6 +55,7 @@ export async function openPgliteClient(options: PgliteClientOptions): Promise<Sq
 
   let db: PGlite;
   try {
+    if (options.seedNewDatabase && !(await hasCluster(dataDir))) await options.seedNewDatabase(dataDir);
     db = await PGlite.create(dataDir, { parsers: { [INT8_OID]: parseInt8 } });
   } catch (error) {
     await fileLock.release();
@@ -104,6 +111,13 @@ export async function openPgliteClient(options: PgliteClientOptions): Promise<Sq
   return client;
 }
 
+async function hasCluster(dataDir: string): Promise<boolean> {
+  return access(join(dataDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
+}
+
 function wrap(target: PGlite | Transaction): SqlQueryable {
   return {
     async query<R extends object>(text: string, params: readonly SqlParam[] = []): Promise<R[]> {
@@ -112,11 +126,16 @@ function wrap(target: PGlite | Transaction): SqlQueryable {
     async exec(script: string): Promise<void> {
       await target.exec(script);
     },
-    async copyFrom(statement: string, data: string | { file: string }): Promise<void> {
+    async copyFrom(statement: string, data: CopyData): Promise<void> {
       // PGlite reads a COPY's input from the blob given with the query, named /dev/blob
       const fromBlob = statement.replace(/\bfrom\s+stdin\b/i, "from '/dev/blob'");
       if (fromBlob === statement) throw new Error(`not a COPY … FROM STDIN statement: ${statement.slice(0, 80)}`);
-      await target.query(fromBlob, [], { blob: new Blob([typeof data === 'string' ? data : await readFile(data.file)]) });
+      if (typeof data === 'string' || 'file' in data) {
+        await target.query(fromBlob, [], { blob: new Blob([typeof data === 'string' ? data : await readFile(data.file)]) });
+        return;
+      }
+      // no stream into PGlite: one COPY per piece, so that only one piece is held at a time
+      for (const piece of data.pieces) await target.query(fromBlob, [], { blob: new Blob([piece]) });
     },
   };
 }

@@ -9,6 +9,7 @@ import {
   INT8_OID,
   parseInt8,
   type AdvisoryKey,
+  type CopyData,
   type SqlClient,
   type SqlParam,
   type SqlQueryable,
@@ -64,7 +65,7 @@ export async function openPostgresClient(databaseUrl: string, options: PostgresC
         throw translate(error);
       }
     },
-    async copyFrom(statement: string, data: string | { file: string }): Promise<void> {
+    async copyFrom(statement: string, data: CopyData): Promise<void> {
       const connection = await pool.connect().catch((error: unknown) => {
         throw translate(error);
       });
@@ -160,7 +161,7 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
         throw translate(error);
       }
     },
-    async copyFrom(statement: string, data: string | { file: string }): Promise<void> {
+    async copyFrom(statement: string, data: CopyData): Promise<void> {
       try {
         await copyOn(connection, statement, data);
       } catch (error) {
@@ -210,7 +211,12 @@ function postgresSession(connection: pg.PoolClient, translate: (error: unknown) 
 }
 
 /** Streams `data` (or a file) into `COPY … FROM STDIN` on one connection (pg-copy-streams speaks the COPY sub-protocol). */
-async function copyOn(connection: pg.PoolClient | pg.Client, statement: string, data: string | { file: string }): Promise<void> {
-  const input = typeof data === 'string' ? Readable.from([Buffer.from(data, 'utf8')]) : createReadStream(data.file);
+async function copyOn(connection: pg.PoolClient | pg.Client, statement: string, data: CopyData): Promise<void> {
+  const input =
+    typeof data === 'string'
+      ? Readable.from([Buffer.from(data, 'utf8')])
+      : 'file' in data
+        ? createReadStream(data.file)
+        : Readable.from(data.pieces, { objectMode: false }); // made as the server takes them (backpressure)
   await pipeline(input, connection.query(copyFromStdin(statement)));
 }

@@ -17,10 +17,19 @@ export interface SqlQueryable {
   /**
    * `COPY <table> (<columns>) FROM STDIN <options>` with `data` as the input (PostgreSQL's bulk load: the
    * fastest way in, no statement per row and no parameter to parse). `statement` names the table and columns,
-   * constants of the caller; `data` is text in the statement's format, or `{ file }`: the file holding it
-   * (streamed to PostgreSQL; PGlite reads it whole, so keep such files small).
+   * constants of the caller; `data` is text in the statement's format, `{ file }`: the file holding it
+   * (streamed to PostgreSQL; PGlite reads it whole, so keep such files small), or pieces of that text made as they
+   * are sent (`CopyPieces`: PostgreSQL streams them into one COPY, PGlite runs one COPY per piece, so each piece
+   * must end at the end of a row). Call it inside a transaction, where a failure leaves none of the rows.
    */
-  copyFrom(statement: string, data: string | { file: string }): Promise<void>;
+  copyFrom(statement: string, data: CopyData): Promise<void>;
+}
+
+/** COPY's input: the text, a file of it, or pieces of it made as they are sent (each ending at a row's end). */
+export type CopyData = string | { file: string } | CopyPieces;
+
+export interface CopyPieces {
+  pieces: Iterable<string>;
 }
 
 /**
