@@ -41,7 +41,7 @@ export async function recordResultsWithIncidents(store: Store, rows: readonly Ch
 
 /**
  * The grouping of one batch of results, in the two steps of their transaction: `read` finds the failures' keys,
- * locks their tables and reads the newest incident of each key; `write` decides what each incident becomes
+ * locks their tables and reads the newest incident of each key as of its first failure; `write` decides what each incident becomes
  * (opened, absorbed, closed) and writes the incidents and the messages of those opened. `write` starts with
  * the results' insert, so the deciding happens while the database writes the results.
  */
@@ -56,7 +56,8 @@ export function incidentGrouping(rows: readonly CheckResultInput[], configuratio
       Object.assign(outcome, { opened: [], absorbed: 0, messages: 0 });
       for (const [connection, observations] of byConnection(observeRows(rows, configuration))) {
         await tx.lockTables(connection, observations.map((o) => `${o.key.schema}.${o.key.table}`));
-        const newest = await tx.newestIncidents(connection, observations.map((o) => o.key.incidentHash));
+        // per key, the newest incident as of the failure (a run may be of an earlier time than a newer incident)
+        const newest = await tx.incidentsAsOf(connection, observations.map((o) => ({ incidentHash: o.key.incidentHash, at: o.firstSeen })));
         read.push({ connection, observations, newest: new Map(newest.map((i) => [i.incidentHash, i])) });
       }
     },

@@ -43,7 +43,7 @@ import { RECONCILE_LEADER_KEY, STORE_LOCK_KEY, type SqlClient, type SqlQueryable
 import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole, LockRequest, OutboxStore, ResultsTransactionWork, Store, StoreTransaction } from './store.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, upsertObjects } from './writeObjects.js';
-import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
+import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, incidentsAsOf, lockIncidentKeys, updateIncidents } from './incidentRows.js';
 import { claimMessages, countPendingMessages, enqueueMessages, listMessages, settleMessage } from './outboxRows.js';
 import { SummaryCache } from './summaryCache.js';
 import { dqopsDataImport, dqopsPartitions, readDqopsRows, type DqopsDataImport, type DqopsKind, type DqopsPartition, type DqopsRow } from './dqopsDataRows.js';
@@ -362,7 +362,7 @@ class SqlStore implements Store {
 function incidentTransaction(sql: SqlQueryable, engine: 'pglite' | 'postgres'): IncidentTransaction {
   return {
     lockTables: engine === 'pglite' ? async () => {} : (connection, tables) => lockIncidentKeys(sql, connection, tables),
-    newestIncidents: (connection, hashes) => newestIncidents(sql, connection, hashes),
+    incidentsAsOf: (connection, keys) => incidentsAsOf(sql, connection, keys),
     findIncident: (connection, id, options) => findIncident(sql, connection, id, options),
     insertIncidents: (records) => insertIncidents(sql, records),
     updateIncidents: (records) => updateIncidents(sql, records),

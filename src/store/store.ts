@@ -122,8 +122,8 @@ export type { OutboxEvent, OutboxFilter, OutboxInput, OutboxMessage, OutboxStatu
 export interface IncidentTransaction {
   /** Serializes writers of these tables' incidents until the transaction ends. */
   lockTables(connection: string, tables: readonly string[]): Promise<void>;
-  /** The newest incident of each hash (one per hash that has any). */
-  newestIncidents(connection: string, hashes: readonly Int64[]): Promise<IncidentRecord[]>;
+  /** Per hash, the newest incident first seen at or before `at` (one per hash that has any). */
+  incidentsAsOf(connection: string, keys: ReadonlyArray<{ incidentHash: Int64; at: string }>): Promise<IncidentRecord[]>;
   findIncident(connection: string, id: string, options?: { forUpdate?: boolean }): Promise<IncidentRecord | undefined>;
   insertIncidents(records: readonly IncidentRecord[]): Promise<void>;
   updateIncidents(records: readonly IncidentRecord[]): Promise<void>;
