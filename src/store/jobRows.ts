@@ -271,13 +271,15 @@ export async function heartbeatJobs(sql: SqlQueryable, worker: string, ids: read
 /**
  * Queues again the running jobs of `jobTypes` whose heartbeat is older than `staleAfterMs` (their server died or
  * lost the store): another worker claims them. Only for jobs that may run twice (a table's checks: the results
- * are upserted). Returns the ids.
+ * are upserted; a check run that died before it was split into its tables). Only jobs a worker claimed from the
+ * queue have a heartbeat: a run recorded by the process running it (`dqctl run checks` without a server) is
+ * never queued. Returns the ids.
  */
 export async function requeueStaleJobs(sql: SqlQueryable, jobTypes: readonly string[], staleAfterMs: number): Promise<number[]> {
   const rows = await sql.query<{ id: number | string }>(
     `update dqctl.jobs set status = 'queued', claimed_by = null, started_at = null, heartbeat_at = null, status_changed_at = now()
       where status = 'running' and job_type = any(string_to_array($1, ','))
-        and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => $2::double precision / 1000)
+        and heartbeat_at < now() - make_interval(secs => $2::double precision / 1000)
       returning id`,
     [jobTypes.join(','), staleAfterMs],
   );

@@ -168,6 +168,36 @@ describe('a check run over many tables on several replicas', () => {
     expect(await store.jobs.finishChild(lost!.id, 'dead-replica', { status: 'finished', result: {} })).toBeUndefined();
   });
 
+  it('runs a run that a replica claimed and died before splitting: the run is queued again and split by a live replica', async () => {
+    const a = replica('replica-a', { heartbeatMs: 30 });
+    const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src', fullTableName: 'Many.t7,Many.t8' } });
+    const claimed = await store.jobs.claimNext('dead-replica', { jobTypes: [RUN_CHECKS] });
+    expect(claimed?.id).toBe(submitted.id);
+    // the replica died right after the claim: no children, the run's heartbeat old
+    await sql.query(`update dqctl.jobs set heartbeat_at = now() - interval '1 hour' where id = $1`, [submitted.id]);
+    expect(await children(submitted.id)).toEqual([]);
+
+    a.jobs.start();
+    const run = await finalJob(a.jobs, submitted.id);
+    expect(run.status).toBe('finished');
+    expect(run.claimedBy).toBe('replica-a');
+    expect(run.result).toMatchObject({ executed_checks: 4, valid_results: 4, execution_errors: 0 });
+    expect((await children(submitted.id)).map((t) => [t.table_key, t.status])).toEqual([
+      ['Many.t7', 'finished'],
+      ['Many.t8', 'finished'],
+    ]);
+    // the dead replica can no longer split it (its claim is gone)
+    expect(await store.jobs.fanOut(submitted.id, 'dead-replica', [{ jobType: RUN_CHECKS_ON_TABLE, parameters: {} }])).toBeUndefined();
+  });
+
+  it('never queues again a run recorded by the process running it (no heartbeat: `dqctl run checks` without a server)', async () => {
+    const recorded = await store.jobs.recordRunning({ jobType: RUN_CHECKS, parameters: {}, createdBy: 'test', claimedBy: 'cli' });
+    await sql.query(`update dqctl.jobs set started_at = now() - interval '1 hour' where id = $1`, [recorded.id]);
+    expect(await store.jobs.requeueStale([RUN_CHECKS], 1_000)).not.toContain(recorded.id);
+    expect((await store.jobs.find(String(recorded.id)))?.status).toBe('running');
+    await store.jobs.finish(recorded.id, { status: 'finished', result: {} });
+  });
+
   it('a live replica keeps its tables: a heartbeat within the limit is not queued again', async () => {
     const a = replica('replica-a', { heartbeatMs: 30, staleAfterMs: 60_000 });
     const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src' } });

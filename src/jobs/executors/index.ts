@@ -38,13 +38,14 @@ export function defaultExecutors(given: ExecutorDependencies, options: { splitBy
 
 /**
  * How a server's job worker runs the executors above: a table's part of a check run in the lane of its connection
- * (at most its parallel_jobs_limit at once in this server), the run ended by its last table, and a table whose
- * server died queued again (its results are upserted, so running it twice stores each result once).
+ * (at most its parallel_jobs_limit at once in this server), the run ended by its last table, and a table or a run
+ * not yet split whose server died queued again (results are upserted, so running twice stores each result once).
  */
 export function jobServiceOptionsOf(deps: Pick<ExecutorDependencies, 'store' | 'objects'>): Pick<JobServiceOptions, 'lanes' | 'completers' | 'requeueTypes'> {
   return {
     lanes: { jobType: RUN_CHECKS_ON_TABLE, limitOf: async (connection) => parallelJobsLimitOf((await deps.objects.get('source', connection))?.spec ?? {}) },
     completers: { [RUN_CHECKS]: completeRunChecks(deps) },
-    requeueTypes: [RUN_CHECKS_ON_TABLE],
+    // a run whose server died after claiming it and before splitting it is split again by another server
+    requeueTypes: [RUN_CHECKS, RUN_CHECKS_ON_TABLE],
   };
 }
