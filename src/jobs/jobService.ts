@@ -276,8 +276,8 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The connection of a table's job (its lane). */
+/** The connection of a table's job (its lane): of its `table`, or of the first of its `tables` (all of one connection). */
 function laneOf(job: JobRecord): string {
-  const table = job.parameters.table;
+  const table = job.parameters.table ?? (Array.isArray(job.parameters.tables) ? job.parameters.tables[0] : undefined);
   return table !== null && typeof table === 'object' && !Array.isArray(table) && typeof table.connection === 'string' ? table.connection : '';
 }

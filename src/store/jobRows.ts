@@ -135,7 +135,7 @@ export async function findUnfinishedJob(sql: SqlQueryable, businessKeyPrefix: st
 
 /**
  * What a worker may claim now: any queued job of `jobTypes`, and jobs of `laneJobType` (a table's job of a check
- * run) unless their connection (`parameters.table.connection`) is one of `fullLanes`, the connections whose
+ * run) unless their connection (`parameters.table.connection`, or the first of `parameters.tables`) is one of `fullLanes`, the connections whose
  * parallel_jobs_limit this worker is using up.
  */
 export interface ClaimFilter {
@@ -150,7 +150,7 @@ export async function claimNextJob(sql: SqlQueryable, worker: string, filter: Cl
       where id = (select id from dqctl.jobs
                    where status = 'queued'
                      and (job_type = any(string_to_array($2, ','))
-                          or (job_type = $3 and not (coalesce(parameters #>> '{table,connection}', '') in (select jsonb_array_elements_text($4::text::jsonb)))))
+                          or (job_type = $3 and not (coalesce(parameters #>> '{table,connection}', parameters #>> '{tables,0,connection}', '') in (select jsonb_array_elements_text($4::text::jsonb)))))
                    order by id for update skip locked limit 1)
       returning ${COLUMNS}`,
     [worker, filter.jobTypes.join(','), filter.laneJobType ?? null, JSON.stringify(filter.fullLanes ?? [])],

@@ -198,6 +198,42 @@ describe('a check run over many tables on several replicas', () => {
     await store.jobs.finish(recorded.id, { status: 'finished', result: {} });
   });
 
+  it('a job of several tables whose replica died before their results were written runs again: each result stored once', async () => {
+    const a = replica('replica-a', { heartbeatMs: 30 });
+    const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src' } });
+    await store.jobs.claimNext('dead-replica', { jobTypes: [RUN_CHECKS] });
+    const runTime = new Date().toISOString();
+    const several = ['t9', 't10', 't11'].map((table) => ({ connection: 'src', schema: 'Many', table }));
+    await store.jobs.fanOut(submitted.id, 'dead-replica', [
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { check_search_filters: { connection: 'src' }, tables: several, run_time: runTime } },
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { check_search_filters: { connection: 'src' }, table: { connection: 'src', schema: 'Many', table: 't0' }, run_time: runTime } },
+    ]);
+    const lost = await store.jobs.claimNext('dead-replica', { jobTypes: [], laneJobType: RUN_CHECKS_ON_TABLE });
+    expect(lost?.parameters.tables).toEqual(several);
+    await sql.query(`update dqctl.jobs set heartbeat_at = now() - interval '1 hour' where id = $1`, [lost!.id]);
+
+    a.jobs.start();
+    const run = await finalJob(a.jobs, submitted.id);
+    expect(run.status).toBe('finished');
+    expect(run.result).toMatchObject({ executed_checks: 8, valid_results: 8, execution_errors: 0 });
+    expect((await children(submitted.id)).map((t) => [t.status, t.claimed_by])).toEqual([
+      ['finished', 'replica-a'],
+      ['finished', 'replica-a'],
+    ]);
+    // the earlier tests ran these tables too (another period's or the same period's rows, replaced): per table and
+    // check one row of this run's period
+    const rows = await sql.query<{ table_name: string; n: string }>(
+      `select table_name, count(*) as n from dqctl.check_results
+        where connection_name = 'src' and table_name in ('t9', 't10', 't11') and executed_at = $1::timestamptz group by table_name order by table_name`,
+      [runTime],
+    );
+    expect(rows.rows.map((r) => [r.table_name, Number(r.n)])).toEqual([
+      ['t10', 2],
+      ['t11', 2],
+      ['t9', 2],
+    ]);
+  });
+
   it('a live replica keeps its tables: a heartbeat within the limit is not queued again', async () => {
     const a = replica('replica-a', { heartbeatMs: 30, staleAfterMs: 60_000 });
     const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src' } });

@@ -7,6 +7,7 @@ import { IMPORT_TABLES, importTablesExecutor } from './importTables.js';
 import type { ExecutorDependencies } from './executorDependencies.js';
 import { completeRunChecks, RUN_CHECKS, RUN_CHECKS_ON_TABLE, runChecksExecutor, runChecksOnTableExecutor } from './runChecks.js';
 import { parallelJobsLimitOf } from '../../datasource/index.js';
+import { ResultsWriter } from '../checkRun/resultsWriter.js';
 
 export type { ExecutorDependencies };
 
@@ -19,13 +20,18 @@ export const JOB_TYPES = {
   importTables: IMPORT_TABLES,
 } as const;
 
-/** The executors of a long-lived process (the server): one set of Python rule workers serves every run. */
 /**
- * `splitByTable`: a run over several tables becomes one child job per table (run with the options of
+ * The executors of a long-lived process (the server): one set of Python rule workers and one results writer serve
+ * every run. `splitByTable`: a run over several tables becomes child jobs of a few tables each (run with the options of
  * jobServiceOptionsOf, which end the run when its last table ends); without it a run is one job, as before.
  */
 export function defaultExecutors(given: ExecutorDependencies, options: { splitByTable?: boolean } = {}): Record<string, JobExecutor> {
-  const deps = given.pythonRules ? given : { ...given, pythonRules: new PythonRuleRunner(pythonRuleOptionsFromEnvironment()) };
+  // one set of Python rule workers and one writer of check results (batched writes) for every run of the process
+  const deps = {
+    ...given,
+    pythonRules: given.pythonRules ?? new PythonRuleRunner(pythonRuleOptionsFromEnvironment()),
+    resultsWriter: given.resultsWriter ?? new ResultsWriter(given.store),
+  };
   return {
     [DELETE_STORED_DATA]: deleteStoredDataExecutor(deps.store),
     [COLLECT_STATISTICS]: collectStatisticsExecutor(deps),
