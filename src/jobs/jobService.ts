@@ -18,7 +18,11 @@ import type { Store } from '../store/store.js';
  * again by any worker.
  */
 export const JOB_WAITING = Symbol('job waiting for its children');
-export type JobExecutor = (job: JobRecord, signal: AbortSignal) => Promise<JsonObject | typeof JOB_WAITING>;
+/**
+ * `slot.release()`: the job no longer needs its slot (a lane job whose data source work is done and whose results
+ * are being written): the worker may start another job in it while this one finishes; the job still ends as usual.
+ */
+export type JobExecutor = (job: JobRecord, signal: AbortSignal, slot?: { release(): void }) => Promise<JsonObject | typeof JOB_WAITING>;
 
 /** How a parent ends once its last child ended. */
 export type JobCompleter = (parent: JobRecord) => Promise<{ status: 'finished' | 'failed'; result: JsonObject | null; errorMessage?: string | null }>;
@@ -191,13 +195,20 @@ export class JobService {
       } else this.running++;
       this.runningIds.add(job.id);
       const claimed = job;
-      const execution = this.execute(claimed).finally(() => {
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
         if (connection !== undefined) {
           const left = (this.laneRunning.get(connection) ?? 1) - 1;
           this.laneRunning.set(connection, left);
           // read the limit again when the lane is next used (the connection may have changed)
           if (left === 0) this.laneLimits.delete(connection);
         } else this.running--;
+        this.wakeUp?.();
+      };
+      const execution = this.execute(claimed, release).finally(() => {
+        release();
         this.runningIds.delete(claimed.id);
         this.active.delete(execution);
         this.wakeUp?.();
@@ -243,7 +254,7 @@ export class JobService {
     });
   }
 
-  private async execute(job: JobRecord): Promise<void> {
+  private async execute(job: JobRecord, release: () => void): Promise<void> {
     const controller = new AbortController();
     const watch = setInterval(() => {
       void this.store.jobs
@@ -255,7 +266,7 @@ export class JobService {
     }, this.options.cancelPollMs ?? 250);
     const started = performance.now();
     try {
-      const result = await this.executors[job.jobType](job, controller.signal);
+      const result = await this.executors[job.jobType](job, controller.signal, { release });
       if (result === JOB_WAITING) return; // split into children: the last of them ends it
       const status = controller.signal.aborted ? 'cancelled' : 'finished';
       await this.end(job, { status, result });

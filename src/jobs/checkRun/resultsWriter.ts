@@ -19,12 +19,23 @@ interface Pending {
 
 export class ResultsWriter {
   readonly #queue: Pending[] = [];
+  readonly #waitingForRoom: Array<() => void> = [];
   #writing = false;
 
   constructor(
     private readonly store: Store,
-    private readonly limits: { maxTables: number; maxRows: number } = { maxTables: 100, maxRows: 20_000 },
+    private readonly limits: { maxTables: number; maxRows: number; maxWaiting?: number } = { maxTables: 100, maxRows: 20_000 },
   ) {}
+
+  /**
+   * Resolves when the writer has room for another table: fewer than `maxWaiting` (default 2 × maxTables) tables
+   * wait for a transaction. Runs wait for it before a table's queries, so memory stays bounded when the store is
+   * slower than the data sources.
+   */
+  room(): Promise<void> {
+    if (this.#queue.length < (this.limits.maxWaiting ?? 2 * this.limits.maxTables)) return Promise.resolve();
+    return new Promise((resolve) => this.#waitingForRoom.push(resolve));
+  }
 
   write(part: TableResults): Promise<IncidentsOutcome> {
     return new Promise((resolve, reject) => {
@@ -39,6 +50,7 @@ export class ResultsWriter {
     try {
       while (this.#queue.length > 0) {
         const batch = this.#next();
+        for (const resolve of this.#waitingForRoom.splice(0)) resolve();
         try {
           const outcomes = await recordResultsOfTables(this.store, batch.map((b) => b.part));
           batch.forEach((b, i) => b.resolve(outcomes[i]!));

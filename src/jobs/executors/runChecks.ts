@@ -100,6 +100,8 @@ export interface RunChecksOptions {
   queuedJob?: boolean;
   /** Tables run at once per connection (default: its parallel_jobs_limit); a child job runs its tables one by one. */
   parallelism?: number;
+  /** Called once the run's queries are done (its results may still be being written): a child job frees its lane. */
+  onQueriesDone?: () => void;
   /** Only these tables (a child job of a run): read in one batch instead of listing the connection's tables. */
   tables?: ReadonlyArray<{ connection: string; schema: string; table: string }>;
 }
@@ -203,8 +205,8 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
     while (queue.length > 0) {
       signal.throwIfAborted();
       if (writeFailure) throw writeFailure.error;
-      // bounded memory: at most MAX_UNWRITTEN_TABLES tables' rows waiting for the writer
-      while (writes.size >= MAX_UNWRITTEN_TABLES) await Promise.race(writes);
+      // bounded memory: the writer takes a table's rows only while it has room for them
+      await writer.room();
       const { table, checks } = queue.shift()!;
       const name = tableKey(table);
       const spec = connections.get(table.connection);
@@ -249,6 +251,7 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
         return Array.from({ length: Math.min(limit, queue.length) }, () => worker(queue));
       }),
     );
+    options.onQueriesDone?.();
   } finally {
     // every table's results written (or failed) before the run ends: its job ends only once they are stored
     while (writes.size > 0) await Promise.all(writes);
@@ -335,18 +338,15 @@ export function tablesOfJob(parameters: JsonObject): Array<{ connection: string;
 
 /** A child job of a run: the run's parameters on its tables alone, at the run's time; a failed table fails the child. */
 export function runChecksOnTableExecutor(deps: ExecutorDependencies): JobExecutor {
-  return async (job, signal) => {
+  return async (job, signal, slot) => {
     const tables = tablesOfJob(job.parameters);
     const runTime = typeof job.parameters.run_time === 'string' ? new Date(job.parameters.run_time) : new Date();
-    const run = await runChecks(deps, job.parameters, signal, { queuedJob: true, now: Number.isNaN(runTime.getTime()) ? new Date() : runTime, tables, parallelism: 1 });
+    const run = await runChecks(deps, job.parameters, signal, { queuedJob: true, now: Number.isNaN(runTime.getTime()) ? new Date() : runTime, tables, parallelism: 1, onQueriesDone: () => slot?.release() });
     const failed = run.tables.filter((t) => t.status === 'failed');
     if (failed.length > 0) throw runFailure(run, failed);
     return run.result;
   };
 }
-
-/** Tables of one run whose results may wait for the writer at once (their rows are held in memory). */
-const MAX_UNWRITTEN_TABLES = 64;
 
 const COUNT_FIELDS = ['executed_checks', 'valid_results', 'warnings', 'errors', 'fatals', 'execution_errors'] as const;
 
