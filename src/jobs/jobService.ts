@@ -63,6 +63,9 @@ export class JobService {
   private readonly laneRunning = new Map<string, number>();
   private readonly laneLimits = new Map<string, number>();
   private readonly runningIds = new Set<number>();
+  /** The abort controllers of the running jobs, watched together for cancel requests. */
+  private readonly controllers = new Map<number, AbortController>();
+  private cancelWatch: ReturnType<typeof setInterval> | undefined;
   private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
   private stopped = true;
   private wakeUp: (() => void) | undefined;
@@ -162,6 +165,8 @@ export class JobService {
 
   async stop(): Promise<void> {
     clearInterval(this.heartbeatTimer);
+    clearInterval(this.cancelWatch);
+    this.cancelWatch = undefined;
     this.stopped = true;
     this.wakeUp?.();
     await this.loop;
@@ -254,16 +259,28 @@ export class JobService {
     });
   }
 
-  private async execute(job: JobRecord, release: () => void): Promise<void> {
-    const controller = new AbortController();
-    const watch = setInterval(() => {
+  /** One statement per `cancelPollMs` for all the running jobs of this worker: those whose cancel was requested abort. */
+  private watchCancels(): void {
+    if (this.cancelWatch || this.controllers.size === 0) return;
+    this.cancelWatch = setInterval(() => {
+      if (this.controllers.size === 0) {
+        clearInterval(this.cancelWatch);
+        this.cancelWatch = undefined;
+        return;
+      }
       void this.store.jobs
-        .find(String(job.id))
-        .then((current) => {
-          if (current?.status === 'cancel_requested') controller.abort(new DqError('INVALID_ARGUMENT', 'the job was cancelled'));
+        .cancelRequested([...this.controllers.keys()])
+        .then((ids) => {
+          for (const id of ids) this.controllers.get(id)?.abort(new DqError('INVALID_ARGUMENT', 'the job was cancelled'));
         })
         .catch(() => undefined);
     }, this.options.cancelPollMs ?? 250);
+  }
+
+  private async execute(job: JobRecord, release: () => void): Promise<void> {
+    const controller = new AbortController();
+    this.controllers.set(job.id, controller);
+    this.watchCancels();
     const started = performance.now();
     try {
       const result = await this.executors[job.jobType](job, controller.signal, { release });
@@ -278,7 +295,7 @@ export class JobService {
       await this.end(job, controller.signal.aborted ? { status: 'cancelled', errorMessage: 'cancelled' } : { status: 'failed', errorMessage: message, result: details }).catch(() => undefined);
       this.ended({ job, status: controller.signal.aborted ? 'cancelled' : 'failed', result: details, durationMs: performance.now() - started });
     } finally {
-      clearInterval(watch);
+      this.controllers.delete(job.id);
     }
   }
 }

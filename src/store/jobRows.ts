@@ -262,6 +262,16 @@ export async function finishWaitingJob(
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
+/** Which of these jobs have a cancel request (one statement for all the jobs a worker runs). */
+export async function cancelRequestedJobs(sql: SqlQueryable, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql.query<{ id: number | string }>(
+    `select id from dqctl.jobs where id in (select jsonb_array_elements_text($1::text::jsonb)::bigint) and status = 'cancel_requested'`,
+    [JSON.stringify(ids)],
+  );
+  return rows.map((row) => Number(row.id));
+}
+
 /** Marks the jobs `worker` runs as alive (their heartbeat now). */
 export async function heartbeatJobs(sql: SqlQueryable, worker: string, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;

@@ -17,7 +17,7 @@ import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
 import { readUnchangedSince, recordAppliedInputs, type AppliedInputs, type UnchangedSince } from './appliedInputs.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { childJobTotals, claimNextJob, countUnfinishedJobs, enqueueJob, fanOutJob, findJob, findUnfinishedJob, finishChildJob, finishJob, finishWaitingJob, heartbeatJobs, listJobs, recordRunningJob, requestCancel, requeueStaleJobs } from './jobRows.js';
+import { childJobTotals, claimNextJob, countUnfinishedJobs, enqueueJob, fanOutJob, findJob, findUnfinishedJob, finishChildJob, finishJob, finishWaitingJob, cancelRequestedJobs, heartbeatJobs, listJobs, recordRunningJob, requestCancel, requeueStaleJobs } from './jobRows.js';
 import { getObjects, listDisabledNames, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -104,6 +104,7 @@ class SqlStore implements Store {
       finishChild: guarded('jobs.finishChild', (id, worker, outcome) => finishChildJob(client, id, worker, outcome)),
       childTotals: guarded('jobs.childTotals', (parentId, fields, failedLimit) => childJobTotals(client, parentId, fields, failedLimit)),
       finishWaiting: guarded('jobs.finishWaiting', (id, outcome) => finishWaitingJob(client, id, outcome)),
+      cancelRequested: guarded('jobs.cancelRequested', (ids) => cancelRequestedJobs(client, ids)),
       heartbeat: guarded('jobs.heartbeat', (worker, ids) => heartbeatJobs(client, worker, ids)),
       requeueStale: guarded('jobs.requeueStale', (types, staleAfterMs) => requeueStaleJobs(client, types, staleAfterMs)),
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),

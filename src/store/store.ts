@@ -98,6 +98,8 @@ export interface JobQueueStore {
   childTotals(parentId: number, fields: readonly string[], failedLimit: number): Promise<ChildJobTotals>;
   /** Ends a parent that waits for its children. */
   finishWaiting(id: number, outcome: { status: 'finished' | 'failed'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;
+  /** Which of these jobs have a cancel request (status cancel_requested). */
+  cancelRequested(ids: readonly number[]): Promise<number[]>;
   /** The running jobs `worker` holds are alive. */
   heartbeat(worker: string, ids: readonly number[]): Promise<void>;
   /** Running jobs of `jobTypes` without a heartbeat for `staleAfterMs` go back to the queue; their ids. */
