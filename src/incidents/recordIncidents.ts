@@ -85,9 +85,13 @@ export function incidentGrouping(parts: readonly TableResults[]): ResultsTransac
       });
       for (const connection of [...byConnection.keys()].sort()) {
         const seen = byConnection.get(connection)!;
-        await tx.lockTables(connection, seen.map(({ observation: o }) => `${o.key.schema}.${o.key.table}`));
-        // per key, the newest incident as of the failure (a run may be of an earlier time than a newer incident)
-        const newest = await tx.incidentsAsOf(connection, seen.map(({ observation: o }) => ({ incidentHash: o.key.incidentHash, at: o.firstSeen })));
+        // the tables' writers serialized, then per key the newest incident as of the failure (a run may be of an
+        // earlier time than a newer incident), in one statement
+        const newest = await tx.incidentsAsOf(
+          connection,
+          seen.map(({ observation: o }) => ({ incidentHash: o.key.incidentHash, at: o.firstSeen })),
+          { lockTables: seen.map(({ observation: o }) => `${o.key.schema}.${o.key.table}`) },
+        );
         read.push({ connection, seen, newest: new Map(newest.map((i) => [i.incidentHash, i])) });
       }
     },

@@ -363,7 +363,7 @@ class SqlStore implements Store {
 function incidentTransaction(sql: SqlQueryable, engine: 'pglite' | 'postgres'): IncidentTransaction {
   return {
     lockTables: engine === 'pglite' ? async () => {} : (connection, tables) => lockIncidentKeys(sql, connection, tables),
-    incidentsAsOf: (connection, keys) => incidentsAsOf(sql, connection, keys),
+    incidentsAsOf: (connection, keys, options) => incidentsAsOf(sql, connection, keys, engine === 'pglite' ? {} : (options ?? {})),
     findIncident: (connection, id, options) => findIncident(sql, connection, id, options),
     insertIncidents: (records) => insertIncidents(sql, records),
     updateIncidents: (records) => updateIncidents(sql, records),

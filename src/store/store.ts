@@ -124,8 +124,11 @@ export type { OutboxEvent, OutboxFilter, OutboxInput, OutboxMessage, OutboxStatu
 export interface IncidentTransaction {
   /** Serializes writers of these tables' incidents until the transaction ends. */
   lockTables(connection: string, tables: readonly string[]): Promise<void>;
-  /** Per hash, the newest incident first seen at or before `at` (one per hash that has any). */
-  incidentsAsOf(connection: string, keys: ReadonlyArray<{ incidentHash: Int64; at: string }>): Promise<IncidentRecord[]>;
+  /**
+   * Per hash, the newest incident first seen at or before `at` (one per hash that has any); with `lockTables`,
+   * after serializing the writers of those tables' incidents as lockTables does (in the same statement).
+   */
+  incidentsAsOf(connection: string, keys: ReadonlyArray<{ incidentHash: Int64; at: string }>, options?: { lockTables?: readonly string[] }): Promise<IncidentRecord[]>;
   findIncident(connection: string, id: string, options?: { forUpdate?: boolean }): Promise<IncidentRecord | undefined>;
   insertIncidents(records: readonly IncidentRecord[]): Promise<void>;
   updateIncidents(records: readonly IncidentRecord[]): Promise<void>;
