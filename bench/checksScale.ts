@@ -338,10 +338,11 @@ async function main(): Promise<void> {
       '',
       '- (a): dqctl\'s planned queries of each table (planned before timing), sent by replicas × limit `pg` clients, each table\'s',
       '  queries in one `REPEATABLE READ READ ONLY` transaction with the settings the runner sets; nothing judged or stored.',
-      '- (b), (c): the run put into the store\'s queue (`run_checks` of the connection), timed until it ends: it is split into one',
-      '  job per table, which the replicas claim from the queue, each running at most `parallel_jobs_limit` tables at once;',
-      '  per table: the claim, planning, the queries, the rules, the results and incidents written, the job ended. (c) starts the',
-      '  servers before the timer; a server finds the run on its next poll of the queue (500 ms).',
+      '- (b), (c): the run put into the store\'s queue (`run_checks` of the connection), timed until it ends: it is split into',
+      '  child jobs of up to 25 tables, which the replicas claim from the queue, each running at most `parallel_jobs_limit` of',
+      '  them at once, one table after the other; per table: planning, the queries, the rules, the results and incidents',
+      '  handed to the server\'s writer (batched transactions) while the next table runs; per job: the claim, the tables read',
+      '  in one batch, the end. (c) starts the servers before the timer; a server finds the run on its next poll (500 ms).',
       SECTION_END,
     ].join('\n');
     process.stdout.write(`${text}\n`);

@@ -778,7 +778,7 @@ export interface DomainConnectionTableKey {
 export interface DqoJobEntryParametersModel {
   /** run_checks jobs: RunChecksParameters (check_search_filters, time_window_filter, collect_error_samples, execution_target, dummy_execution), with run_checks_result once the run has counts; a scheduled run also holds scheduled and schedule_override. */
   runChecksParameters?: Record<string, unknown>;
-  /** run_checks_on_table jobs (a table's job of a run over several tables, listed under its run by jobId.parentJobId): connection, physical_table_name {schema_name, table_name}, the run's check_search_filters and other parameters, run_time, and run_checks_result once the table ran. */
+  /** run_checks_on_table jobs (a child job of a run over several tables, listed under its run by jobId.parentJobId): connection, table {schema_name, table_name} (DQOps's PhysicalTableName) or, for a child of several tables of one connection, tables (a list of them: dqctl's), the run's check_search_filters and other parameters, run_time, and run_checks_result once the table ran. */
   runChecksOnTableParameters?: Record<string, unknown>;
   /** collect_statistics jobs: statistics_collector_search_filters (camelCase), data_scope, configure_table, samples_limit, and collect_statistics_result once finished. */
   collectStatisticsParameters?: Record<string, unknown>;

@@ -141,14 +141,15 @@ export type ObservationOutcome =
   | { kind: 'absorbed'; incident: IncidentRecord }
   | { kind: 'opened'; incident: IncidentRecord; closed?: IncidentRecord };
 
-/** Whether the newest incident of a key takes this observation. */
+/**
+ * Whether the newest incident of a key (as of the observation's first failure) takes this observation: one not
+ * resolved whose window holds the failure; or any, resolved too, whose first failure is this very one (a re-run of
+ * the same instant: the same incident id, as DQOps makes ids of the first failure's time, so not a new incident).
+ */
 export function absorbs(newest: IncidentRecord | undefined, observation: Observation): boolean {
-  return (
-    newest !== undefined &&
-    newest.status !== 'resolved' &&
-    observation.firstSeen >= newest.firstSeen &&
-    Date.parse(observation.firstSeen) <= Date.parse(newest.incidentUntil)
-  );
+  if (newest === undefined) return false;
+  if (Date.parse(newest.firstSeen) === Date.parse(observation.firstSeen)) return true;
+  return newest.status !== 'resolved' && observation.firstSeen >= newest.firstSeen && Date.parse(observation.firstSeen) <= Date.parse(newest.incidentUntil);
 }
 
 export function applyObservation(newest: IncidentRecord | undefined, observation: Observation): ObservationOutcome {

@@ -5,5 +5,5 @@ export { addDays, applyObservation, changeStatus, incidentIdOf, observeFailures,
 export { checkAddress, kindOf, resolveAddress, splitAddresses, type AddressKind } from './notificationAddresses.js';
 export { emailSubject, incidentLink, messagePayload, messageText, outboxPayload, slackText } from './notificationMessage.js';
 export { ADDRESS_FIELDS, filterMatches, notificationSettings, recipientsOf, wildcardMatch, type NotificationSettings, type Recipient } from './notificationTargets.js';
-export { incidentGrouping, messagesOf, recordResultsWithIncidents, type IncidentConfiguration, type IncidentsOutcome } from './recordIncidents.js';
+export { incidentGrouping, messagesOf, recordResultsOfTables, recordResultsWithIncidents, type IncidentConfiguration, type IncidentsOutcome, type TableResults } from './recordIncidents.js';
 export { findIncident, incidentNotFound, setIncidentIssueUrl, setIncidentStatus, type IncidentAddress } from './changeIncident.js';

@@ -33,55 +33,99 @@ export interface IncidentsOutcome {
  * DQOps adds each run's failures to the incident's failed checks count.
  */
 export async function recordResultsWithIncidents(store: Store, rows: readonly CheckResultInput[], configuration: IncidentConfiguration): Promise<IncidentsOutcome> {
-  const stored = oneRowPerResultKey(rows);
-  const grouping = incidentGrouping(stored, configuration);
-  await store.recordCheckResults(stored, grouping);
-  return grouping.outcome;
+  const [outcome] = await recordResultsOfTables(store, [{ rows, configuration }]);
+  return outcome!;
+}
+
+/** The results of one or more tables (each with its run's configuration) and their incidents. */
+export interface TableResults {
+  rows: readonly CheckResultInput[];
+  configuration: IncidentConfiguration;
+}
+
+/**
+ * The results of several tables, written with their incidents and messages in ONE transaction (a check run's
+ * batched writes, resultsWriter.ts): all of them or none. The parts must not share a table (their incidents would
+ * be decided from the same newest incident twice). Returns each part's outcome.
+ */
+export async function recordResultsOfTables(store: Store, parts: readonly TableResults[]): Promise<IncidentsOutcome[]> {
+  const stored = parts.map((part) => ({ rows: oneRowPerResultKey(part.rows), configuration: part.configuration }));
+  const grouping = incidentGrouping(stored);
+  await store.recordCheckResults(
+    stored.length === 1 ? stored[0]!.rows : stored.flatMap((part) => part.rows),
+    grouping,
+  );
+  return grouping.outcomes;
 }
 
 /**
  * The grouping of one batch of results, in the two steps of their transaction: `read` finds the failures' keys,
- * locks their tables and reads the newest incident of each key; `write` decides what each incident becomes
- * (opened, absorbed, closed) and writes the incidents and the messages of those opened. `write` starts with
- * the results' insert, so the deciding happens while the database writes the results.
+ * locks their tables and reads the newest incident of each key as of its first failure (one statement each per
+ * connection, whatever the number of tables); `write` decides what each incident becomes (opened, absorbed,
+ * closed) and writes the incidents and the messages of those opened. `write` starts with the results' insert, so
+ * the deciding happens while the database writes the results.
  */
-export function incidentGrouping(rows: readonly CheckResultInput[], configuration: IncidentConfiguration): ResultsTransactionWork & { readonly outcome: IncidentsOutcome } {
-  const outcome: IncidentsOutcome = { opened: [], absorbed: 0, messages: 0 };
-  const read: Array<{ connection: string; observations: Observation[]; newest: Map<Int64, IncidentRecord> }> = [];
+export function incidentGrouping(parts: readonly TableResults[]): ResultsTransactionWork & { readonly outcomes: IncidentsOutcome[] } {
+  const outcomes: IncidentsOutcome[] = parts.map(() => ({ opened: [], absorbed: 0, messages: 0 }));
+  type Seen = { observation: Observation; part: number };
+  const read: Array<{ connection: string; seen: Seen[]; newest: Map<Int64, IncidentRecord> }> = [];
   return {
-    outcome,
+    outcomes,
     async read(tx) {
       // from scratch, should the store run the transaction again
       read.length = 0;
-      Object.assign(outcome, { opened: [], absorbed: 0, messages: 0 });
-      for (const [connection, observations] of byConnection(observeRows(rows, configuration))) {
-        await tx.lockTables(connection, observations.map((o) => `${o.key.schema}.${o.key.table}`));
-        const newest = await tx.newestIncidents(connection, observations.map((o) => o.key.incidentHash));
-        read.push({ connection, observations, newest: new Map(newest.map((i) => [i.incidentHash, i])) });
+      for (const outcome of outcomes) Object.assign(outcome, { opened: [], absorbed: 0, messages: 0 });
+      const byConnection = new Map<string, Seen[]>();
+      parts.forEach((part, index) => {
+        for (const observation of observeRows(part.rows, part.configuration)) {
+          const list = byConnection.get(observation.key.connection);
+          if (list) list.push({ observation, part: index });
+          else byConnection.set(observation.key.connection, [{ observation, part: index }]);
+        }
+      });
+      for (const connection of [...byConnection.keys()].sort()) {
+        const seen = byConnection.get(connection)!;
+        // the tables' writers serialized, then per key the newest incident as of the failure (a run may be of an
+        // earlier time than a newer incident), in one statement
+        const newest = await tx.incidentsAsOf(
+          connection,
+          seen.map(({ observation: o }) => ({ incidentHash: o.key.incidentHash, at: o.firstSeen })),
+          { lockTables: seen.map(({ observation: o }) => `${o.key.schema}.${o.key.table}`) },
+        );
+        read.push({ connection, seen, newest: new Map(newest.map((i) => [i.incidentHash, i])) });
       }
     },
     async write(tx) {
-      for (const { connection, observations, newest } of read) {
-        const inserts: IncidentRecord[] = [];
-        const updates: IncidentRecord[] = [];
-        for (const observation of observations) {
+      const inserts: IncidentRecord[] = [];
+      const updates: IncidentRecord[] = [];
+      const messages: OutboxInput[] = [];
+      for (const { connection, seen, newest } of read) {
+        const notify = new Map<number, NotificationSettings>();
+        for (const { observation, part } of seen) {
+          const outcome = outcomes[part]!;
           const result = applyObservation(newest.get(observation.key.incidentHash), observation);
           if (result.kind === 'absorbed') {
             updates.push(result.incident);
             outcome.absorbed++;
-          } else {
-            inserts.push(result.incident);
-            if (result.closed) updates.push(result.closed);
-            outcome.opened.push(result.incident);
+            continue;
           }
+          inserts.push(result.incident);
+          if (result.closed) updates.push(result.closed);
+          outcome.opened.push(result.incident);
+          let settings = notify.get(part);
+          if (!settings) {
+            const { configuration } = parts[part]!;
+            settings = notificationSettings(configuration.connectionSpec(connection), configuration.defaultNotifications);
+            notify.set(part, settings);
+          }
+          const opened = messagesOf(result.incident, 'open', settings, result.incident.firstSeen);
+          messages.push(...opened);
+          outcome.messages += opened.length;
         }
-        const notify = notificationSettings(configuration.connectionSpec(connection), configuration.defaultNotifications);
-        const messages = inserts.flatMap((incident) => messagesOf(incident, 'open', notify, incident.firstSeen));
-        await tx.updateIncidents(updates);
-        await tx.insertIncidents(inserts);
-        await tx.enqueueMessages(messages);
-        outcome.messages += messages.length;
       }
+      await tx.updateIncidents(updates);
+      await tx.insertIncidents(inserts);
+      await tx.enqueueMessages(messages);
     },
   };
 }
@@ -106,16 +150,6 @@ function observeRows(rows: readonly CheckResultInput[], configuration: IncidentC
     last = { row, settings: known };
     return known;
   });
-}
-
-function byConnection(observations: readonly Observation[]): Map<string, Observation[]> {
-  const groups = new Map<string, Observation[]>();
-  for (const o of observations) {
-    const list = groups.get(o.key.connection);
-    if (list) list.push(o);
-    else groups.set(o.key.connection, [o]);
-  }
-  return groups;
 }
 
 /**

@@ -24,14 +24,16 @@ export function jobEntryParameters(job: { jobType: string; parameters: JsonObjec
     case RUN_CHECKS:
       return { runChecksParameters: withDefined({ ...p, run_checks_result: countsOf(job.result, 'executed_checks') }) };
     case RUN_CHECKS_ON_TABLE: {
-      // a table's job of a run, as DQOps's RunChecksOnTableParameters: the table by connection and physical name,
-      // beside the run's filters
-      const { table, run_time, ...rest } = p;
-      const named = isJsonObject(table) ? table : {};
+      // a child job of a run, as DQOps's RunChecksOnTableParameters: the connection and the table (`table`:
+      // PhysicalTableName) beside the run's filters; a child of several tables of one connection lists them in
+      // `tables` (dqctl's: DQOps runs one table per job), each as a PhysicalTableName
+      const { table, tables, run_time, ...rest } = p;
+      const listed = (Array.isArray(tables) ? tables : [table]).filter(isJsonObject);
+      const physical = listed.map((t) => ({ schema_name: t.schema ?? null, table_name: t.table ?? null }));
       return {
         runChecksOnTableParameters: withDefined({
-          connection: named.connection,
-          physical_table_name: { schema_name: named.schema ?? null, table_name: named.table ?? null },
+          connection: listed[0]?.connection,
+          ...(Array.isArray(tables) ? { tables: physical } : { table: physical[0] }),
           ...rest,
           run_time,
           run_checks_result: countsOf(job.result, 'executed_checks'),

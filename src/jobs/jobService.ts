@@ -18,7 +18,11 @@ import type { Store } from '../store/store.js';
  * again by any worker.
  */
 export const JOB_WAITING = Symbol('job waiting for its children');
-export type JobExecutor = (job: JobRecord, signal: AbortSignal) => Promise<JsonObject | typeof JOB_WAITING>;
+/**
+ * `slot.release()`: the job no longer needs its slot (a lane job whose data source work is done and whose results
+ * are being written): the worker may start another job in it while this one finishes; the job still ends as usual.
+ */
+export type JobExecutor = (job: JobRecord, signal: AbortSignal, slot?: { release(): void }) => Promise<JsonObject | typeof JOB_WAITING>;
 
 /** How a parent ends once its last child ended. */
 export type JobCompleter = (parent: JobRecord) => Promise<{ status: 'finished' | 'failed'; result: JsonObject | null; errorMessage?: string | null }>;
@@ -59,6 +63,9 @@ export class JobService {
   private readonly laneRunning = new Map<string, number>();
   private readonly laneLimits = new Map<string, number>();
   private readonly runningIds = new Set<number>();
+  /** The abort controllers of the running jobs, watched together for cancel requests. */
+  private readonly controllers = new Map<number, AbortController>();
+  private cancelWatch: ReturnType<typeof setInterval> | undefined;
   private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
   private stopped = true;
   private wakeUp: (() => void) | undefined;
@@ -158,6 +165,8 @@ export class JobService {
 
   async stop(): Promise<void> {
     clearInterval(this.heartbeatTimer);
+    clearInterval(this.cancelWatch);
+    this.cancelWatch = undefined;
     this.stopped = true;
     this.wakeUp?.();
     await this.loop;
@@ -191,13 +200,20 @@ export class JobService {
       } else this.running++;
       this.runningIds.add(job.id);
       const claimed = job;
-      const execution = this.execute(claimed).finally(() => {
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
         if (connection !== undefined) {
           const left = (this.laneRunning.get(connection) ?? 1) - 1;
           this.laneRunning.set(connection, left);
           // read the limit again when the lane is next used (the connection may have changed)
           if (left === 0) this.laneLimits.delete(connection);
         } else this.running--;
+        this.wakeUp?.();
+      };
+      const execution = this.execute(claimed, release).finally(() => {
+        release();
         this.runningIds.delete(claimed.id);
         this.active.delete(execution);
         this.wakeUp?.();
@@ -243,19 +259,31 @@ export class JobService {
     });
   }
 
-  private async execute(job: JobRecord): Promise<void> {
-    const controller = new AbortController();
-    const watch = setInterval(() => {
+  /** One statement per `cancelPollMs` for all the running jobs of this worker: those whose cancel was requested abort. */
+  private watchCancels(): void {
+    if (this.cancelWatch || this.controllers.size === 0) return;
+    this.cancelWatch = setInterval(() => {
+      if (this.controllers.size === 0) {
+        clearInterval(this.cancelWatch);
+        this.cancelWatch = undefined;
+        return;
+      }
       void this.store.jobs
-        .find(String(job.id))
-        .then((current) => {
-          if (current?.status === 'cancel_requested') controller.abort(new DqError('INVALID_ARGUMENT', 'the job was cancelled'));
+        .cancelRequested([...this.controllers.keys()])
+        .then((ids) => {
+          for (const id of ids) this.controllers.get(id)?.abort(new DqError('INVALID_ARGUMENT', 'the job was cancelled'));
         })
         .catch(() => undefined);
     }, this.options.cancelPollMs ?? 250);
+  }
+
+  private async execute(job: JobRecord, release: () => void): Promise<void> {
+    const controller = new AbortController();
+    this.controllers.set(job.id, controller);
+    this.watchCancels();
     const started = performance.now();
     try {
-      const result = await this.executors[job.jobType](job, controller.signal);
+      const result = await this.executors[job.jobType](job, controller.signal, { release });
       if (result === JOB_WAITING) return; // split into children: the last of them ends it
       const status = controller.signal.aborted ? 'cancelled' : 'finished';
       await this.end(job, { status, result });
@@ -267,7 +295,7 @@ export class JobService {
       await this.end(job, controller.signal.aborted ? { status: 'cancelled', errorMessage: 'cancelled' } : { status: 'failed', errorMessage: message, result: details }).catch(() => undefined);
       this.ended({ job, status: controller.signal.aborted ? 'cancelled' : 'failed', result: details, durationMs: performance.now() - started });
     } finally {
-      clearInterval(watch);
+      this.controllers.delete(job.id);
     }
   }
 }
@@ -276,8 +304,8 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The connection of a table's job (its lane). */
+/** The connection of a table's job (its lane): of its `table`, or of the first of its `tables` (all of one connection). */
 function laneOf(job: JobRecord): string {
-  const table = job.parameters.table;
+  const table = job.parameters.table ?? (Array.isArray(job.parameters.tables) ? job.parameters.tables[0] : undefined);
   return table !== null && typeof table === 'object' && !Array.isArray(table) && typeof table.connection === 'string' ? table.connection : '';
 }

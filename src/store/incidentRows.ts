@@ -209,22 +209,43 @@ const RECORD_COLUMNS: readonly RecordColumn[] = [
 
 /**
  * Serializes writers of the same grouping keys until the transaction ends (two runs of one table at once must
- * not both open an incident for one key). A transaction-level advisory lock per connection and table.
+ * not both open an incident for one key). A transaction-level advisory lock per connection and table, all taken
+ * in one statement, in sorted order (a set function's rows come in the array's order), so that two writers of
+ * overlapping tables cannot deadlock.
  */
 export async function lockIncidentKeys(sql: SqlQueryable, connection: string, tables: readonly string[]): Promise<void> {
-  for (const table of [...new Set(tables)].sort()) {
-    await sql.query(`select pg_advisory_xact_lock(hashtextextended($1, 0))`, [JSON.stringify(['dqctl.incidents', connection, table])]);
-  }
+  if (tables.length === 0) return;
+  await sql.query(`select ${LOCK_TABLES} as locked`, [incidentLockKeys(connection, tables)]);
 }
 
-/** The newest incident of each of these hashes on a connection (one row per hash that has any). */
-export async function newestIncidents(sql: SqlQueryable, connection: string, hashes: readonly Int64[]): Promise<IncidentRecord[]> {
-  if (hashes.length === 0) return [];
+/** The lock keys of these tables' incidents, sorted (JSON for LOCK_TABLES's parameter). */
+function incidentLockKeys(connection: string, tables: readonly string[]): string {
+  return JSON.stringify([...new Set(tables)].sort().map((table) => JSON.stringify(['dqctl.incidents', connection, table])));
+}
+
+/** The advisory locks of the keys in parameter $1 (a JSON array), in its order; a scalar subquery, run before the statement's scan. */
+const LOCK_TABLES = `(select count(*) from (select pg_advisory_xact_lock(hashtextextended(key, 0)) from jsonb_array_elements_text($1::text::jsonb) as key) as locks)`;
+
+/**
+ * Per hash: the newest incident of a connection first seen at or before `at` (one row per hash that has any), the
+ * one a failure seen at `at` may join. A run whose clock is earlier than a newer incident (a re-run of a past
+ * time) is matched against what existed at its time, not against the later incident.
+ */
+export async function incidentsAsOf(
+  sql: SqlQueryable,
+  connection: string,
+  keys: ReadonlyArray<{ incidentHash: Int64; at: string }>,
+  options: { lockTables?: readonly string[] } = {},
+): Promise<IncidentRecord[]> {
+  if (keys.length === 0) return [];
+  // with lockTables: the writers' locks of those tables first (lockIncidentKeys), in the same statement
   const rows = await sql.query<IncidentRow>(
-    `select distinct on (incident_hash) ${COLUMNS} from dqctl.incidents
-     where connection_name = $1 and incident_hash in (select (jsonb_array_elements_text($2::text::jsonb))::bigint)
-     order by incident_hash, first_seen desc, id desc`,
-    [connection, int64Json(hashes)],
+    `select distinct on (i.incident_hash) ${COLUMNS} from dqctl.incidents i
+       join (select (k->>0)::bigint as key_hash, (k->>1)::timestamptz as key_at from jsonb_array_elements($3::text::jsonb) as k) as keys
+         on i.incident_hash = keys.key_hash and i.first_seen <= keys.key_at
+      where i.connection_name = $2 and ${LOCK_TABLES} >= 0
+      order by i.incident_hash, i.first_seen desc, i.id desc`,
+    [incidentLockKeys(connection, options.lockTables ?? []), connection, int64Json(keys.map((k) => [k.incidentHash, k.at]))],
   );
   return rows.map(toRecord);
 }

@@ -135,7 +135,7 @@ export async function findUnfinishedJob(sql: SqlQueryable, businessKeyPrefix: st
 
 /**
  * What a worker may claim now: any queued job of `jobTypes`, and jobs of `laneJobType` (a table's job of a check
- * run) unless their connection (`parameters.table.connection`) is one of `fullLanes`, the connections whose
+ * run) unless their connection (`parameters.table.connection`, or the first of `parameters.tables`) is one of `fullLanes`, the connections whose
  * parallel_jobs_limit this worker is using up.
  */
 export interface ClaimFilter {
@@ -150,7 +150,7 @@ export async function claimNextJob(sql: SqlQueryable, worker: string, filter: Cl
       where id = (select id from dqctl.jobs
                    where status = 'queued'
                      and (job_type = any(string_to_array($2, ','))
-                          or (job_type = $3 and not (coalesce(parameters #>> '{table,connection}', '') in (select jsonb_array_elements_text($4::text::jsonb)))))
+                          or (job_type = $3 and not (coalesce(parameters #>> '{table,connection}', parameters #>> '{tables,0,connection}', '') in (select jsonb_array_elements_text($4::text::jsonb)))))
                    order by id for update skip locked limit 1)
       returning ${COLUMNS}`,
     [worker, filter.jobTypes.join(','), filter.laneJobType ?? null, JSON.stringify(filter.fullLanes ?? [])],
@@ -262,6 +262,16 @@ export async function finishWaitingJob(
   return rows[0] ? toRecord(rows[0]) : undefined;
 }
 
+/** Which of these jobs have a cancel request (one statement for all the jobs a worker runs). */
+export async function cancelRequestedJobs(sql: SqlQueryable, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql.query<{ id: number | string }>(
+    `select id from dqctl.jobs where id in (select jsonb_array_elements_text($1::text::jsonb)::bigint) and status = 'cancel_requested'`,
+    [JSON.stringify(ids)],
+  );
+  return rows.map((row) => Number(row.id));
+}
+
 /** Marks the jobs `worker` runs as alive (their heartbeat now). */
 export async function heartbeatJobs(sql: SqlQueryable, worker: string, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
@@ -271,13 +281,15 @@ export async function heartbeatJobs(sql: SqlQueryable, worker: string, ids: read
 /**
  * Queues again the running jobs of `jobTypes` whose heartbeat is older than `staleAfterMs` (their server died or
  * lost the store): another worker claims them. Only for jobs that may run twice (a table's checks: the results
- * are upserted). Returns the ids.
+ * are upserted; a check run that died before it was split into its tables). Only jobs a worker claimed from the
+ * queue have a heartbeat: a run recorded by the process running it (`dqctl run checks` without a server) is
+ * never queued. Returns the ids.
  */
 export async function requeueStaleJobs(sql: SqlQueryable, jobTypes: readonly string[], staleAfterMs: number): Promise<number[]> {
   const rows = await sql.query<{ id: number | string }>(
     `update dqctl.jobs set status = 'queued', claimed_by = null, started_at = null, heartbeat_at = null, status_changed_at = now()
       where status = 'running' and job_type = any(string_to_array($1, ','))
-        and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => $2::double precision / 1000)
+        and heartbeat_at < now() - make_interval(secs => $2::double precision / 1000)
       returning id`,
     [jobTypes.join(','), staleAfterMs],
   );

@@ -17,7 +17,7 @@ import { listHistory, recordApply } from './applyHistory.js';
 import { readAppliedEnvironment, recordAppliedEnvironment } from './appliedEnvironments.js';
 import { readUnchangedSince, recordAppliedInputs, type AppliedInputs, type UnchangedSince } from './appliedInputs.js';
 import { deleteStoredData, type DeleteStoredDataCounts, type DeleteStoredDataRequest } from './deleteStoredData.js';
-import { childJobTotals, claimNextJob, countChildJobs, countUnfinishedJobs, enqueueJob, fanOutJob, findJob, findUnfinishedJob, finishChildJob, finishJob, finishWaitingJob, heartbeatJobs, listJobs, recordRunningJob, requestCancel, requeueStaleJobs } from './jobRows.js';
+import { childJobTotals, claimNextJob, countChildJobs, countUnfinishedJobs, enqueueJob, fanOutJob, findJob, findUnfinishedJob, finishChildJob, finishJob, finishWaitingJob, cancelRequestedJobs, heartbeatJobs, listJobs, recordRunningJob, requestCancel, requeueStaleJobs } from './jobRows.js';
 import { getObjects, listDisabledNames, listObjects, listSummaries, readRevision } from './readObjects.js';
 import {
   insertCheckResults,
@@ -44,7 +44,7 @@ import type { IncidentStore, IncidentTransaction, JobQueueStore, LeadershipRole,
 import { readConnectionSeverities, type ConnectionSeverityRow } from './tableStatus.js';
 import { acquireStoreLock, clearLockRow, DEFAULT_LOCK_TTL_MS, readLockHolder, reclaimStaleStoreLock, writeLockRow } from './storeLock.js';
 import { deleteObjects, insertNewObjects, upsertObjects } from './writeObjects.js';
-import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, lockIncidentKeys, newestIncidents, updateIncidents } from './incidentRows.js';
+import { findIncident, findIncidentById, incidentIssues, incidentStatistics, insertIncidents, listIncidents, incidentsAsOf, lockIncidentKeys, updateIncidents } from './incidentRows.js';
 import { claimMessages, countPendingMessages, enqueueMessages, listMessages, settleMessage } from './outboxRows.js';
 import { SummaryCache } from './summaryCache.js';
 import { dqopsDataImport, dqopsPartitions, readDqopsRows, type DqopsDataImport, type DqopsKind, type DqopsPartition, type DqopsRow } from './dqopsDataRows.js';
@@ -106,6 +106,7 @@ class SqlStore implements Store {
       finishChild: guarded('jobs.finishChild', (id, worker, outcome) => finishChildJob(client, id, worker, outcome)),
       childTotals: guarded('jobs.childTotals', (parentId, fields, failedLimit) => childJobTotals(client, parentId, fields, failedLimit)),
       finishWaiting: guarded('jobs.finishWaiting', (id, outcome) => finishWaitingJob(client, id, outcome)),
+      cancelRequested: guarded('jobs.cancelRequested', (ids) => cancelRequestedJobs(client, ids)),
       heartbeat: guarded('jobs.heartbeat', (worker, ids) => heartbeatJobs(client, worker, ids)),
       requeueStale: guarded('jobs.requeueStale', (types, staleAfterMs) => requeueStaleJobs(client, types, staleAfterMs)),
       finish: guarded('jobs.finish', (id, outcome) => finishJob(client, id, outcome)),
@@ -369,7 +370,7 @@ class SqlStore implements Store {
 function incidentTransaction(sql: SqlQueryable, engine: 'pglite' | 'postgres'): IncidentTransaction {
   return {
     lockTables: engine === 'pglite' ? async () => {} : (connection, tables) => lockIncidentKeys(sql, connection, tables),
-    newestIncidents: (connection, hashes) => newestIncidents(sql, connection, hashes),
+    incidentsAsOf: (connection, keys, options) => incidentsAsOf(sql, connection, keys, engine === 'pglite' ? {} : (options ?? {})),
     findIncident: (connection, id, options) => findIncident(sql, connection, id, options),
     insertIncidents: (records) => insertIncidents(sql, records),
     updateIncidents: (records) => updateIncidents(sql, records),

@@ -105,6 +105,8 @@ export interface JobQueueStore {
   childTotals(parentId: number, fields: readonly string[], failedLimit: number): Promise<ChildJobTotals>;
   /** Ends a parent that waits for its children. */
   finishWaiting(id: number, outcome: { status: 'finished' | 'failed'; result?: JsonObject | null; errorMessage?: string | null }): Promise<JobRecord | undefined>;
+  /** Which of these jobs have a cancel request (status cancel_requested). */
+  cancelRequested(ids: readonly number[]): Promise<number[]>;
   /** The running jobs `worker` holds are alive. */
   heartbeat(worker: string, ids: readonly number[]): Promise<void>;
   /** Running jobs of `jobTypes` without a heartbeat for `staleAfterMs` go back to the queue; their ids. */
@@ -131,8 +133,11 @@ export type { OutboxEvent, OutboxFilter, OutboxInput, OutboxMessage, OutboxStatu
 export interface IncidentTransaction {
   /** Serializes writers of these tables' incidents until the transaction ends. */
   lockTables(connection: string, tables: readonly string[]): Promise<void>;
-  /** The newest incident of each hash (one per hash that has any). */
-  newestIncidents(connection: string, hashes: readonly Int64[]): Promise<IncidentRecord[]>;
+  /**
+   * Per hash, the newest incident first seen at or before `at` (one per hash that has any); with `lockTables`,
+   * after serializing the writers of those tables' incidents as lockTables does (in the same statement).
+   */
+  incidentsAsOf(connection: string, keys: ReadonlyArray<{ incidentHash: Int64; at: string }>, options?: { lockTables?: readonly string[] }): Promise<IncidentRecord[]>;
   findIncident(connection: string, id: string, options?: { forUpdate?: boolean }): Promise<IncidentRecord | undefined>;
   insertIncidents(records: readonly IncidentRecord[]): Promise<void>;
   updateIncidents(records: readonly IncidentRecord[]): Promise<void>;

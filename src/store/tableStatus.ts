@@ -52,13 +52,17 @@ export async function refreshTableStatus(sql: SqlQueryable, tables: Iterable<Tab
   const unique = new Map<string, TableRef>();
   for (const t of tables) unique.set(JSON.stringify([t.connection, t.schema, t.table]), t);
   if (unique.size === 0) return;
-  // one writer of a table's status at a time, in key order (no deadlock between two writers of several tables)
-  for (const key of [...unique.keys()].sort()) {
-    await sql.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`dqctl.table_status${key}`]);
-  }
+  // one writer of a table's status at a time, in key order (no deadlock between two writers of several tables):
+  // the locks taken in the array's order by a scalar subquery of the delete, which runs before its scan
+  const keys = [...unique.keys()].sort().map((key) => `dqctl.table_status${key}`);
   const list = JSON.stringify([...unique.values()].map((t) => ({ c: t.connection, s: t.schema, t: t.table })));
   const touched = `select k.c, k.s, k.t from jsonb_to_recordset($1::text::jsonb) as k(c text, s text, t text)`;
-  await sql.query(`delete from dqctl.table_status where (connection_name, schema_name, table_name) in (${touched})`, [list]);
+  await sql.query(
+    `delete from dqctl.table_status
+      where (select count(*) from (select pg_advisory_xact_lock(hashtextextended(key, 0)) from jsonb_array_elements_text($2::text::jsonb) as key) as locks) >= 0
+        and (connection_name, schema_name, table_name) in (${touched})`,
+    [list, JSON.stringify(keys)],
+  );
   await sql.query(
     `insert into dqctl.table_status (${COLUMNS}) ${foldSql(`(r.connection_name, r.schema_name, r.table_name) in (${touched})`)}`,
     [list],

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { JsonObject } from '../../src/model/index.js';
 import { RUN_CHECKS_ON_TABLE } from '../../src/jobs/executors/runChecks.js';
 import { JobService } from '../../src/jobs/jobService.js';
 import { launchBrowser, listen, watchedPage } from '../helpers/browser.js';
@@ -39,10 +40,13 @@ describe('console: bounded lists', () => {
     runId = run.id;
     await fx.store.jobs.claimNext(WORKER, { jobTypes: ['run_checks'] });
     // the tables' jobs as a run makes them (runChecks.ts tableJobsOf)
-    const children = Array.from({ length: TABLES }, (_, i) => ({
+    const children: Array<{ jobType: string; parameters: JsonObject }> = Array.from({ length: TABLES }, (_, i) => ({
       jobType: RUN_CHECKS_ON_TABLE,
       parameters: { check_search_filters: { connection: 'shop_oltp' }, table: { connection: 'shop_oltp', schema: 'public', table: `t_${String(i).padStart(3, '0')}` }, run_time: new Date().toISOString() },
     }));
+    // the oldest is a child of three tables, as a run over many tables makes them (`tables`)
+    const three = ['t_000', 't_000_b', 't_000_c'].map((table) => ({ connection: 'shop_oltp', schema: 'public', table }));
+    children[0] = { jobType: RUN_CHECKS_ON_TABLE, parameters: { check_search_filters: { connection: 'shop_oltp' }, tables: three, run_time: new Date().toISOString() } };
     await fx.store.jobs.fanOut(runId, WORKER, children);
     for (const status of ['finished', 'failed'] as const) {
       const child = await fx.store.jobs.claimNext(WORKER, { jobTypes: [RUN_CHECKS_ON_TABLE] });
@@ -87,14 +91,14 @@ describe('console: bounded lists', () => {
     expect((await jobIds()).length).toBe(SINGLES - 50 + 1);
     const runRow = page.getByTestId(`job-${runId}`);
     expect(await runRow.locator('td').nth(2).textContent()).toBe('shop_oltp, all tables');
-    expect(await runRow.getByRole('link', { name: /^230 tables: / }).textContent()).toBe('230 tables: 228 queued, 1 finished, 1 failed');
+    expect(await runRow.getByRole('link', { name: /^230 jobs: / }).textContent()).toBe('230 jobs: 228 queued, 1 finished, 1 failed');
     expect(await page.getByTestId('jobs').locator('td', { hasText: 'run checks on table' }).count()).toBe(0);
     for (const answer of jobAnswers) expect(answer.rows).toBeLessThanOrEqual(100);
     expect(problems).toEqual([]);
   });
 
   it('a run opens its tables under its row, a page of 100 at a time, the URL keeping run and page across a reload', async () => {
-    await page.getByTestId(`job-${runId}`).getByRole('link', { name: /^230 tables/ }).click();
+    await page.getByTestId(`job-${runId}`).getByRole('link', { name: /^230 jobs/ }).click();
     const tables = page.getByTestId('run-tables');
     await tables.getByTestId('run-table-jobs').waitFor();
     expect(new URL(page.url()).searchParams.get('run')).toBe(String(runId));
@@ -114,9 +118,10 @@ describe('console: bounded lists', () => {
     await page.getByTestId('run-tables').getByText('page 3').waitFor();
     const third = await jobIds('run-table-jobs');
     expect(new Set([...first, ...second, ...third]).size).toBe(TABLES);
+    expect(await page.getByTestId('run-tables').locator('tbody tr').last().locator('td').nth(2).textContent()).toBe('shop_oltp/public.t_000 and 2 more tables');
     expect(await page.getByTestId('run-tables').getByRole('link', { name: 'older ›' }).count()).toBe(0);
     // the run's link closes its tables again
-    await page.getByTestId(`job-${runId}`).getByRole('link', { name: /^230 tables/ }).click();
+    await page.getByTestId(`job-${runId}`).getByRole('link', { name: /^230 jobs/ }).click();
     await page.getByTestId('run-tables').waitFor({ state: 'detached' });
     expect(new URL(page.url()).searchParams.has('run')).toBe(false);
     for (const answer of jobAnswers) expect(answer.rows).toBeLessThanOrEqual(100);

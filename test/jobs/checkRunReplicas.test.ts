@@ -58,6 +58,28 @@ describe('a check run over many tables on several replicas', () => {
       )
     ).rows;
 
+  /**
+   * The most sessions of the source in use at once (in a statement or a transaction) until the run ends, sampled
+   * from pg_stat_activity: the data source's side of parallel_jobs_limit.
+   */
+  const sessionsInUse = async (runId: number): Promise<number> => {
+    const sampler = new pg.Client({ connectionString: source.url });
+    await sampler.connect();
+    let most = 0;
+    try {
+      while (!FINAL_STATUSES.has((await store.jobs.find(String(runId)))!.status)) {
+        const { rows } = await sampler.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+            where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend' and state <> 'idle'`,
+        );
+        most = Math.max(most, rows[0]!.n);
+      }
+    } finally {
+      await sampler.end();
+    }
+    return most;
+  };
+
   beforeAll(async () => {
     storeDb = await createTestDatabase();
     source = await createTestDatabase();
@@ -121,8 +143,11 @@ describe('a check run over many tables on several replicas', () => {
     const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src' } });
     a.jobs.start();
     b.jobs.start();
+    const sessions = sessionsInUse(submitted.id);
     const run = await finalJob(a.jobs, submitted.id);
     expect(run.status).toBe('finished');
+    // at most parallel_jobs_limit sessions on the source per replica
+    expect(await sessions).toBeLessThanOrEqual(2 * LIMIT);
     expect(run.result).toEqual({ highest_severity: 'valid', executed_checks: 2 * TABLES, valid_results: 2 * TABLES, warnings: 0, errors: 0, fatals: 0, execution_errors: 0 });
 
     const tables = await children(submitted.id);
@@ -132,13 +157,18 @@ describe('a check run over many tables on several replicas', () => {
     const byReplica = new Map<string, typeof tables>();
     for (const t of tables) byReplica.set(t.claimed_by!, [...(byReplica.get(t.claimed_by!) ?? []), t]);
     expect([...byReplica.keys()].sort()).toEqual(['replica-a', 'replica-b']);
-    // each replica ran at most LIMIT tables at once (the store's claim and end times), and used the parallelism
-    const overlaps = [...byReplica.values()].map((list) => maxOverlap(list.map((t) => [t.started_at.getTime(), t.finished_at.getTime()])));
-    for (const overlap of overlaps) expect(overlap).toBeLessThanOrEqual(LIMIT);
-    expect(Math.max(...overlaps)).toBe(LIMIT);
     // one result per check and table: 2 × TABLES rows of this run's time period
     const results = await sql.query<{ n: string }>(`select count(*) as n from dqctl.check_results where connection_name = 'src'`);
     expect(Number(results.rows[0]!.n)).toBe(2 * TABLES);
+  });
+
+  it('one replica uses parallel_jobs_limit sessions of the source and no more, while its results are written', async () => {
+    const a = replica('replica-a');
+    const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src' } });
+    a.jobs.start();
+    const sessions = sessionsInUse(submitted.id);
+    expect((await finalJob(a.jobs, submitted.id)).status).toBe('finished');
+    expect(await sessions).toBe(LIMIT);
   });
 
   it('runs a table that a dead replica had claimed: it is queued again when its heartbeat stops, and the run ends with every table', async () => {
@@ -166,6 +196,72 @@ describe('a check run over many tables on several replicas', () => {
     ]);
     // the dead replica can no longer end the table another replica ran
     expect(await store.jobs.finishChild(lost!.id, 'dead-replica', { status: 'finished', result: {} })).toBeUndefined();
+  });
+
+  it('runs a run that a replica claimed and died before splitting: the run is queued again and split by a live replica', async () => {
+    const a = replica('replica-a', { heartbeatMs: 30 });
+    const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src', fullTableName: 'Many.t7,Many.t8' } });
+    const claimed = await store.jobs.claimNext('dead-replica', { jobTypes: [RUN_CHECKS] });
+    expect(claimed?.id).toBe(submitted.id);
+    // the replica died right after the claim: no children, the run's heartbeat old
+    await sql.query(`update dqctl.jobs set heartbeat_at = now() - interval '1 hour' where id = $1`, [submitted.id]);
+    expect(await children(submitted.id)).toEqual([]);
+
+    a.jobs.start();
+    const run = await finalJob(a.jobs, submitted.id);
+    expect(run.status).toBe('finished');
+    expect(run.claimedBy).toBe('replica-a');
+    expect(run.result).toMatchObject({ executed_checks: 4, valid_results: 4, execution_errors: 0 });
+    expect((await children(submitted.id)).map((t) => [t.table_key, t.status])).toEqual([
+      ['Many.t7', 'finished'],
+      ['Many.t8', 'finished'],
+    ]);
+    // the dead replica can no longer split it (its claim is gone)
+    expect(await store.jobs.fanOut(submitted.id, 'dead-replica', [{ jobType: RUN_CHECKS_ON_TABLE, parameters: {} }])).toBeUndefined();
+  });
+
+  it('never queues again a run recorded by the process running it (no heartbeat: `dqctl run checks` without a server)', async () => {
+    const recorded = await store.jobs.recordRunning({ jobType: RUN_CHECKS, parameters: {}, createdBy: 'test', claimedBy: 'cli' });
+    await sql.query(`update dqctl.jobs set started_at = now() - interval '1 hour' where id = $1`, [recorded.id]);
+    expect(await store.jobs.requeueStale([RUN_CHECKS], 1_000)).not.toContain(recorded.id);
+    expect((await store.jobs.find(String(recorded.id)))?.status).toBe('running');
+    await store.jobs.finish(recorded.id, { status: 'finished', result: {} });
+  });
+
+  it('a job of several tables whose replica died before their results were written runs again: each result stored once', async () => {
+    const a = replica('replica-a', { heartbeatMs: 30 });
+    const submitted = await a.jobs.submit(RUN_CHECKS, { check_search_filters: { connection: 'src' } });
+    await store.jobs.claimNext('dead-replica', { jobTypes: [RUN_CHECKS] });
+    const runTime = new Date().toISOString();
+    const several = ['t9', 't10', 't11'].map((table) => ({ connection: 'src', schema: 'Many', table }));
+    await store.jobs.fanOut(submitted.id, 'dead-replica', [
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { check_search_filters: { connection: 'src' }, tables: several, run_time: runTime } },
+      { jobType: RUN_CHECKS_ON_TABLE, parameters: { check_search_filters: { connection: 'src' }, table: { connection: 'src', schema: 'Many', table: 't0' }, run_time: runTime } },
+    ]);
+    const lost = await store.jobs.claimNext('dead-replica', { jobTypes: [], laneJobType: RUN_CHECKS_ON_TABLE });
+    expect(lost?.parameters.tables).toEqual(several);
+    await sql.query(`update dqctl.jobs set heartbeat_at = now() - interval '1 hour' where id = $1`, [lost!.id]);
+
+    a.jobs.start();
+    const run = await finalJob(a.jobs, submitted.id);
+    expect(run.status).toBe('finished');
+    expect(run.result).toMatchObject({ executed_checks: 8, valid_results: 8, execution_errors: 0 });
+    expect((await children(submitted.id)).map((t) => [t.status, t.claimed_by])).toEqual([
+      ['finished', 'replica-a'],
+      ['finished', 'replica-a'],
+    ]);
+    // the earlier tests ran these tables too (another period's or the same period's rows, replaced): per table and
+    // check one row of this run's period
+    const rows = await sql.query<{ table_name: string; n: string }>(
+      `select table_name, count(*) as n from dqctl.check_results
+        where connection_name = 'src' and table_name in ('t9', 't10', 't11') and executed_at = $1::timestamptz group by table_name order by table_name`,
+      [runTime],
+    );
+    expect(rows.rows.map((r) => [r.table_name, Number(r.n)])).toEqual([
+      ['t10', 2],
+      ['t11', 2],
+      ['t9', 2],
+    ]);
   });
 
   it('a live replica keeps its tables: a heartbeat within the limit is not queued again', async () => {
@@ -202,20 +298,3 @@ describe('a check run over many tables on several replicas', () => {
     expect((await children(submitted.id)).map((t) => t.status)).toEqual(['cancelled', 'cancelled']);
   });
 });
-
-/** The most intervals [start, end] that overlap at one instant. */
-function maxOverlap(intervals: Array<[number, number]>): number {
-  const events = intervals.flatMap(([start, end]) => [
-    [start, 1],
-    [end, -1],
-  ]);
-  // an end before a start at the same instant: touching intervals do not overlap
-  events.sort((x, y) => x[0]! - y[0]! || x[1]! - y[1]!);
-  let now = 0;
-  let most = 0;
-  for (const [, step] of events) {
-    now += step!;
-    most = Math.max(most, now);
-  }
-  return most;
-}

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveObjects } from '../../src/inspect/liveObjects.js';
 import { DataSources } from '../../src/datasource/index.js';
-import { runChecksExecutor, type RunChecksResult } from '../../src/jobs/executors/runChecks.js';
+import { runChecks, runChecksExecutor, type RunChecksResult } from '../../src/jobs/executors/runChecks.js';
 import { DqError } from '../../src/model/index.js';
 import { runningJob } from '../helpers/jobs.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
@@ -182,5 +182,29 @@ describe('run checks on a real data source', () => {
     expect((failure as DqError).details?.result).toMatchObject({ executed_checks: 1, execution_errors: 1, highest_severity: null });
     const [row] = await fx.store.checkResults({ connectionName: 'down', schemaName: 'public', tableName: 't' });
     expect(row.errorMessage).toMatch(/refused|connect/i);
+  });
+
+  it('a run whose clock is earlier than an open incident opens or joins the incident of its own time, and leaves the newer one open', async () => {
+    // the runs' clock is injected: a later day, then twice an earlier day (the earlier run's time was refused on
+    // incidents_pkey before: the second earlier run tried to open the first one's incident again)
+    const at = (iso: string) => runChecks({ store: fx.store, objects, dataSources }, { check_search_filters: { connection: 'src' } }, new AbortController().signal, { now: new Date(iso) });
+    const later = '2027-06-10T10:00:00.000Z';
+    const earlier = '2027-06-01T10:00:00.000Z';
+    await at(later);
+    await at(earlier);
+    await at(earlier);
+    const incidents = await fx.store.incidents.list({ connection: 'src', firstSeenFrom: '2027-06-01T00:00:00.000Z', order: 'firstSeen', direction: 'asc' });
+    const ofLater = incidents.filter((i) => i.firstSeen === later);
+    const ofEarlier = incidents.filter((i) => i.firstSeen === earlier);
+    expect(ofLater.length).toBeGreaterThan(0);
+    expect(ofEarlier.length + ofLater.length).toBe(incidents.length);
+    // one incident per key at each time; the later ones untouched (open, one run's failures), the earlier ones
+    // opened by the first earlier run and joined by the second (two runs' failures)
+    expect(ofEarlier.map((i) => i.incidentHash).sort()).toEqual(ofLater.map((i) => i.incidentHash).sort());
+    for (const incident of ofLater) expect(incident).toMatchObject({ status: 'open', lastSeen: later });
+    for (const incident of ofEarlier) {
+      const newer = ofLater.find((i) => i.incidentHash === incident.incidentHash)!;
+      expect(incident).toMatchObject({ status: 'open', failedChecksCount: 2 * newer.failedChecksCount, highestSeverity: newer.highestSeverity });
+    }
   });
 });

@@ -104,9 +104,14 @@ export function targetOf(job: JobEntry): string {
   const kind = Object.values(job.parameters ?? {}).find(isObject) ?? {};
   const f = [kind.check_search_filters, kind.statistics_collector_search_filters].find(isObject) ?? kind;
   const text = (...keys: string[]) => keys.map((k) => f[k]).find((v): v is string => typeof v === 'string' && v !== '');
-  // a table's job of a run names its table outside the run's filters (DQOps's RunChecksOnTableParameters)
-  const physical = isObject(kind.physical_table_name) ? kind.physical_table_name : undefined;
-  const ownTable = physical && typeof kind.connection === 'string' ? `${kind.connection}/${String(physical.schema_name)}.${String(physical.table_name)}` : undefined;
+  // a child job of a run names its table (DQOps's RunChecksOnTableParameters.table) or its tables (`tables`)
+  // outside the run's filters
+  const ownTables = (Array.isArray(kind.tables) ? kind.tables : [kind.table]).filter(isObject);
+  const first = ownTables[0];
+  const ownTable =
+    first && typeof kind.connection === 'string'
+      ? `${kind.connection}/${String(first.schema_name)}.${String(first.table_name)}${ownTables.length > 1 ? ` and ${ownTables.length - 1} more ${ownTables.length === 2 ? 'table' : 'tables'}` : ''}`
+      : undefined;
   const connection = text('connection', 'connectionName');
   const schema = text('schemaName');
   const table = text('fullTableName') ?? (schema ? `${schema}.${text('tableNameContains') ? `*${text('tableNameContains')}*` : '*'}` : undefined);
@@ -146,14 +151,14 @@ function resultText(job: JobEntry): string {
   return parts.join(', ') || (job.errorMessage ?? 'done');
 }
 
-/** "10,000 tables: 9,990 finished, 10 failed": a run's tables by status. */
+/** "400 jobs: 390 finished, 10 failed": a run's child jobs (each of one or several tables) by status. */
 export function childSummary(job: JobEntry): string | null {
   const c = job.childJobs;
   if (!c) return null;
   const parts = (['running', 'queued', 'waiting', 'finished', 'failed', 'cancel_requested', 'cancelled'] as const)
     .filter((status) => (c[status] ?? 0) > 0)
     .map((status) => `${(c[status] ?? 0).toLocaleString('en')} ${status.replace(/_/g, ' ')}`);
-  return `${c.total.toLocaleString('en')} ${c.total === 1 ? 'table' : 'tables'}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`;
+  return `${c.total.toLocaleString('en')} ${c.total === 1 ? 'job' : 'jobs'}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`;
 }
 
 function JobRow({ job, profile, onChange, children }: { job: JobEntry; profile: Profile; onChange: () => void; children?: ComponentChildren }) {

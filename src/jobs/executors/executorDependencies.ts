@@ -1,4 +1,5 @@
 import type { DataSources } from '../../datasource/index.js';
+import type { ResultsWriter } from '../checkRun/resultsWriter.js';
 import type { PythonRuleRunner } from '../../pythonrules/index.js';
 import type { LiveObjects } from '../../inspect/liveObjects.js';
 import type { Store } from '../../store/store.js';
@@ -12,4 +13,6 @@ export interface ExecutorDependencies {
   onMessages?: () => void;
   /** The workers of custom Python rules, reused between runs; without it each run starts its own. */
   pythonRules?: PythonRuleRunner;
+  /** The writer of check results the runs of this process share (batched writes); without it each run has its own. */
+  resultsWriter?: ResultsWriter;
 }

@@ -7,6 +7,7 @@ import { IMPORT_TABLES, importTablesExecutor } from './importTables.js';
 import type { ExecutorDependencies } from './executorDependencies.js';
 import { completeRunChecks, RUN_CHECKS, RUN_CHECKS_ON_TABLE, runChecksExecutor, runChecksOnTableExecutor } from './runChecks.js';
 import { parallelJobsLimitOf } from '../../datasource/index.js';
+import { ResultsWriter } from '../checkRun/resultsWriter.js';
 
 export type { ExecutorDependencies };
 
@@ -19,13 +20,18 @@ export const JOB_TYPES = {
   importTables: IMPORT_TABLES,
 } as const;
 
-/** The executors of a long-lived process (the server): one set of Python rule workers serves every run. */
 /**
- * `splitByTable`: a run over several tables becomes one child job per table (run with the options of
+ * The executors of a long-lived process (the server): one set of Python rule workers and one results writer serve
+ * every run. `splitByTable`: a run over several tables becomes child jobs of a few tables each (run with the options of
  * jobServiceOptionsOf, which end the run when its last table ends); without it a run is one job, as before.
  */
 export function defaultExecutors(given: ExecutorDependencies, options: { splitByTable?: boolean } = {}): Record<string, JobExecutor> {
-  const deps = given.pythonRules ? given : { ...given, pythonRules: new PythonRuleRunner(pythonRuleOptionsFromEnvironment()) };
+  // one set of Python rule workers and one writer of check results (batched writes) for every run of the process
+  const deps = {
+    ...given,
+    pythonRules: given.pythonRules ?? new PythonRuleRunner(pythonRuleOptionsFromEnvironment()),
+    resultsWriter: given.resultsWriter ?? new ResultsWriter(given.store),
+  };
   return {
     [DELETE_STORED_DATA]: deleteStoredDataExecutor(deps.store),
     [COLLECT_STATISTICS]: collectStatisticsExecutor(deps),
@@ -38,13 +44,14 @@ export function defaultExecutors(given: ExecutorDependencies, options: { splitBy
 
 /**
  * How a server's job worker runs the executors above: a table's part of a check run in the lane of its connection
- * (at most its parallel_jobs_limit at once in this server), the run ended by its last table, and a table whose
- * server died queued again (its results are upserted, so running it twice stores each result once).
+ * (at most its parallel_jobs_limit at once in this server), the run ended by its last table, and a table or a run
+ * not yet split whose server died queued again (results are upserted, so running twice stores each result once).
  */
 export function jobServiceOptionsOf(deps: Pick<ExecutorDependencies, 'store' | 'objects'>): Pick<JobServiceOptions, 'lanes' | 'completers' | 'requeueTypes'> {
   return {
     lanes: { jobType: RUN_CHECKS_ON_TABLE, limitOf: async (connection) => parallelJobsLimitOf((await deps.objects.get('source', connection))?.spec ?? {}) },
     completers: { [RUN_CHECKS]: completeRunChecks(deps) },
-    requeueTypes: [RUN_CHECKS_ON_TABLE],
+    // a run whose server died after claiming it and before splitting it is split again by another server
+    requeueTypes: [RUN_CHECKS, RUN_CHECKS_ON_TABLE],
   };
 }

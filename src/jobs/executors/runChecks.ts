@@ -10,7 +10,8 @@ import { runTableChecks } from '../checkRun/runTableChecks.js';
 import { loadCheckRules, needsPython } from '../checkRun/checkRules.js';
 import { PythonRuleRunner, pythonRuleOptionsFromEnvironment } from '../../pythonrules/index.js';
 import { DEFAULT_NOTIFICATIONS_NAME } from '../../manifest/objectPaths.js';
-import { recordResultsWithIncidents, type IncidentConfiguration } from '../../incidents/index.js';
+import type { IncidentConfiguration } from '../../incidents/index.js';
+import { ResultsWriter } from '../checkRun/resultsWriter.js';
 import { JOB_WAITING, type JobCompleter, type JobExecutor } from '../jobService.js';
 import { collectTableErrorSamples, samplingChecks } from './collectErrorSamples.js';
 import type { ExecutorDependencies } from './executorDependencies.js';
@@ -34,10 +35,11 @@ import type { ExecutorDependencies } from './executorDependencies.js';
  */
 export const RUN_CHECKS = 'run_checks';
 /**
- * One table's part of a queued run over several tables (a child job of the run): `parameters` are the run's, with
- * `table` ({connection, schema, table}) and `run_time` (the run's start, so that every table's time periods are
- * the run's). Any server on the store claims them (FOR UPDATE SKIP LOCKED: no table twice), at most the
- * connection's parallel_jobs_limit at once per server; the last one to end ends the run (completeRunChecks).
+ * A part of a queued run over several tables (a child job of the run): `parameters` are the run's, with `table`
+ * ({connection, schema, table}) or `tables` (several of one connection, run one after the other) and `run_time`
+ * (the run's start, so that every table's time periods are the run's). Any server on the store claims them (FOR
+ * UPDATE SKIP LOCKED: no table twice), at most the connection's parallel_jobs_limit at once per server, each one
+ * session on the data source; the last one to end ends the run (completeRunChecks).
  */
 export const RUN_CHECKS_ON_TABLE = 'run_checks_on_table';
 
@@ -96,8 +98,12 @@ export interface RunChecksOptions {
    */
   runBy?: string;
   queuedJob?: boolean;
-  /** Only this table (a table's child job of a run): read alone instead of listing the connection's tables. */
-  table?: { connection: string; schema: string; table: string };
+  /** Tables run at once per connection (default: its parallel_jobs_limit); a child job runs its tables one by one. */
+  parallelism?: number;
+  /** Called once the run's queries are done (its results may still be being written): a child job frees its lane. */
+  onQueriesDone?: () => void;
+  /** Only these tables (a child job of a run): read in one batch instead of listing the connection's tables. */
+  tables?: ReadonlyArray<{ connection: string; schema: string; table: string }>;
 }
 
 /** Who ran a run that no queue started: `dqctl run checks` in its own process, the demo. */
@@ -137,16 +143,20 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
   // the checks with a schedule of their own; the run of such a schedule (schedule_override: its cron) runs only them.
   const scheduled = p.scheduled === true;
   const ownSchedule = typeof p.schedule_override === 'string' ? p.schedule_override : undefined;
-  const only = options.table ? await deps.objects.get('table', tableKey(options.table)) : undefined;
-  if (options.table && !only) throw new DqError('NOT_FOUND', `the table ${tableKey(options.table)} is no longer in the store`);
+  // a child job's tables, read in one batch; one no longer in the store fails (the others run)
+  const only = options.tables ? await deps.objects.getMany('table', options.tables.map(tableKey)) : undefined;
+  const gone: TableCheckOutcome[] = (options.tables ?? [])
+    .map(tableKey)
+    .filter((name) => !only?.some((o) => o.name === name))
+    .map((name) => ({ table: name, status: 'failed', checks: 0, error: new DqError('NOT_FOUND', `the table ${name} is no longer in the store`) }));
   const { work, connections } = await planCheckRun(
     deps.objects,
     filters,
     (checks) => (scheduled ? checks.filter((c) => c.spec.do_not_schedule !== true && ownScheduleOf(c.spec) === ownSchedule) : checks),
-    only ? [only] : undefined,
+    only,
   );
   const executedChecks = work.reduce((n, w) => n + w.checks.length, 0);
-  if (p.dummy_execution === true) return { result: countResults([], executedChecks), tables: [] };
+  if (p.dummy_execution === true) return { result: countResults([], executedChecks), tables: gone };
 
   // the reference side of table comparisons: any connection of the store, and the reference table's spec if known
   const resolveReference = async (connection: string, schema: string, table: string) => {
@@ -168,14 +178,35 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
   const rules = await loadCheckRules(deps.objects, deps.pythonRules ?? ownRunner!);
   if (work.some((w) => w.checks.some((c) => needsPython(c, rules)))) rules.python.warmUp();
   const rows: CheckResultInput[] = [];
-  const tables: TableCheckOutcome[] = [];
+  const tables: TableCheckOutcome[] = [...gone];
   let done = 0;
+  // each table's results are handed to the writer, and the slot goes on with its next table while they are written
+  const writer = deps.resultsWriter ?? new ResultsWriter(deps.store);
+  const writes = new Set<Promise<void>>();
+  let writeFailure: { error: unknown } | undefined;
+  const write = (tableRows: CheckResultInput[]) => {
+    const written: Promise<void> = writer
+      .write({ rows: tableRows, configuration: incidentConfiguration })
+      .then(
+        (incidents) => {
+          if (incidents.messages > 0) deps.onMessages?.();
+        },
+        (error: unknown) => {
+          writeFailure ??= { error };
+        },
+      )
+      .finally(() => writes.delete(written));
+    writes.add(written);
+  };
   // per connection, as many tables at once as its parallel_jobs_limit (the data source's sessions)
   const byConnection = new Map<string, typeof work>();
   for (const item of work) byConnection.set(item.table.connection, [...(byConnection.get(item.table.connection) ?? []), item]);
   const worker = async (queue: typeof work) => {
     while (queue.length > 0) {
       signal.throwIfAborted();
+      if (writeFailure) throw writeFailure.error;
+      // bounded memory: the writer takes a table's rows only while it has room for them
+      await writer.room();
       const { table, checks } = queue.shift()!;
       const name = tableKey(table);
       const spec = connections.get(table.connection);
@@ -197,10 +228,7 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
           tableRows = checks.map((c) => failureRow(c, now, (error as Error).message));
         }
       }
-      if (tableRows.length > 0) {
-        const incidents = await recordResultsWithIncidents(deps.store, tableRows, incidentConfiguration);
-        if (incidents.messages > 0) deps.onMessages?.();
-      }
+      if (tableRows.length > 0) write(tableRows);
       const sampled = checksToSample(checks, tableRows, p.collect_error_samples === true, rules.sensors);
       if (dataSource && !failure && sampled.length > 0) {
         // samples are extra: a sampler that fails stores nothing and does not change the run's results
@@ -219,13 +247,17 @@ async function runSelectedChecks(deps: ExecutorDependencies, parameters: JsonObj
     await Promise.all(
       [...byConnection].flatMap(([connection, queue]) => {
         const spec = connections.get(connection);
-        const limit = spec ? parallelJobsLimitOf(spec) : 1;
+        const limit = options.parallelism ?? (spec ? parallelJobsLimitOf(spec) : 1);
         return Array.from({ length: Math.min(limit, queue.length) }, () => worker(queue));
       }),
     );
+    options.onQueriesDone?.();
   } finally {
+    // every table's results written (or failed) before the run ends: its job ends only once they are stored
+    while (writes.size > 0) await Promise.all(writes);
     await ownRunner?.close();
   }
+  if (writeFailure) throw writeFailure.error;
   if (signal.aborted) throw new DqError('QUERY_CANCELLED', 'the run was cancelled');
   return { result: countResults(rows, executedChecks), tables };
 }
@@ -254,7 +286,10 @@ export function runChecksExecutor(deps: ExecutorDependencies, options: {
   };
 }
 
-/** One child job per table the run's filters select (tables without a check to run left out). */
+/**
+ * The child jobs of a run: the tables the run's filters select (tables without a check to run left out), a few
+ * tables of one connection per child (tablesPerJob), so that a server claims and ends several tables per statement.
+ */
 async function tableJobsOf(deps: ExecutorDependencies, parameters: JsonObject): Promise<Array<{ jobType: string; parameters: JsonObject }>> {
   const filters = (isJsonObject(parameters.check_search_filters) ? parameters.check_search_filters : {}) as CheckSearchFilters;
   const scheduled = parameters.scheduled === true;
@@ -263,25 +298,50 @@ async function tableJobsOf(deps: ExecutorDependencies, parameters: JsonObject): 
     scheduled ? checks.filter((c) => c.spec.do_not_schedule !== true && ownScheduleOf(c.spec) === ownSchedule) : checks,
   );
   const runTime = new Date().toISOString();
-  return work.map(({ table }) => ({
-    jobType: RUN_CHECKS_ON_TABLE,
-    parameters: { ...parameters, table: { connection: table.connection, schema: table.schema, table: table.table }, run_time: runTime },
-  }));
+  const byConnection = new Map<string, Array<{ connection: string; schema: string; table: string }>>();
+  for (const { table } of work) {
+    const list = byConnection.get(table.connection) ?? [];
+    list.push({ connection: table.connection, schema: table.schema, table: table.table });
+    byConnection.set(table.connection, list);
+  }
+  const perJob = tablesPerJob(work.length);
+  return [...byConnection.values()].flatMap((tables) =>
+    Array.from({ length: Math.ceil(tables.length / perJob) }, (_, i) => {
+      const chunk = tables.slice(i * perJob, (i + 1) * perJob);
+      return {
+        jobType: RUN_CHECKS_ON_TABLE,
+        parameters: { ...parameters, ...(chunk.length === 1 ? { table: chunk[0]! } : { tables: chunk }), run_time: runTime },
+      };
+    }),
+  );
 }
 
-/** A table's child job: the run's parameters on that table alone, at the run's time; a failed table fails the child. */
-export function runChecksOnTableExecutor(deps: ExecutorDependencies): JobExecutor {
-  return async (job, signal) => {
-    const table = job.parameters.table;
-    const runTime = typeof job.parameters.run_time === 'string' ? new Date(job.parameters.run_time) : new Date();
+/**
+ * Tables per child job: one for a run of up to 64 tables (every table its own job, spread over the replicas), then
+ * more, up to 25 (10,000 tables: 400 jobs), so that the claims and ends of jobs cost little beside the tables'
+ * queries while the jobs still spread over the replicas and their lanes.
+ */
+export function tablesPerJob(tables: number): number {
+  return Math.min(25, Math.max(1, Math.ceil(tables / 64)));
+}
+
+/** The tables of a child job: `table` (one) or `tables` (several, of one connection). */
+export function tablesOfJob(parameters: JsonObject): Array<{ connection: string; schema: string; table: string }> {
+  const listed = Array.isArray(parameters.tables) ? parameters.tables : [parameters.table];
+  return listed.map((table) => {
     if (!isJsonObject(table) || typeof table.connection !== 'string' || typeof table.schema !== 'string' || typeof table.table !== 'string') {
-      throw new DqError('INVALID_ARGUMENT', 'a run_checks_on_table job needs parameters.table {connection, schema, table}');
+      throw new DqError('INVALID_ARGUMENT', 'a run_checks_on_table job needs parameters.table {connection, schema, table} or parameters.tables [...]');
     }
-    const run = await runChecks(deps, job.parameters, signal, {
-      queuedJob: true,
-      now: Number.isNaN(runTime.getTime()) ? new Date() : runTime,
-      table: { connection: table.connection, schema: table.schema, table: table.table },
-    });
+    return { connection: table.connection, schema: table.schema, table: table.table };
+  });
+}
+
+/** A child job of a run: the run's parameters on its tables alone, at the run's time; a failed table fails the child. */
+export function runChecksOnTableExecutor(deps: ExecutorDependencies): JobExecutor {
+  return async (job, signal, slot) => {
+    const tables = tablesOfJob(job.parameters);
+    const runTime = typeof job.parameters.run_time === 'string' ? new Date(job.parameters.run_time) : new Date();
+    const run = await runChecks(deps, job.parameters, signal, { queuedJob: true, now: Number.isNaN(runTime.getTime()) ? new Date() : runTime, tables, parallelism: 1, onQueriesDone: () => slot?.release() });
     const failed = run.tables.filter((t) => t.status === 'failed');
     if (failed.length > 0) throw runFailure(run, failed);
     return run.result;

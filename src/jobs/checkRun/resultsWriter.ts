@@ -1,0 +1,108 @@
+import { recordResultsOfTables, type IncidentsOutcome, type TableResults } from '../../incidents/index.js';
+import type { Store } from '../../store/store.js';
+
+/**
+ * The results of a check run's tables, written with their incidents in batches (group commit): a table's results
+ * are handed over as soon as its queries and rules are done, and the run goes on with its next table while they are
+ * written. One transaction at a time per writer (one writer per server, shared by its runs): the tables handed
+ * over while it runs are written together in the next one, up to `maxTables` tables and `maxRows` rows, so a busy
+ * server writes many tables per transaction and an idle one writes each table at once. `write` resolves once the
+ * table's results are committed (a table's job ends only then: a server that dies before leaves its table to be
+ * run again). A batch the store refuses is written again table by table, so that only the table at fault fails.
+ */
+interface Pending {
+  part: TableResults;
+  tables: string[];
+  resolve: (outcome: IncidentsOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+export class ResultsWriter {
+  readonly #queue: Pending[] = [];
+  readonly #waitingForRoom: Array<() => void> = [];
+  #writing = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly limits: { maxTables: number; maxRows: number; maxWaiting?: number } = { maxTables: 100, maxRows: 20_000 },
+  ) {}
+
+  /**
+   * Resolves when the writer has room for another table: fewer than `maxWaiting` (default 2 × maxTables) tables
+   * wait for a transaction. Runs wait for it before a table's queries, so memory stays bounded when the store is
+   * slower than the data sources.
+   */
+  room(): Promise<void> {
+    if (this.#queue.length < (this.limits.maxWaiting ?? 2 * this.limits.maxTables)) return Promise.resolve();
+    return new Promise((resolve) => this.#waitingForRoom.push(resolve));
+  }
+
+  write(part: TableResults): Promise<IncidentsOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ part, tables: tablesOf(part), resolve, reject });
+      void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#writing) return;
+    this.#writing = true;
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#next();
+        for (const resolve of this.#waitingForRoom.splice(0)) resolve();
+        try {
+          const outcomes = await recordResultsOfTables(this.store, batch.map((b) => b.part));
+          batch.forEach((b, i) => b.resolve(outcomes[i]!));
+        } catch (error) {
+          if (batch.length === 1) {
+            batch[0]!.reject(error);
+            continue;
+          }
+          for (const b of batch) {
+            try {
+              b.resolve((await recordResultsOfTables(this.store, [b.part]))[0]!);
+            } catch (alone) {
+              b.reject(alone);
+            }
+          }
+        }
+      }
+    } finally {
+      this.#writing = false;
+    }
+  }
+
+  /** The next batch, in the order handed over: a part whose table is in the batch already waits for the next one. */
+  #next(): Pending[] {
+    const batch: Pending[] = [];
+    const tables = new Set<string>();
+    let rows = 0;
+    for (let i = 0; i < this.#queue.length && batch.length < this.limits.maxTables; ) {
+      const item = this.#queue[i]!;
+      const full = batch.length > 0 && rows + item.part.rows.length > this.limits.maxRows;
+      if (full) break;
+      if (item.tables.some((t) => tables.has(t))) {
+        i++;
+        continue;
+      }
+      this.#queue.splice(i, 1);
+      batch.push(item);
+      rows += item.part.rows.length;
+      for (const t of item.tables) tables.add(t);
+    }
+    return batch;
+  }
+}
+
+function tablesOf(part: TableResults): string[] {
+  const tables = new Set<string>();
+  let last: TableResults['rows'][number] | undefined;
+  for (const row of part.rows) {
+    // rows come table by table: a row of the previous row's table adds nothing
+    if (last && last.tableName === row.tableName && last.schemaName === row.schemaName && last.connectionName === row.connectionName) continue;
+    tables.add(JSON.stringify([row.connectionName, row.schemaName, row.tableName]));
+    last = row;
+  }
+  return [...tables];
+}
