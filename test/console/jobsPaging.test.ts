@@ -159,7 +159,12 @@ describe('console: bounded lists', () => {
     const box = page.getByRole('searchbox', { name: 'Search' });
     await box.fill('cus');
     await box.fill('cust');
-    await page.waitForFunction(`(() => { const a = document.querySelector('[data-testid=result-count]')?.getAttribute('data-answers'); return a && new URL(a, location.origin).searchParams.get('search') === 'cust'; })()`);
+    // (polled from here: the console's Content-Security-Policy refuses the string evaluation waitForFunction uses)
+    const drawnFor = async () => {
+      const asked = await page.getByTestId('result-count').getAttribute('data-answers');
+      return asked ? new URL(asked, base).searchParams.get('search') : null;
+    };
+    await expect.poll(drawnFor, { timeout: 30_000 }).toBe('cust');
     releaseSlow();
     // time for the held answer to arrive, were it still wanted
     await page.waitForTimeout(500);
