@@ -263,7 +263,7 @@ function RunTables({ run, profile, query, tick, onChange }: { run: JobEntry; pro
   return (
     <section class="incident-detail" ref={panel} aria-labelledby="run-tables-title" data-testid="run-tables">
       <h2 id="run-tables-title">
-        Tables of run {run.jobId.jobId} <span class="muted">({childSummary(run)})</span>
+        Jobs of run {run.jobId.jobId} <span class="muted">({childSummary(run)})</span>
       </h2>
       {loaded.error ? <ErrorBox error={loaded.error} what="the run’s tables" /> : null}
       {!loaded.data && !loaded.error ? <p class="loading" role="status">Loading the run’s tables…</p> : null}
@@ -284,7 +284,7 @@ function RunTables({ run, profile, query, tick, onChange }: { run: JobEntry; pro
                 </tbody>
               </table>
             </div>
-            <Pager query={query} name="run_page" page={page} hasMore={loaded.data.hasMore === true} label={`pages of the tables of run ${run.jobId.jobId}`} />
+            <Pager query={query} name="run_page" page={page} hasMore={loaded.data.hasMore === true} label={`pages of the jobs of run ${run.jobId.jobId}`} />
           </>
         )
       ) : null}
