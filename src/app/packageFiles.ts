@@ -8,3 +8,5 @@ import { PACKAGE_ROOT, SCHEMAS_DIR } from '../catalog/packagePaths.js';
  */
 export const API_SCHEMAS_DIR = join(SCHEMAS_DIR, 'api');
 export const CONSOLE_BUILD_DIR = join(PACKAGE_ROOT, 'dist', 'console');
+/** The example repository the package ships (examples/shop), which `dqctl demo` applies when given no folder. */
+export const EXAMPLE_REPOSITORY_DIR = join(PACKAGE_ROOT, 'examples', 'shop');

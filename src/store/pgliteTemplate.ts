@@ -5,7 +5,6 @@ import { dirname, join } from 'node:path';
 import { dqctlCacheFolder } from '../model/index.js';
 import { migrate } from './migrate.js';
 import { MIGRATIONS } from './migrations/index.js';
-import { openPgliteClient } from './sql/pgliteClient.js';
 
 /**
  * A new embedded store starts as a copy of a template: a PGlite data folder made once by PGlite's initdb and
@@ -112,6 +111,9 @@ async function readManifest(folder: string, key: string): Promise<TemplateManife
 async function makeTemplate(folder: string, key: string): Promise<void> {
   const build = `${folder}.build-${process.pid}-${randomUUID()}`;
   try {
+    // imported here: openStore.ts imports this module for every store, and PGlite's package costs ~0.1 s of CPU to
+    // load, which a command on a PostgreSQL store must not pay
+    const { openPgliteClient } = await import('./sql/pgliteClient.js');
     const client = await openPgliteClient({ stateDir: build, openTimeoutMs: 10_000, operation: 'store template' });
     try {
       await migrate(client);

@@ -51,6 +51,9 @@ describe('npm pack', () => {
     const files = stdout.trim().split('\n');
     expect(files).toContain('package/bin/dqctl.js');
     expect(files).toContain('package/dist/cli/main.js');
+    // what bin/dqctl.js loads: dqctl's modules bundled (scripts/bundle-cli.mjs), with its command chunks
+    expect(files).toContain('package/dist/bundle/main.js');
+    expect(files.filter((f) => f.startsWith('package/dist/bundle/chunk-')).length).toBeGreaterThan(10);
     expect(files).toContain('package/catalog/check-catalog.json');
     expect(files).toContain('package/schemas/table.dqotable.schema.json');
     expect(files.some((f) => f.startsWith('package/examples/shop/sources/'))).toBe(true);

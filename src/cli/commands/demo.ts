@@ -13,6 +13,7 @@ import {
 } from '../../demo/index.js';
 import { runChecksInProcess, type RunChecksOutcome } from '../../app/inProcessJobs/runChecksInProcess.js';
 import { listIncidents } from '../../app/incidentCommands.js';
+import { EXAMPLE_REPOSITORY_DIR } from '../../app/packageFiles.js';
 import type { IncidentRecord } from '../../app/types.js';
 import { DqError } from '../../model/index.js';
 import { withDataSources } from '../dataSourceOptions.js';
@@ -22,8 +23,8 @@ import { applyCommand } from './apply.js';
 import { serveCommand, type ServeOptions } from './serve.js';
 import { validateCommand } from './validate.js';
 
-/** examples/shop of this dqctl (dist/cli/commands → the package folder). */
-export const BUNDLED_EXAMPLE = resolve(import.meta.dirname, '../../../examples/shop');
+/** examples/shop of this dqctl (found from the package root, so also from dist/bundle/). */
+export const BUNDLED_EXAMPLE = EXAMPLE_REPOSITORY_DIR;
 
 export interface DemoOptions extends StoreFlags {
   demoDatabase?: string;
