@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Thin launcher: the compiled CLI lives in dist/ (built by `npm ci` / `npm install` through the prepare script).
 // dist/bundle/ holds dqctl's own modules bundled into a few files (scripts/bundle-cli.mjs), which load in about half
-// the time of dist/'s ~250 modules; DQCTL_BUNDLE=off, or a dist/ built by tsc alone, runs the unbundled modules.
-import { statSync } from 'node:fs';
+// the time of dist/'s ~250 modules. The unbundled modules run with DQCTL_BUNDLE=off, without a bundle, and when the
+// bundle is older than dist/ (tsc run again without the bundle step: the bundle would be the code before).
+import { existsSync, statSync } from 'node:fs';
 
 // Node.js 20 has no global `navigator` (Node.js 21 added it). Without one, the `pg` package tests whether it runs in
 // Cloudflare Workers when it loads by constructing a fetch Response, which loads Node.js's fetch implementation:
@@ -16,9 +17,8 @@ if (globalThis.navigator === undefined) {
   });
 }
 
-// A bundle older than dist/'s modules (tsc run again without the bundle step) is stale: dist/ is run instead.
-const modifiedAt = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs ?? null;
-const bundleAt = process.env.DQCTL_BUNDLE === 'off' ? null : modifiedAt('../dist/bundle/main.js');
-const bundled = bundleAt !== null && bundleAt >= (modifiedAt('../dist/cli/main.js') ?? 0);
+const bundle = new URL('../dist/bundle/main.js', import.meta.url);
+const unbundled = new URL('../dist/cli/main.js', import.meta.url);
+const bundled = process.env.DQCTL_BUNDLE !== 'off' && existsSync(bundle) && (!existsSync(unbundled) || statSync(bundle).mtimeMs >= statSync(unbundled).mtimeMs);
 const { main } = await import(bundled ? '../dist/bundle/main.js' : '../dist/cli/main.js');
 main(process.argv).then((code) => { process.exitCode = code; });
