@@ -30,7 +30,8 @@ export function defaultExecutors(given: ExecutorDependencies, options: { splitBy
   const deps = {
     ...given,
     pythonRules: given.pythonRules ?? new PythonRuleRunner(pythonRuleOptionsFromEnvironment()),
-    resultsWriter: given.resultsWriter ?? new ResultsWriter(given.store),
+    // a transaction waits up to 50 ms for more tables: under a run over many tables, fewer and fuller transactions
+    resultsWriter: given.resultsWriter ?? new ResultsWriter(given.store, { maxTables: 100, maxRows: 20_000, gatherMs: 50 }),
   };
   return {
     [DELETE_STORED_DATA]: deleteStoredDataExecutor(deps.store),
