@@ -14,8 +14,8 @@ import { SlottedDataSource } from './slottedDataSource.js';
  * timeout (default 10 s) measures only the data source.
  *
  * Every statement runs inside a READ ONLY transaction with a statement timeout (default 5 minutes) and the
- * time zone UTC, set with `set_config(…, true)` (local to the transaction, bound values; no startup parameters,
- * so poolers that refuse them work too). Aborting the signal cancels the running statement with
+ * time zone UTC, set with `set_config(…, true)` (local to the transaction, quoted literals sent with the `begin` in
+ * one round trip; no startup parameters, so poolers that refuse them work too). Aborting the signal cancels the running statement with
  * `pg_cancel_backend(pid)` from a separate connection, then the connection is closed rather than reused, so a
  * late cancel can never hit someone else's statement.
  *
@@ -78,15 +78,16 @@ export class PostgresDataSource extends SlottedDataSource {
     signal?.addEventListener('abort', onAbort, { once: true });
     let reusable = false;
     try {
-      await client.query(options.snapshot ? 'begin isolation level repeatable read read only' : 'begin read only');
       const settings: [string, string][] = [
         ['statement_timeout', String(Math.max(1, Math.round(options.statementTimeoutMs ?? this.options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS)))],
         ['TimeZone', 'UTC'],
         ...Object.entries(options.settings ?? {}),
       ];
+      // the transaction and its settings in one round trip: one simple-query string (no bound values, so the
+      // names and values are quoted literals)
       await client.query(
-        `select ${settings.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`,
-        settings.flat(),
+        `${options.snapshot ? 'begin isolation level repeatable read read only' : 'begin read only'}; ` +
+          `select ${settings.map(([name, value]) => `set_config(${pg.escapeLiteral(name)}, ${pg.escapeLiteral(value)}, true)`).join(', ')}`,
       );
       const session: DataSourceSession = {
         backendPid: pid,

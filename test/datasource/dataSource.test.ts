@@ -66,6 +66,26 @@ describe('data sources', () => {
     expect(n).toBe(0);
   });
 
+  it('a session\'s settings are data: a value with quotes, a backslash and a semicolon is set as it is, in a snapshot', async () => {
+    const ds = sources().get('src', source.spec());
+    const hostile = `x'); drop table t; select ('\\ "y"`;
+    const rows = await ds.session(
+      async (session) => [
+        ...(await session.query<{ v: string; iso: string; ro: string }>(
+          `select current_setting('application_name') as v, current_setting('transaction_isolation') as iso, current_setting('transaction_read_only') as ro`,
+        )),
+        ...(await session.query<{ v: string; iso: string; ro: string }>(`select current_setting('jit') as v, '' as iso, current_setting('TimeZone') as ro`)),
+      ],
+      { snapshot: true, settings: { application_name: hostile, jit: 'off' } },
+    );
+    expect(rows).toEqual([
+      { v: hostile, iso: 'repeatable read', ro: 'on' },
+      { v: 'off', iso: '', ro: 'UTC' },
+    ]);
+    // local to the transaction: the next session on the pool's connection is named dqctl again
+    expect(await ds.query<{ v: string }>(`select current_setting('application_name') as v`)).toEqual([{ v: 'dqctl' }]);
+  });
+
   it('a statement longer than the timeout is stopped: DATASOURCE_TIMEOUT, and the pool stays usable', async () => {
     const ds = sources({ statementTimeoutMs: 300 }).get('src', source.spec());
     const started = Date.now();

@@ -85,4 +85,28 @@ describe.each(STORE_ENGINES)('the results writer on $engine', (engine) => {
     const incidents = await fx.store.incidents.list({ connection: 'shop' });
     expect(incidents.filter((i) => i.table === 'c1').map((i) => [i.failedChecksCount, i.lastSeen])).toEqual([[2, '2026-11-20T11:00:00.000Z']]);
   });
+
+  it('with gatherMs, an idle writer waits for more tables: tables handed over one after the other share one transaction', async () => {
+    const writer = new ResultsWriter(fx.store, { maxTables: 100, maxRows: 1_000, gatherMs: 1_000 });
+    const tables = ['g0', 'g1', 'g2', 'g3'];
+    const writes: Array<Promise<unknown>> = [];
+    for (const table of tables) {
+      writes.push(writer.write({ rows: tableResults(table), configuration }));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await Promise.all(writes);
+    // without gatherMs, g0 would have gone alone (the writer was idle)
+    expect(new Set((await transactionsOf(tables)).map(([, tx]) => tx)).size).toBe(1);
+  });
+
+  it('with gatherMs, a full batch does not wait: a transaction starts as soon as maxTables tables wait', async () => {
+    const writer = new ResultsWriter(fx.store, { maxTables: 2, maxRows: 1_000, gatherMs: 600_000 });
+    const tables = ['h0', 'h1', 'h2', 'h3'];
+    // resolving at all proves it: the gathering would otherwise last ten minutes
+    await Promise.all(tables.map((table) => writer.write({ rows: tableResults(table), configuration })));
+    const byTable = new Map((await transactionsOf(tables)).map(([table, tx]) => [table, tx]));
+    expect(byTable.get('h0')).toBe(byTable.get('h1'));
+    expect(byTable.get('h2')).toBe(byTable.get('h3'));
+    expect(byTable.get('h0')).not.toBe(byTable.get('h2'));
+  });
 });

@@ -9,22 +9,27 @@ import type { Store } from '../../store/store.js';
  * server writes many tables per transaction and an idle one writes each table at once. `write` resolves once the
  * table's results are committed (a table's job ends only then: a server that dies before leaves its table to be
  * run again). A batch the store refuses is written again table by table, so that only the table at fault fails.
+ * With `gatherMs`, a transaction starts only once its first table has waited that long (or the batch is full), so
+ * that an idle writer fed at a steady pace writes several tables per transaction instead of one each.
  */
 interface Pending {
   part: TableResults;
   tables: string[];
   resolve: (outcome: IncidentsOutcome) => void;
   reject: (error: unknown) => void;
+  /** When it was handed over (performance.now()). */
+  at: number;
 }
 
 export class ResultsWriter {
   readonly #queue: Pending[] = [];
   readonly #waitingForRoom: Array<() => void> = [];
   #writing = false;
+  #gathering: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
 
   constructor(
     private readonly store: Store,
-    private readonly limits: { maxTables: number; maxRows: number; maxWaiting?: number } = { maxTables: 100, maxRows: 20_000 },
+    private readonly limits: { maxTables: number; maxRows: number; maxWaiting?: number; gatherMs?: number } = { maxTables: 100, maxRows: 20_000 },
   ) {}
 
   /**
@@ -39,7 +44,8 @@ export class ResultsWriter {
 
   write(part: TableResults): Promise<IncidentsOutcome> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ part, tables: tablesOf(part), resolve, reject });
+      this.#queue.push({ part, tables: tablesOf(part), resolve, reject, at: performance.now() });
+      if (this.#gathering && this.#full()) this.#stopGathering();
       void this.#drain();
     });
   }
@@ -49,6 +55,9 @@ export class ResultsWriter {
     this.#writing = true;
     try {
       while (this.#queue.length > 0) {
+        // (no await when there is nothing to wait for: the first table of an idle writer goes at once)
+        const gathering = this.#gather();
+        if (gathering) await gathering;
         const batch = this.#next();
         for (const resolve of this.#waitingForRoom.splice(0)) resolve();
         try {
@@ -71,6 +80,32 @@ export class ResultsWriter {
     } finally {
       this.#writing = false;
     }
+  }
+
+  /** Waits until the oldest table handed over has waited `gatherMs`, or a transaction's worth of tables waits. */
+  #gather(): Promise<void> | undefined {
+    const gatherMs = this.limits.gatherMs ?? 0;
+    if (gatherMs <= 0) return undefined;
+    const left = gatherMs - (performance.now() - this.#queue[0]!.at);
+    if (left <= 0 || this.#full()) return undefined;
+    return new Promise<void>((resolve) => {
+      this.#gathering = { timer: setTimeout(() => this.#stopGathering(), left), resolve };
+    });
+  }
+
+  #stopGathering(): void {
+    const gathering = this.#gathering;
+    this.#gathering = undefined;
+    if (!gathering) return;
+    clearTimeout(gathering.timer);
+    gathering.resolve();
+  }
+
+  #full(): boolean {
+    if (this.#queue.length >= this.limits.maxTables) return true;
+    let rows = 0;
+    for (const item of this.#queue) rows += item.part.rows.length;
+    return rows >= this.limits.maxRows;
   }
 
   /** The next batch, in the order handed over: a part whose table is in the batch already waits for the next one. */
