@@ -61,17 +61,20 @@ export async function savedPlanOf(source: Extract<PlanSource, { type: 'saved' }>
   return saved;
 }
 
-/** Plans against (and applies to) a store this process opened. */
-export function localTarget(store: Store, source: PlanSource, identity?: ApplyIdentity): ApplyTarget {
+/**
+ * Plans against (and applies to) a store this process opened, or is opening (openStore's promise: a plan reads
+ * and hashes the repository's files while the store opens, see planRepository).
+ */
+export function localTarget(opening: Store | Promise<Store>, source: PlanSource, identity?: ApplyIdentity): ApplyTarget {
   return {
     async plan(progress) {
       const plan =
         source.type === 'saved'
-          ? await replanSavedPlan(await savedPlanOf(source), store, source.repository)
+          ? await replanSavedPlan(await savedPlanOf(source), opening, source.repository)
           : (
               await planRepository({
                 repository: source.repository,
-                store,
+                store: opening,
                 pruneUnmanaged: source.options.pruneUnmanaged,
                 keepDrift: source.options.keepDrift,
                 allowMassDelete: source.options.allowMassDelete,
@@ -79,6 +82,8 @@ export function localTarget(store: Store, source: PlanSource, identity?: ApplyId
                 progress,
               })
             ).plan;
+      // planned: the store is open
+      const store = await opening;
       return {
         doc: toPlanDocument(plan),
         nothingToApply: nothingToApply(plan),

@@ -21,7 +21,7 @@ export async function readSavedPlan(file: string): Promise<PlanDocument> {
   return parsePlanDocument(text, file);
 }
 
-export async function replanSavedPlan(saved: PlanDocument, store: Store, repository?: string): Promise<Plan> {
+export async function replanSavedPlan(saved: PlanDocument, store: Store | Promise<Store>, repository?: string): Promise<Plan> {
   const { plan } = await planRepository({
     repository: repository ?? saved.repository.path,
     store,

@@ -116,9 +116,9 @@ export function qualityOf(row: TableSeverityRow | undefined): QualityStatus {
  * tables' qualities, as `qualityLookup(...).connection` makes it from every table's row.
  */
 export function connectionQualityOf(row: ConnectionSeverityRow | undefined): QualityStatus {
-  if (!row || row.tables === 0) return 'not_run';
+  if (!row) return 'not_run';
   let worst: QualityStatus = row.severity === null ? 'not_run' : resultStatusOf(row.severity);
-  if (row.executionErrorTables > 0) worst = worstOf(worst, 'execution_error');
+  if (row.executionErrorTables) worst = worstOf(worst, 'execution_error');
   return worst;
 }
 

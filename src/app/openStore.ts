@@ -21,6 +21,23 @@ export async function withOpenStore<T>(options: OpenStoreOptions, work: (store: 
   }
 }
 
+/**
+ * Runs `work` at once with the store's opening (a promise), for work that has something to do before it needs the
+ * store (a plan reads and hashes the repository's files meanwhile: the embedded store's open, 1-4 s, overlaps
+ * them). The store is closed afterwards once opened, whatever happens; a failure to open is `work`'s to report
+ * when it awaits the store (and is not reported when `work` failed first).
+ */
+export async function withOpeningStore<T>(options: OpenStoreOptions, work: (store: Promise<Store>) => Promise<T>): Promise<T> {
+  const opening = openStore(options);
+  opening.catch(() => undefined);
+  try {
+    return await work(opening);
+  } finally {
+    const store = await opening.catch(() => undefined);
+    await store?.close();
+  }
+}
+
 /** How old a lock with a dead holder must be before it is reclaimed, unless `lockTtlMs` says otherwise. */
 export { DEFAULT_LOCK_TTL_MS } from '../store/storeLock.js';
 

@@ -12,7 +12,11 @@ import { ValidationFailed } from './validationFailed.js';
 /** The use case behind `dqctl plan` (and the first half of `apply`): load, validate, inspect live, diff, plan. */
 export interface PlanRequest extends PlanRequestOptions {
   repository: string | RepositorySource;
-  store: Store;
+  /**
+   * The live store, or its opening (openStore's promise): a store still opening is awaited only once the files
+   * are read and hashed, so the embedded store's open (PGlite, 1-4 s) runs beside the reads. The caller closes it.
+   */
+  store: Store | Promise<Store>;
   /** A terminal's progress: files loaded, then planning. */
   progress?: ProgressReporter;
   /** The environment of dqctl.yaml whose vars fill `${var.…}` (`--env`). */
@@ -45,9 +49,13 @@ export async function loadValidRepository(
  */
 export async function planRepository(request: PlanRequest): Promise<{ desired: DesiredState | null; plan: Plan }> {
   const environment = request.environment ?? null;
+  const opening = Promise.resolve(request.store);
+  // a store that fails to open is reported when awaited (after the reads), not as an unhandled rejection meanwhile
+  opening.catch(() => undefined);
   const inputs = await readRepositoryInputs(request.repository, { environment, progress: request.progress });
+  const store = await opening;
   if (request.shortcut !== false && inputs.digest !== null && inputs.settings !== null) {
-    const unchanged = await request.store.unchangedSince(inputs.settings.namespace, inputs.digest);
+    const unchanged = await store.unchangedSince(inputs.settings.namespace, inputs.digest);
     if (unchanged) {
       request.progress?.({ phase: 'plan' });
       const [commit, dirtyFiles] = await Promise.all([inputs.source.commit(), inputs.source.dirtyFiles?.() ?? null]);
@@ -61,7 +69,7 @@ export async function planRepository(request: PlanRequest): Promise<{ desired: D
           desiredFingerprint: unchanged.desiredFingerprint,
           liveEnvironment: unchanged.environment?.environment ?? null,
         },
-        request.store,
+        store,
         request,
       );
       return { desired: null, plan };
@@ -70,12 +78,12 @@ export async function planRepository(request: PlanRequest): Promise<{ desired: D
   const loaded = await loadValidRepository(request.repository, request.progress, environment, inputs.source);
   const desired: DesiredState = inputs.digest !== null ? { ...loaded, inputDigest: inputs.digest } : loaded;
   request.progress?.({ phase: 'plan' });
-  const plan = await planDesiredState(desired, request);
+  const plan = await planDesiredState(desired, { ...request, store });
   return { desired, plan };
 }
 
 /** Inspects the live store (one consistent revision) and plans the desired state against it. */
-export async function planDesiredState(desired: DesiredState, request: Omit<PlanRequest, 'repository'>): Promise<Plan> {
+export async function planDesiredState(desired: DesiredState, request: Omit<PlanRequest, 'repository' | 'store'> & { store: Store }): Promise<Plan> {
   const live = await inspectLive(request.store, desired.objects, planOptionsOf(desired, request).diff);
   return planSnapshot(desired, live, request.store, request);
 }

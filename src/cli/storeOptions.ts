@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DqError } from '../model/index.js';
-import { DEFAULT_LOCK_TTL_MS, openStore, withOpenStore } from '../app/openStore.js';
+import { DEFAULT_LOCK_TTL_MS, openStore, withOpenStore, withOpeningStore } from '../app/openStore.js';
 import type { OpenStoreOptions, Store } from '../app/types.js';
 import { parseDuration } from './duration.js';
 import type { CliIo } from './io.js';
@@ -49,4 +49,9 @@ export function lockTtlOf(flags: StoreFlags, io: CliIo): number {
 
 export async function withStore<T>(flags: StoreFlags, io: CliIo, purpose: OpenPurpose, work: (store: Store) => Promise<T>): Promise<T> {
   return withOpenStore(openOptionsFromFlags(flags, io, purpose), work);
+}
+
+/** `withStore` for work that starts before it needs the store (plan, apply): it gets the store's opening. */
+export async function withOpeningStoreFromFlags<T>(flags: StoreFlags, io: CliIo, purpose: OpenPurpose, work: (store: Promise<Store>) => Promise<T>): Promise<T> {
+  return withOpeningStore(openOptionsFromFlags(flags, io, purpose), work);
 }

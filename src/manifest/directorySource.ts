@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import type { Dirent, Stats } from 'node:fs';
+import { lstat, open, readdir, readFile, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { DqError } from '../model/index.js';
@@ -73,13 +74,85 @@ export class DirectorySource implements RepositorySource {
   }
 
   async listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }> {
+    const { files, problems } = await this.walk(true);
+    files.sort(byPath);
+    return { files, problems };
+  }
+
+  /**
+   * The listing of listFiles and the text of every file in one pass, for a reader of every file (a plan's inputs):
+   * a file the folder's listing names as a file is not lstat-ed but opened, and its size (the limit) and version
+   * come from the opened file (fstat), which is what the read needs anyway. The answer is listFiles's (the same
+   * files, sizes, versions and problems); a file that cannot be opened is listed from its lstat, without a text.
+   */
+  async readEveryFile(
+    each: (path: string, text: string) => void,
+    options: { concurrency: number; listed?: (files: number) => void },
+  ): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }> {
+    const { files, problems, unread } = await this.walk(false);
+    options.listed?.(files.length + unread.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < unread.length) {
+        const path = unread[next++];
+        const absolute = join(this.root, path);
+        let handle: FileHandle;
+        try {
+          handle = await open(absolute, 'r');
+        } catch {
+          // not readable (or vanished): listed as listFiles would list it, the load says why it cannot be read
+          const info = await lstat(absolute).catch(() => undefined);
+          if (info?.isFile()) this.take(path, info, files, problems);
+          continue;
+        }
+        try {
+          const info = await handle.stat();
+          if (!info.isFile() || !this.take(path, info, files, problems)) continue;
+          each(path, await readWhole(handle, info.size));
+        } catch {
+          // listed, without a text: the load reads it again and says why it cannot
+        } finally {
+          await handle.close();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, unread.length)) }, worker));
+    files.sort(byPath);
+    problems.sort(byPath);
+    return { files, problems };
+  }
+
+  /** Lists `path` (a file of this size and version) unless it is over the limit (then a problem); true when listed. */
+  private take(path: string, info: Stats, files: RepositoryFile[], problems: RepositoryProblem[]): boolean {
+    if (info.size > MAX_FILE_BYTES) {
+      problems.push({
+        path,
+        code: 'file_too_large',
+        summary: `${path} is ${(info.size / 1024 / 1024).toFixed(1)} MB; files over ${MAX_FILE_BYTES / 1024 / 1024} MB are refused`,
+      });
+      return false;
+    }
+    files.push({ path, size: info.size, version: `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}` });
+    return true;
+  }
+
+  /**
+   * Every file under the folders dqctl reads. `statFiles`: each file is lstat-ed (stat-ed through a link) and
+   * listed; otherwise a file the folder's listing names as a regular file is left `unread` for the caller to open.
+   */
+  private async walk(statFiles: boolean): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[]; unread: string[] }> {
     const rootReal = await this.realRoot();
     const files: RepositoryFile[] = [];
     const problems: RepositoryProblem[] = [];
+    const unread: string[] = [];
     // Real paths of the folders read so far: a link back to one of them (a loop) is reported, not followed.
     const visitedFolders = new Set<string>([rootReal]);
-    const visit = async (relPath: string): Promise<void> => {
+    const visit = async (relPath: string, type?: Dirent): Promise<void> => {
       const absolute = join(this.root, relPath);
+      if (!statFiles && type?.isFile()) {
+        unread.push(relPath);
+        return;
+      }
       let info;
       try {
         info = await lstat(absolute);
@@ -115,21 +188,14 @@ export class DirectorySource implements RepositorySource {
           return;
         }
         visitedFolders.add(real);
-        const entries = await readdir(absolute);
-        entries.sort();
-        await Promise.all(entries.map((entry) => visit(relPath === '' ? entry : `${relPath}/${entry}`)));
+        const entries = await readdir(absolute, { withFileTypes: true });
+        entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        await Promise.all(entries.map((entry) => visit(relPath === '' ? entry.name : `${relPath}/${entry.name}`, entry)));
         return;
       }
       if (!info.isFile()) return;
-      if (info.size > MAX_FILE_BYTES) {
-        problems.push({
-          path: relPath,
-          code: 'file_too_large',
-          summary: `${relPath} is ${(info.size / 1024 / 1024).toFixed(1)} MB; files over ${MAX_FILE_BYTES / 1024 / 1024} MB are refused`,
-        });
-        return;
-      }
-      files.push({ path: relPath, size: info.size, version: `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}` });
+      if (statFiles) this.take(relPath, info, files, problems);
+      else unread.push(relPath); // a file behind a link inside the folder: opened (and fstat-ed) by the reader
     };
     for (const top of [...READ_ROOTS, SETTINGS_FILE]) {
       try {
@@ -139,8 +205,7 @@ export class DirectorySource implements RepositorySource {
       }
       await visit(top);
     }
-    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return { files, problems };
+    return { files, problems, unread };
   }
 
   async readFile(path: string): Promise<string> {
@@ -151,4 +216,31 @@ export class DirectorySource implements RepositorySource {
     }
     return readFile(absolute, 'utf8');
   }
+}
+
+const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/**
+ * The text of an opened file of `size` bytes (its fstat), read as fs.readFile reads one: `size` bytes (fewer if it
+ * shrank), or to its end when the size says 0 (such files may still hold text).
+ */
+async function readWhole(handle: FileHandle, size: number): Promise<string> {
+  if (size > 0) {
+    const buffer = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.toString('utf8', 0, filled);
+  }
+  const chunks: Buffer[] = [];
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

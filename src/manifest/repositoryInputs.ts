@@ -43,9 +43,8 @@ export async function readRepositoryInputs(
   // the commit and the work tree's state run beside the reads (git), and are kept for the load
   void source.commit().catch(() => undefined);
   void source.dirtyFiles?.()?.catch(() => undefined);
-  const { files, problems } = await source.listFiles();
-  const shas = await source.readAll(files, options.progress);
-  source.shas = shas;
+  const { files, problems } = await source.listAndReadAll(options.progress);
+  const shas = source.shas;
   const hash = createHash('sha256').update(`${FORMAT}\ncode\t${options.codeKey ?? parseCacheCodeKey()}\nenvironment\t${options.environment ?? ''}\n`);
   for (const problem of problems) hash.update(`problem\t${problem.path}\t${problem.code}\n`);
   for (const file of files) hash.update(`file\t${file.path}\t${shas.get(file.path)}\n`);
@@ -93,12 +92,33 @@ class PrereadSource implements RepositorySource {
     return text;
   }
 
-  /** Reads every file (the sha256 of each; a file that cannot be read has none, and the load will say why). */
-  async readAll(files: readonly RepositoryFile[], progress?: ProgressReporter): Promise<Map<string, string>> {
+  /**
+   * Lists and reads every file (the sha256 of each in `shas`; a file that cannot be read has none, and the load
+   * will say why): in one pass when the source can (a folder: no lstat per file), else listed then read.
+   */
+  async listAndReadAll(progress?: ProgressReporter): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }> {
     const shas = new Map<string, string>();
-    let next = 0;
+    this.shas = shas;
+    let total = 0;
     let done = 0;
-    progress?.({ phase: 'load', done: 0, total: files.length });
+    const take = (path: string, text: string): void => {
+      this.texts.set(path, text);
+      if (path === SETTINGS_FILE) this.settingsText = text;
+      shas.set(path, createHash('sha256').update(text).digest('hex'));
+      progress?.({ phase: 'load', done: ++done, total });
+    };
+    const listed = (files: number): void => {
+      total = files;
+      progress?.({ phase: 'load', done: 0, total });
+    };
+    if (this.inner.readEveryFile && !this.listing) {
+      this.listing = this.inner.readEveryFile(take, { concurrency: READ_CONCURRENCY, listed });
+      return this.listing;
+    }
+    const listing = await this.listFiles();
+    listed(listing.files.length);
+    let next = 0;
+    const files = listing.files;
     const worker = async (): Promise<void> => {
       while (next < files.length) {
         const path = files[next++].path;
@@ -108,14 +128,11 @@ class PrereadSource implements RepositorySource {
         } catch {
           continue;
         }
-        this.texts.set(path, text);
-        if (path === SETTINGS_FILE) this.settingsText = text;
-        shas.set(path, createHash('sha256').update(text).digest('hex'));
-        progress?.({ phase: 'load', done: ++done, total: files.length });
+        take(path, text);
       }
     };
     await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, files.length) }, worker));
-    return shas;
+    return listing;
   }
 
   settings(): RepositorySettings | null {

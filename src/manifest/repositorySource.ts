@@ -33,6 +33,15 @@ export interface RepositorySource {
   /** Every file under the folders dqctl reads, plus the problems met while listing them. */
   listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
   readFile(path: string): Promise<string>;
+  /**
+   * listFiles and the text of every listed file in one pass, when the source does that cheaper than listing then
+   * reading (a folder: no lstat per file, see DirectorySource). Same listing as listFiles; `each` gets every text
+   * read (a file that cannot be read is listed without one); `listed` the number of files before the reads.
+   */
+  readEveryFile?(
+    each: (path: string, text: string) => void,
+    options: { concurrency: number; listed?: (files: number) => void },
+  ): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
   /** The sha256 of the text `readFile(path)` gives, when the source hashed it already (repositoryInputs.ts). */
   contentSha?(path: string): string | undefined;
 }

@@ -532,14 +532,24 @@ export interface TableSeverityFilter {
  * and the counts.
  */
 export async function readTableSeverities(sql: SqlQueryable, filter?: TableSeverityFilter): Promise<TableSeverityRow[]> {
-  const where = filter
-    ? `where s.connection_name in (select jsonb_array_elements_text($1::text::jsonb))
-          or (s.connection_name, s.schema_name, s.table_name) in
-             (select t.connection, t.schema, t.table_name from jsonb_to_recordset($2::text::jsonb) as t(connection text, schema text, table_name text))`
-    : '';
-  const parameters = filter
-    ? [JSON.stringify(filter.connections ?? []), JSON.stringify((filter.tables ?? []).map((t) => ({ connection: t.connection, schema: t.schema, table_name: t.table })))]
-    : [];
+  const columns = `s.connection_name, s.schema_name, s.table_name, s.severity, s.valid, s.warnings, s.errors, s.fatals, s.execution_errors,
+            ${isoTimestamp('s.last_executed_at')} as last_executed_at`;
+  // a filter's connections and its tables each read by the primary key (one OR of both made a scan of every row)
+  const parts: string[] = [];
+  const parameters: string[] = [];
+  if (!filter) parts.push(`select ${columns} from dqctl.table_status s`);
+  if (filter?.connections?.length) {
+    parameters.push(JSON.stringify(filter.connections));
+    parts.push(`select ${columns} from dqctl.table_status s where s.connection_name in (select jsonb_array_elements_text($${parameters.length}::text::jsonb))`);
+  }
+  if (filter?.tables?.length) {
+    parameters.push(JSON.stringify(filter.tables.map((t) => ({ connection: t.connection, schema: t.schema, table_name: t.table }))));
+    parts.push(
+      `select ${columns} from jsonb_to_recordset($${parameters.length}::text::jsonb) as t(connection text, schema text, table_name text)
+         join dqctl.table_status s on s.connection_name = t.connection and s.schema_name = t.schema and s.table_name = t.table_name`,
+    );
+  }
+  if (parts.length === 0) return [];
   const rows = await sql.query<{
     connection_name: string;
     schema_name: string;
@@ -552,9 +562,8 @@ export async function readTableSeverities(sql: SqlQueryable, filter?: TableSever
     execution_errors: number | string;
     last_executed_at: string;
   }>(
-    `select s.connection_name, s.schema_name, s.table_name, s.severity, s.valid, s.warnings, s.errors, s.fatals, s.execution_errors,
-            ${isoTimestamp('s.last_executed_at')} as last_executed_at
-       from dqctl.table_status s ${where}
+    // union: a table named by the filter and in one of its connections is one row
+    `select * from (${parts.join(' union ')}) as s
       order by s.connection_name collate "C", s.schema_name collate "C", s.table_name collate "C"`,
     parameters,
   );

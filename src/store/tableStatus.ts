@@ -71,41 +71,43 @@ export async function refreshTableStatus(sql: SqlQueryable, tables: Iterable<Tab
 
 /**
  * Each connection's tables with results, folded to what its quality is made of (the worst of its tables'): the
- * highest severity among them, and how many have only execution errors. One row per connection, computed where the
- * rows are (a connection of 1,000 tables with results is one row, not 1,000); tables that no longer exist in the
- * live store are left out, as the overview leaves them out (their results stay stored).
+ * highest severity among them, and whether some have only execution errors. One row per connection that has a live
+ * table with results, computed where the rows are; tables that no longer exist in the live store are left out, as the overview leaves them out (their
+ * results stay stored). Each answer is read from the connection's rows in severity order (the index of migration
+ * 0017) and stops at the first row whose table exists: a connection of 1,000 tables with results costs a few
+ * lookups, not 1,000 (whereas counting them would check every one against the live objects).
  */
 export interface ConnectionSeverityRow {
   connectionName: string;
   /** The highest severity of its tables' (0 valid … 3 fatal); null when every such table has only execution errors. */
   severity: SeverityNumber | null;
-  /** Tables whose every newest result is an execution error. */
-  executionErrorTables: number;
-  /** Tables with results. */
-  tables: number;
+  /** Whether some of its tables have only execution errors as their newest results. */
+  executionErrorTables: boolean;
 }
 
 export async function readConnectionSeverities(sql: SqlQueryable, connections: readonly string[]): Promise<ConnectionSeverityRow[]> {
   if (connections.length === 0) return [];
   // a table's object name is its key (model/tableIdentity.ts tableKey: the connection with % and / escaped)
-  const rows = await sql.query<{ connection_name: string; severity: number | null; execution_error_tables: number | string; tables: number | string }>(
-    `select s.connection_name, max(s.severity) as severity,
-            count(*) filter (where s.severity is null)::integer as execution_error_tables, count(*)::integer as tables
-       from dqctl.table_status s
-      where s.connection_name = any(string_to_array($1, chr(31)))
-        and exists (select 1 from dqctl.objects o
-                     where o.kind = 'table'
-                       and o.name = replace(replace(s.connection_name, '%', '%25'), '/', '%2F') || '/' || s.schema_name || '.' || s.table_name)
-      group by s.connection_name`,
-    // the names as one text parameter the planner reads (a jsonb list hid their number from it: it planned for
-    // every connection and hashed every table's object, a second per keystroke at 100,000 tables); names are
-    // separated by the unit separator, a control character no connection name holds
+  const live = `exists (select 1 from dqctl.objects o
+                         where o.kind = 'table'
+                           and o.name = replace(replace(s.connection_name, '%', '%25'), '/', '%2F') || '/' || s.schema_name || '.' || s.table_name)`;
+  const rows = await sql.query<{ connection_name: string; severity: number | null; execution_error_tables: boolean }>(
+    // every live table's row has a severity or none (execution errors only): a connection without either has none
+    `select f.connection_name, f.severity, f.execution_error_tables
+       from (select c.name as connection_name,
+                    (select s.severity from dqctl.table_status s
+                      where s.connection_name = c.name and s.severity is not null and ${live}
+                      order by s.severity desc limit 1) as severity,
+                    exists (select 1 from dqctl.table_status s where s.connection_name = c.name and s.severity is null and ${live}) as execution_error_tables
+               from (select distinct unnest(string_to_array($1, chr(31))) as name) as c
+             offset 0) as f -- each connection's answers once (not again for the condition below)
+      where f.severity is not null or f.execution_error_tables`,
+    // the names as one text parameter, separated by the unit separator, a control character no connection name holds
     [connections.join('\u001f')],
   );
   return rows.map((row) => ({
     connectionName: row.connection_name,
     severity: row.severity === null ? null : toSeverityNumber(Number(row.severity)),
-    executionErrorTables: Number(row.execution_error_tables),
-    tables: Number(row.tables),
+    executionErrorTables: row.execution_error_tables === true,
   }));
 }

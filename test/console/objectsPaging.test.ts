@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { CheckResultInput } from '../../src/store/readResults.js';
 import { launchBrowser, listen, watchedPage } from '../helpers/browser.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
@@ -102,6 +103,37 @@ describe('console: the paged objects list', () => {
     expect(last.url.searchParams.get('search')).toBe('BULK_01');
     expect(last.url.searchParams.get('page')).toBe('1');
     expect(answers.every((a) => a.body.objects.length <= 100)).toBe(true);
+    expect(problems).toEqual([]);
+  });
+
+  it('a one-letter search shows its first page, connections first, each with the worst severity of its live tables', async () => {
+    const result = (table: string, severity: CheckResultInput['severity']): CheckResultInput => ({
+      connectionName: 'bulk',
+      schemaName: 'public',
+      tableName: table,
+      checkType: 'monitoring',
+      timeGradient: 'day',
+      checkCategory: 'volume',
+      checkName: 'daily_row_count',
+      checkHash: 1,
+      timePeriod: '2026-11-20T00:00:00.000Z',
+      actualValue: 10,
+      severity,
+      ...(severity === null ? { errorMessage: 'sensor failed' } : {}),
+    });
+    // a warning on a live table; a fatal and an execution error of tables no longer in the store do not count
+    await fx.store.insertCheckResults([result('bulk_007', 0), result('bulk_008', 1), result('bulk_gone', 3), result('bulk_gone_too', null)]);
+    await page.goto(`${base}/objects`);
+    await page.locator('.orow:not(.ohead)').first().waitFor();
+    await page.getByRole('searchbox', { name: 'Search' }).pressSequentially('b', { delay: 30 });
+    const expected = (await call(app, { method: 'GET', url: '/api/objects?search=b&page=1&limit=100' })).body as ObjectsAnswer;
+    const total = (await call(app, { method: 'GET', url: '/api/objects' })).body.total as number;
+    await page.getByTestId('result-count').getByText(`${expected.total} of ${total} objects`).waitFor();
+    expect(await rowNames()).toEqual(expected.objects.slice(0, (await rowNames()).length).map((o) => o.name));
+    const bulk = page.locator('.orow:not(.ohead)').filter({ has: page.getByRole('link', { name: 'bulk', exact: true }) });
+    expect(await bulk.locator('span').last().textContent()).toBe('warning');
+    const overview = (await call(app, { method: 'GET', url: '/api/overview' })).body as { connections: Array<{ name: string; quality_status: string }> };
+    expect(overview.connections.find((c) => c.name === 'bulk')?.quality_status).toBe('warning');
     expect(problems).toEqual([]);
   });
 

@@ -57,6 +57,9 @@ describe.each(STORE_ENGINES)('objects: search and connection quality ($engine)',
       result('analytics_dwh', 'mart', 'dim_customer', null),
       // failing_source: only execution errors
       result('failing_source', 'public', 'events', null),
+      // quiet_source: results of tables that are gone only (an error, an execution error): not run
+      result('quiet_source', 'public', 'gone_error', 2),
+      result('quiet_source', 'public', 'gone_failed', null),
     ]);
   });
   afterAll(async () => {

@@ -9,7 +9,7 @@ import type { CliIo } from '../io.js';
 import { terminalProgress } from '../progressBar.js';
 import { renderApplyComplete, renderPlan } from '../render/planOutput.js';
 import { postGitops, remoteTargetOf } from '../remoteClient.js';
-import { withStore } from '../storeOptions.js';
+import { withOpeningStoreFromFlags } from '../storeOptions.js';
 import type { ApplyCommandOptions } from './planApplyOptions.js';
 import { readSavedPlanEnvironment } from './savedPlan.js';
 
@@ -64,7 +64,7 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
           }),
           conversation,
         )
-      : await withStore(options, io, { operation: `apply by ${actor}`, waitMs: lockTimeoutMs }, (store) => {
+      : await withOpeningStoreFromFlags(options, io, { operation: `apply by ${actor}`, waitMs: lockTimeoutMs }, (store) => {
           const identity: ApplyIdentity = { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, switchEnvironment: options.switchEnv };
           return runApply(localTarget(store, source, identity), conversation);
         });

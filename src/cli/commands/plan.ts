@@ -8,7 +8,7 @@ import type { CliIo } from '../io.js';
 import { renderPlan } from '../render/planOutput.js';
 import { withProgress } from '../progressBar.js';
 import { postGitops, remoteTargetOf } from '../remoteClient.js';
-import { withStore } from '../storeOptions.js';
+import { withOpeningStoreFromFlags } from '../storeOptions.js';
 import type { PlanCommandOptions, PlanFormat } from './planApplyOptions.js';
 
 export type { PlanCommandOptions, PlanFormat };
@@ -38,5 +38,5 @@ export async function planCommand(dir: string | undefined, options: PlanCommandO
     return 0;
   };
   if (server) return show(remoteTarget((operation, request) => postGitops(server, operation, request), source));
-  return withStore(options, io, { operation: 'plan' }, (store) => show(localTarget(store, source)));
+  return withOpeningStoreFromFlags(options, io, { operation: 'plan' }, (store) => show(localTarget(store, source)));
 }

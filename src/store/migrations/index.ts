@@ -14,6 +14,7 @@ import { migration0013 } from './0013_applied_inputs.js';
 import { migration0014 } from './0014_objects_uncompressed.js';
 import { migration0015 } from './0015_table_status.js';
 import { migration0016 } from './0016_table_jobs.js';
+import { migration0017 } from './0017_table_status_by_severity.js';
 
 /**
  * Every migration this version knows, in order. Append only: a released migration is never edited, and its
@@ -25,4 +26,4 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013, migration0014, migration0015, migration0016];
+export const MIGRATIONS: readonly Migration[] = [migration0001, migration0002, migration0003, migration0004, migration0005, migration0006, migration0007, migration0008, migration0009, migration0010, migration0011, migration0012, migration0013, migration0014, migration0015, migration0016, migration0017];
