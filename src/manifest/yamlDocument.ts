@@ -1,6 +1,10 @@
-import { CORE_SCHEMA, load } from 'js-yaml';
+import { createRequire } from 'node:module';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type YAMLError } from 'yaml';
 import { unstorableValues, type Diagnostic, type JsonValue, type SourceRange } from '../model/index.js';
+
+// js-yaml's CommonJS build, not its ES module build: on Node 20 the same load of the same files takes 2.5-3x less
+// CPU through it (bench/scaleStep.ts `parse`, the baseline of issue 25, loads it the same way).
+const { CORE_SCHEMA, load } = createRequire(import.meta.url)('js-yaml') as typeof import('js-yaml');
 
 /**
  * One YAML file parsed with its positions kept, so that any value found wrong later (by the schema, by a
@@ -63,7 +67,7 @@ function tooDeepPath(value: JsonValue | undefined): Array<string | number> | nul
 function parseYamlFileWithin(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
   let value: JsonValue | undefined;
   try {
-    value = load(text, { schema: CORE_SCHEMA, filename: file }) as JsonValue | undefined;
+    value = load(text, { schema: CORE_SCHEMA }) as JsonValue | undefined; // an error is read again with `yaml` below
   } catch {
     return parseWithPositions(file, text);
   }
