@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -84,9 +84,11 @@ export class DirectorySource implements RepositorySource {
     const visitedFolders = new Set<string>([rootReal]);
     const visit = async (relPath: string): Promise<void> => {
       const absolute = join(this.root, relPath);
+      // synchronous, as readFile: one lstat a file through the thread pool costs more than the lstat (each folder's
+      // readdir below still lets the event loop turn)
       let info;
       try {
-        info = await lstat(absolute);
+        info = lstatSync(absolute);
       } catch {
         return; // vanished while listing (an editor's temp file): not ours to report
       }
