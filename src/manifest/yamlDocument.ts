@@ -208,7 +208,11 @@ function friendlyYamlMessage(message: string): string {
   return first;
 }
 
-function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
+/**
+ * The slow path of parseYamlFile: the `yaml` library reads the file with positions (a file js-yaml refused).
+ * Exported so that tests can check that both paths give the same values and diagnostics.
+ */
+export function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
   const positions = positionsOf(file, text);
   const { doc, toRange } = positions;
   const diagnostics: Diagnostic[] = [];
