@@ -240,8 +240,8 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       attachmentsOfObject = files.attachments;
     }
     objectCount++;
-    // findings only: a file parsed now still gets its spec (the parse cache keeps it); a cached one is not read
-    if (want === 'findings' && !entry.rawSpec) continue;
+    // findings only: a file parsed now still gets its spec when a parse cache keeps it; a cached one is not read
+    if (want === 'findings' && (!entry.rawSpec || !cache)) continue;
     const spec = (entry.spec ??= (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
     const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
     objects.push({

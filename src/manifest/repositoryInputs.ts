@@ -112,7 +112,7 @@ class PrereadSource implements RepositorySource {
       progress?.({ phase: 'load', done: 0, total });
     };
     if (this.inner.readEveryFile && !this.listing) {
-      this.listing = this.inner.readEveryFile(take, { concurrency: READ_CONCURRENCY, listed });
+      this.listing = this.inner.readEveryFile(take, { listed });
       return this.listing;
     }
     const listing = await this.listFiles();

@@ -40,7 +40,7 @@ export interface RepositorySource {
    */
   readEveryFile?(
     each: (path: string, text: string) => void,
-    options: { concurrency: number; listed?: (files: number) => void },
+    options: { listed?: (files: number) => void },
   ): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
   /** The sha256 of the text `readFile(path)` gives, when the source hashed it already (repositoryInputs.ts). */
   contentSha?(path: string): string | undefined;

@@ -1,6 +1,10 @@
-import { CORE_SCHEMA, load } from 'js-yaml';
+import { createRequire } from 'node:module';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type YAMLError } from 'yaml';
-import { unstorableValues, type Diagnostic, type JsonValue, type SourceRange } from '../model/index.js';
+import { findUnstorableText, unstorableValues, type Diagnostic, type JsonValue, type SourceRange } from '../model/index.js';
+
+// js-yaml's CommonJS build, not its ES module build: on Node 20 the same load of the same files takes 2.5-3x less
+// CPU through it (bench/scaleStep.ts `parse`, the baseline of issue 25, loads it the same way).
+const { CORE_SCHEMA, load } = createRequire(import.meta.url)('js-yaml') as typeof import('js-yaml');
 
 /**
  * One YAML file parsed with its positions kept, so that any value found wrong later (by the schema, by a
@@ -63,7 +67,7 @@ function tooDeepPath(value: JsonValue | undefined): Array<string | number> | nul
 function parseYamlFileWithin(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
   let value: JsonValue | undefined;
   try {
-    value = load(text, { schema: CORE_SCHEMA, filename: file }) as JsonValue | undefined;
+    value = load(text, { schema: CORE_SCHEMA }) as JsonValue | undefined; // an error is read again with `yaml` below
   } catch {
     return parseWithPositions(file, text);
   }
@@ -83,10 +87,47 @@ function parseYamlFileWithin(file: string, text: string): { parsed?: ParsedYaml;
     };
   }
   const parsed = { file, text, value, locate };
+  // one cheap walk clears nearly every file; the walks that find the path of a fault run only after it found one
+  const suspect = screenDocument(value, text.includes('\\') || findUnstorableText(text) !== null);
+  if (suspect === 'clear') return { parsed, diagnostics: [] };
   const deep = tooDeepPath(value);
   if (deep) return { diagnostics: [tooDeep(file, locateOrNull(locate, deep))] };
   const unstorable = storabilityDiagnostics(parsed);
   return unstorable.length > 0 ? { diagnostics: unstorable } : { parsed, diagnostics: [] };
+}
+
+/**
+ * Whether a document may be too deep (a mapping or list at MAX_NESTING_DEPTH levels) or hold a value the store
+ * cannot (see storabilityDiagnostics), in one walk that builds no path. `checkText`: whether its strings may hold
+ * unstorable text; they cannot when the file's text holds none and no escape (`\`) could make some. Iterative.
+ */
+function screenDocument(value: JsonValue | undefined, checkText: boolean): 'clear' | 'suspect' {
+  const values: Array<JsonValue | undefined> = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const current = values.pop();
+    const depth = depths.pop()!;
+    if (typeof current === 'string') {
+      if (checkText && findUnstorableText(current)) return 'suspect';
+    } else if (typeof current === 'number') {
+      if (!Number.isFinite(current)) return 'suspect';
+    } else if (current !== null && typeof current === 'object') {
+      if (depth >= MAX_NESTING_DEPTH) return 'suspect';
+      if (Array.isArray(current)) {
+        for (const child of current) {
+          values.push(child);
+          depths.push(depth + 1);
+        }
+      } else {
+        for (const key in current) {
+          if (checkText && findUnstorableText(key)) return 'suspect';
+          values.push(current[key]);
+          depths.push(depth + 1);
+        }
+      }
+    }
+  }
+  return 'clear';
 }
 
 /**
@@ -167,7 +208,11 @@ function friendlyYamlMessage(message: string): string {
   return first;
 }
 
-function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
+/**
+ * The slow path of parseYamlFile: the `yaml` library reads the file with positions (a file js-yaml refused).
+ * Exported so that tests can check that both paths give the same values and diagnostics.
+ */
+export function parseWithPositions(file: string, text: string): { parsed?: ParsedYaml; diagnostics: Diagnostic[] } {
   const positions = positionsOf(file, text);
   const { doc, toRange } = positions;
   const diagnostics: Diagnostic[] = [];

@@ -48,7 +48,7 @@ describe('DirectorySource.readEveryFile', () => {
     const listed = await source.listFiles();
     const texts = new Map<string, string>();
     let announced = -1;
-    const read = await source.readEveryFile((path, text) => texts.set(path, text), { concurrency: 3, listed: (n) => (announced = n) });
+    const read = await source.readEveryFile((path, text) => texts.set(path, text), { listed: (n) => (announced = n) });
 
     expect(read.files).toEqual(listed.files);
     expect(read.problems).toEqual([...listed.problems].sort(byPath));
