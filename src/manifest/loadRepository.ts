@@ -242,6 +242,13 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     objectCount++;
     // findings only: a file parsed now still gets its spec (the parse cache keeps it); a cached one is not read
     if (want === 'findings' && !entry.rawSpec) continue;
+    if (attached.length === 0 && entry.spec === undefined && cache?.canDeferSpec(item.file, entry)) {
+      // restored from the persisted cache with its hash: the spec stays in its shard until a plan or an apply asks
+      objects.push(withLazySpec({ kind: item.kind, name: item.name, attachments: attachmentsOfObject, hash: entry.hash!, origin: { file: item.file } }, () =>
+        entry.spec ?? cache.lazySpec(item.file, entry) ?? (entry.spec = normalizeSpec(item.kind, rawSpecOf(item, entry, scope))),
+      ));
+      continue;
+    }
     const spec = (entry.spec ??= (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
     const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
     objects.push({
@@ -269,6 +276,29 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     fingerprint: desiredFingerprint(objects, settings, environment),
   };
   return { state, objectCount };
+}
+
+/**
+ * A desired object whose spec is read when first asked for (an enumerable getter: spreading, JSON and equality see
+ * it as a plain property) and not kept by the object: a plan of one change reads one shard, an apply of every
+ * object holds a few shards at a time, not every spec. Its hash is known without the spec (the parse cache's
+ * index); the spec the getter gives is the one of that hash (persistedParseCache.ts: the same content, or computed
+ * again from the text). Assigning `spec` makes it a plain value.
+ */
+function withLazySpec(object: Omit<DesiredObject, 'spec'>, spec: () => JsonObject): DesiredObject {
+  const value = { kind: object.kind, name: object.name } as DesiredObject;
+  Object.defineProperty(value, 'spec', {
+    enumerable: true,
+    configurable: true,
+    get: spec,
+    set(replacement: JsonObject) {
+      Object.defineProperty(value, 'spec', { value: replacement, enumerable: true, configurable: true, writable: true });
+    },
+  });
+  value.attachments = object.attachments;
+  value.hash = object.hash;
+  value.origin = object.origin;
+  return value;
 }
 
 /** A file or folder name decoding to text the live store cannot hold (`%00`): reported, the file is not read. */

@@ -3,9 +3,11 @@ import {
   persistedSpecOf,
   readPersistedEntries,
   readSpecShard,
+  readSpecShardSync,
   restoreEntry,
   sha256,
   specMatches,
+  specShardExists,
   specShardOf,
   writePersistedEntries,
   writeSpecShard,
@@ -15,6 +17,9 @@ import {
 import type { ParsedFile } from './parsedFile.js';
 
 export type { ParsedFile } from './parsedFile.js';
+
+/** How many spec shards a cache holds for lazySpec (a shard is one connection's tables: 1.7 MB of JSON at 1,000 tables). */
+const RECENT_SHARDS = 4;
 
 /**
  * What loading one object file produced (its text, diagnostics, the parsed object, and lazily its normalized
@@ -41,6 +46,8 @@ export class ParseCache {
   private shards = new Map<string, Promise<Map<string, PersistedSpec>>>();
   /** The shards whose specs differ from what their files hold. */
   private dirtyShards = new Set<string>();
+  /** The shards `lazySpec` read last, the most recent last: never more than RECENT_SHARDS are held. */
+  private recentShards = new Map<string, Map<string, PersistedSpec>>();
   /** Files reused / parsed by the last load, for logs and benchmarks. */
   stats = { reused: 0, parsed: 0 };
 
@@ -77,6 +84,33 @@ export class ParseCache {
     if (specMatches(stored, entry)) return stored.spec;
     this.markShard(path);
     return undefined;
+  }
+
+  /**
+   * Whether the spec of `entry` (restored from disk, its hash known) may be left in its shard until somebody asks
+   * for it (`lazySpec`): only when the shard has a file. Without one, the load computes the spec now and the shard
+   * is written again (a cache whose shards were removed heals on the next run).
+   */
+  canDeferSpec(path: string, entry: ParsedFile): boolean {
+    return !!this.file && entry.sha !== undefined && entry.hash !== undefined && !entry.rawSpec && specShardExists(this.file, specShardOf(path));
+  }
+
+  /**
+   * The spec of `entry` read from its shard when first asked for, synchronously, from the few shards read last
+   * (a plan asks for the specs of its changes only; an apply of creates asks shard by shard). The spec is taken only
+   * for the same content (sha256 and variables' key, as `storedSpec`); a shard rewritten since by another process,
+   * or corrupt, answers undefined and the caller computes the spec from the text.
+   */
+  lazySpec(path: string, entry: ParsedFile): JsonObject | undefined {
+    if (!this.file || entry.sha === undefined) return undefined;
+    const shard = specShardOf(path);
+    let specs = this.recentShards.get(shard);
+    if (specs) this.recentShards.delete(shard);
+    else specs = readSpecShardSync(this.file, shard);
+    this.recentShards.set(shard, specs);
+    if (this.recentShards.size > RECENT_SHARDS) this.recentShards.delete(this.recentShards.keys().next().value!);
+    const stored = specs.get(path);
+    return specMatches(stored, entry) ? stored.spec : undefined;
   }
 
   private shard(shard: string): Promise<Map<string, PersistedSpec>> {
@@ -146,6 +180,7 @@ export class ParseCache {
       }
       await writeSpecShard(this.file, shard, specs);
       this.shards.set(shard, Promise.resolve(specs));
+      this.recentShards.delete(shard);
     }
     this.dirtyShards.clear();
     this.changed = false;
@@ -159,5 +194,6 @@ export class ParseCache {
     this.entries.clear();
     this.onDisk.clear();
     this.shards.clear();
+    this.recentShards.clear();
   }
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,9 +85,14 @@ export async function readPersistedEntries(file: string): Promise<Map<string, Pe
   return readCacheDocument(file, FORMAT, wellFormed);
 }
 
-/** The shard that holds the spec of `path`: its connection folder (`sources/<connection>`), else its top folder. */
+/**
+ * The shard that holds the spec of `path`: its connection folder (`sources/<connection>`), else its top folder.
+ * The connections themselves share one shard (`sources`): a plan looks at every new connection's spec (for a
+ * literal password), which then reads one small shard, not the shard of every connection's tables.
+ */
 export function specShardOf(path: string): string {
   const parts = path.split('/');
+  if (parts[0] === 'sources' && parts.length === 3 && parts[2].endsWith('.dqoconnection.yaml')) return parts[0];
   return parts[0] === 'sources' && parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
@@ -95,12 +100,33 @@ function specShardFile(file: string, shard: string): string {
   return join(`${file.replace(/\.json$/, '')}.specs`, `${createHash('sha256').update(shard).digest('hex').slice(0, 32)}.json`);
 }
 
+function wellFormedSpec(e: unknown): e is PersistedSpec {
+  const s = e as Partial<PersistedSpec> | null;
+  return !!s && typeof s === 'object' && typeof s.sha === 'string' && (s.variablesKey === undefined || typeof s.variablesKey === 'string') && isJsonObject(s.spec as JsonValue);
+}
+
 /** The specs of one shard, or an empty map (absent, corrupt, foreign: as the index). */
 export async function readSpecShard(file: string, shard: string): Promise<Map<string, PersistedSpec>> {
-  return readCacheDocument(specShardFile(file, shard), SPECS_FORMAT, (e): e is PersistedSpec => {
-    const s = e as Partial<PersistedSpec> | null;
-    return !!s && typeof s === 'object' && typeof s.sha === 'string' && (s.variablesKey === undefined || typeof s.variablesKey === 'string') && isJsonObject(s.spec as JsonValue);
-  });
+  return readCacheDocument(specShardFile(file, shard), SPECS_FORMAT, wellFormedSpec);
+}
+
+/**
+ * readSpecShard, synchronously: for a desired object's spec read when first asked for (a getter; see
+ * ParseCache.lazySpec), where an await is not possible.
+ */
+export function readSpecShardSync(file: string, shard: string): Map<string, PersistedSpec> {
+  let text: string;
+  try {
+    text = readFileSync(specShardFile(file, shard), 'utf8');
+  } catch {
+    return new Map();
+  }
+  return cacheEntriesOf(text, SPECS_FORMAT, wellFormedSpec);
+}
+
+/** Whether the shard of `shard` has a file (it may still be corrupt or of other code: readSpecShard says). */
+export function specShardExists(file: string, shard: string): boolean {
+  return existsSync(specShardFile(file, shard));
 }
 
 /** Writes one shard's specs (an empty shard: its file is removed). */
@@ -114,9 +140,19 @@ export async function writeSpecShard(file: string, shard: string, specs: Readonl
 }
 
 async function readCacheDocument<T>(file: string, format: string, valid: (entry: unknown) => entry is T): Promise<Map<string, T>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return new Map();
+  }
+  return cacheEntriesOf(text, format, valid);
+}
+
+function cacheEntriesOf<T>(text: string, format: string, valid: (entry: unknown) => entry is T): Map<string, T> {
   let document: unknown;
   try {
-    document = JSON.parse(await readFile(file, 'utf8'));
+    document = JSON.parse(text);
   } catch {
     return new Map();
   }
