@@ -1,7 +1,7 @@
 import type { JsonObject } from '../model/index.js';
 import {
   persistedSpecOf,
-  readPersistedEntries,
+  readPersistedIndex,
   readSpecShard,
   readSpecShardSync,
   restoreEntry,
@@ -9,6 +9,7 @@ import {
   specMatches,
   specShardExists,
   specShardOf,
+  writePersistedDelta,
   writePersistedEntries,
   writeSpecShard,
   type PersistedEntry,
@@ -20,6 +21,10 @@ export type { ParsedFile } from './parsedFile.js';
 
 /** How many spec shards a cache holds for lazySpec (a shard is one connection's tables: 1.7 MB of JSON at 1,000 tables). */
 const RECENT_SHARDS = 4;
+
+/** The index is written whole when its delta would hold more than DELTA_MIN entries and 1/DELTA_SHARE of them. */
+const DELTA_MIN = 1_000;
+const DELTA_SHARE = 50;
 
 /**
  * What loading one object file produced (its text, diagnostics, the parsed object, and lazily its normalized
@@ -33,7 +38,8 @@ const RECENT_SHARDS = 4;
  *
  * `ParseCache.persisted(file)` also keeps the entries on disk between processes (persistedParseCache.ts): there an
  * entry is found by path and the sha256 of the text just read, never by a file's version. Its index is read at
- * once; the normalized specs only when a load asks for them (`storedSpec`), one shard at a time.
+ * once (with its delta); the normalized specs only when a load asks for them (`storedSpec`), one shard at a time,
+ * or, for an object restored with its hash, only when a plan or an apply reads that object's spec (`lazySpec`).
  */
 export class ParseCache {
   private entries = new Map<string, ParsedFile>();
@@ -42,12 +48,19 @@ export class ParseCache {
   private onDisk = new Map<string, PersistedEntry>();
   /** Whether the entries differ from what `file` holds. */
   private changed = false;
+  /** The identity of the index read or written last (null: none), and the paths its delta holds. */
+  private indexId: string | null = null;
+  private deltaPaths = new Set<string>();
+  /** The paths whose entries changed (parsed again, or gone) since the index and delta were read or written. */
+  private changedPaths = new Set<string>();
   /** The spec shards read so far (persisted caches only). */
   private shards = new Map<string, Promise<Map<string, PersistedSpec>>>();
   /** The shards whose specs differ from what their files hold. */
   private dirtyShards = new Set<string>();
   /** The shards `lazySpec` read last, the most recent last: never more than RECENT_SHARDS are held. */
   private recentShards = new Map<string, Map<string, PersistedSpec>>();
+  /** How many times `lazySpec` read a shard, for tests and benchmarks. */
+  specShardReads = 0;
   /** Files reused / parsed by the last load, for logs and benchmarks. */
   stats = { reused: 0, parsed: 0 };
 
@@ -57,8 +70,10 @@ export class ParseCache {
   /** A cache kept in `file` between processes (a missing, corrupt or foreign file starts it empty). */
   static async persisted(file: string): Promise<ParseCache> {
     const cache = new ParseCache(file);
-    const entries = await readPersistedEntries(file);
-    cache.onDisk = entries;
+    const index = await readPersistedIndex(file);
+    cache.onDisk = index.entries;
+    cache.indexId = index.id;
+    cache.deltaPaths = index.delta;
     return cache;
   }
 
@@ -106,7 +121,10 @@ export class ParseCache {
     const shard = specShardOf(path);
     let specs = this.recentShards.get(shard);
     if (specs) this.recentShards.delete(shard);
-    else specs = readSpecShardSync(this.file, shard);
+    else {
+      specs = readSpecShardSync(this.file, shard);
+      this.specShardReads++;
+    }
     this.recentShards.set(shard, specs);
     if (this.recentShards.size > RECENT_SHARDS) this.recentShards.delete(this.recentShards.keys().next().value!);
     const stored = specs.get(path);
@@ -125,16 +143,20 @@ export class ParseCache {
     this.changed = true;
   }
 
+  /** `path`'s entry is new, changed or gone: the index (or its delta) is written again. */
+  private markEntry(path: string): void {
+    this.changed = true;
+    this.markShard(path);
+    if (this.file) this.changedPaths.add(path);
+  }
+
   beginLoad(): void {
     this.seen.clear();
     this.stats = { reused: 0, parsed: 0 };
   }
 
   use(path: string, entry: ParsedFile, reused: boolean): void {
-    if (!reused) {
-      this.changed = true;
-      this.markShard(path);
-    }
+    if (!reused) this.markEntry(path);
     this.entries.set(path, entry);
     this.seen.add(path);
     if (reused) this.stats.reused++;
@@ -146,15 +168,13 @@ export class ParseCache {
     for (const path of this.entries.keys()) {
       if (this.seen.has(path)) continue;
       this.entries.delete(path);
-      this.changed = true;
-      this.markShard(path);
+      this.markEntry(path);
     }
     // what the file held and no load used (deleted, renamed, or changed and parsed again) is not written back
     if (this.onDisk.size > 0) {
       for (const path of this.onDisk.keys()) {
         if (this.seen.has(path)) continue;
-        this.changed = true;
-        this.markShard(path);
+        this.markEntry(path);
       }
       this.onDisk.clear();
     }
@@ -163,7 +183,16 @@ export class ParseCache {
   /** Writes the entries to the cache's file when they differ from it (a persisted cache; else nothing). */
   async save(): Promise<void> {
     if (!this.file || !this.changed) return;
-    await writePersistedEntries(this.file, this.entries);
+    // a few edits: only their entries, in a delta on top of the index read (the whole index once they are many)
+    const delta = new Set([...this.deltaPaths, ...this.changedPaths]);
+    if (this.indexId !== null && delta.size <= Math.max(DELTA_MIN, this.entries.size / DELTA_SHARE)) {
+      await writePersistedDelta(this.file, this.indexId, this.entries, delta);
+      this.deltaPaths = delta;
+    } else {
+      this.indexId = await writePersistedEntries(this.file, this.entries);
+      this.deltaPaths = new Set();
+    }
+    this.changedPaths.clear();
     // a changed shard keeps the specs known now, and of its stored ones those still of the same content
     const pathsOf = new Map<string, string[]>();
     for (const path of this.entries.keys()) {
