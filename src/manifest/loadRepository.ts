@@ -244,8 +244,13 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     if (want === 'findings' && !entry.rawSpec) continue;
     if (attached.length === 0 && entry.spec === undefined && cache?.canDeferSpec(item.file, entry)) {
       // restored from the persisted cache with its hash: the spec stays in its shard until a plan or an apply asks
-      objects.push(withLazySpec({ kind: item.kind, name: item.name, attachments: attachmentsOfObject, hash: entry.hash!, origin: { file: item.file } }, () =>
-        entry.spec ?? cache.lazySpec(item.file, entry) ?? (entry.spec = normalizeSpec(item.kind, rawSpecOf(item, entry, scope))),
+      // the getter holds the key of the content and its text (to compute the spec again if the shard no longer
+      // has it), not the entry nor the cache: what a plan's objects keep until the apply is that, not the documents
+      const stored = cache.lazySpec(item.file, entry);
+      const text = entry.text;
+      const { kind, name, file, connection } = item;
+      objects.push(withLazySpec({ kind, name, attachments: attachmentsOfObject, hash: entry.hash!, origin: { file } }, () =>
+        stored() ?? normalizeSpec(kind, rawSpecOf({ kind, name, file, connection }, { text }, scope)),
       ));
       continue;
     }
@@ -439,7 +444,7 @@ function parseObjectFile(
  * The spec as written of a loaded file: kept when this process parsed it; an entry of the persisted cache whose
  * spec shard did not hold it is parsed again (same text, same variables: the same document).
  */
-function rawSpecOf(item: LoadedObject, entry: ParsedFile, scope: VariableScope): JsonObject {
+function rawSpecOf(item: Pick<LoadedObject, 'file' | 'kind' | 'name' | 'connection'>, entry: Pick<ParsedFile, 'rawSpec' | 'text'>, scope: VariableScope): JsonObject {
   if (entry.rawSpec) return entry.rawSpec;
   const again = parseObjectFile({ path: item.file, kind: item.kind, name: item.name, connection: item.connection }, entry.text, scope);
   if (!again.rawSpec) throw new Error(`${item.file}: the cached load of this file no longer parses`);

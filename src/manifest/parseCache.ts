@@ -57,15 +57,15 @@ export class ParseCache {
   private shards = new Map<string, Promise<Map<string, PersistedSpec>>>();
   /** The shards whose specs differ from what their files hold. */
   private dirtyShards = new Set<string>();
-  /** The shards `lazySpec` read last, the most recent last: never more than RECENT_SHARDS are held. */
-  private recentShards = new Map<string, Map<string, PersistedSpec>>();
-  /** How many times `lazySpec` read a shard, for tests and benchmarks. */
-  specShardReads = 0;
+  /** What `lazySpec`'s functions read the shards with (persisted caches only). */
+  private readonly reader: SpecShardReader | undefined;
   /** Files reused / parsed by the last load, for logs and benchmarks. */
   stats = { reused: 0, parsed: 0 };
 
   /** `file`: see `persisted` (new ParseCache() is a cache of one process's loads). */
-  constructor(private readonly file?: string) {}
+  constructor(private readonly file?: string) {
+    this.reader = file ? new SpecShardReader(file) : undefined;
+  }
 
   /** A cache kept in `file` between processes (a missing, corrupt or foreign file starts it empty). */
   static async persisted(file: string): Promise<ParseCache> {
@@ -114,21 +114,18 @@ export class ParseCache {
    * The spec of `entry` read from its shard when first asked for, synchronously, from the few shards read last
    * (a plan asks for the specs of its changes only; an apply of creates asks shard by shard). The spec is taken only
    * for the same content (sha256 and variables' key, as `storedSpec`); a shard rewritten since by another process,
-   * or corrupt, answers undefined and the caller computes the spec from the text.
+   * or corrupt, answers undefined and the caller computes the spec from the text. The function returned holds
+   * neither the cache nor the entry (a plan's objects keep it until the apply): only the shard reader and the key.
    */
-  lazySpec(path: string, entry: ParsedFile): JsonObject | undefined {
-    if (!this.file || entry.sha === undefined) return undefined;
-    const shard = specShardOf(path);
-    let specs = this.recentShards.get(shard);
-    if (specs) this.recentShards.delete(shard);
-    else {
-      specs = readSpecShardSync(this.file, shard);
-      this.specShardReads++;
-    }
-    this.recentShards.set(shard, specs);
-    if (this.recentShards.size > RECENT_SHARDS) this.recentShards.delete(this.recentShards.keys().next().value!);
-    const stored = specs.get(path);
-    return specMatches(stored, entry) ? stored.spec : undefined;
+  lazySpec(path: string, entry: ParsedFile): () => JsonObject | undefined {
+    const reader = this.reader;
+    const key = { sha: entry.sha, variables: entry.variables };
+    return () => (reader ? reader.specOf(path, key) : undefined);
+  }
+
+  /** How many times the cache's getters read a shard, for tests and benchmarks. */
+  get specShardReads(): number {
+    return this.reader?.reads ?? 0;
   }
 
   private shard(shard: string): Promise<Map<string, PersistedSpec>> {
@@ -209,7 +206,7 @@ export class ParseCache {
       }
       await writeSpecShard(this.file, shard, specs);
       this.shards.set(shard, Promise.resolve(specs));
-      this.recentShards.delete(shard);
+      this.reader?.forget(shard);
     }
     this.dirtyShards.clear();
     this.changed = false;
@@ -223,6 +220,34 @@ export class ParseCache {
     this.entries.clear();
     this.onDisk.clear();
     this.shards.clear();
-    this.recentShards.clear();
+    this.reader?.forget();
+  }
+}
+
+/** Reads spec shards synchronously, holding the last RECENT_SHARDS read (the most recent last). */
+class SpecShardReader {
+  private recent = new Map<string, Map<string, PersistedSpec>>();
+  reads = 0;
+  constructor(private readonly file: string) {}
+
+  specOf(path: string, key: Pick<ParsedFile, 'sha' | 'variables'>): JsonObject | undefined {
+    if (key.sha === undefined) return undefined;
+    const shard = specShardOf(path);
+    let specs = this.recent.get(shard);
+    if (specs) this.recent.delete(shard);
+    else {
+      specs = readSpecShardSync(this.file, shard);
+      this.reads++;
+    }
+    this.recent.set(shard, specs);
+    if (this.recent.size > RECENT_SHARDS) this.recent.delete(this.recent.keys().next().value!);
+    const stored = specs.get(path);
+    return specMatches(stored, key) ? stored.spec : undefined;
+  }
+
+  /** Drops a shard (written again) or every shard held. */
+  forget(shard?: string): void {
+    if (shard === undefined) this.recent.clear();
+    else this.recent.delete(shard);
   }
 }

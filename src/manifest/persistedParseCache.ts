@@ -272,7 +272,7 @@ export function persistedSpecOf(entry: ParsedFile): PersistedSpec | undefined {
 }
 
 /** Whether `stored` is the spec of `entry`'s content. */
-export function specMatches(stored: PersistedSpec | undefined, entry: ParsedFile): stored is PersistedSpec {
+export function specMatches(stored: PersistedSpec | undefined, entry: Pick<ParsedFile, 'sha' | 'variables'>): stored is PersistedSpec {
   return stored !== undefined && stored.sha === entry.sha && stored.variablesKey === entry.variables?.key;
 }
 
