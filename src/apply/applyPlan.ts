@@ -109,8 +109,15 @@ export function environmentSwitchRefused(plan: Pick<Plan, 'environment' | 'names
   );
 }
 
+/**
+ * The creates in the order of their files (the order of the rows of one COPY does not matter): a spec the parse
+ * cache left in its shard (one per connection) is then read shard by shard, each shard once.
+ */
 function* createdObjects(plan: Plan, commit: string | null): Generator<ObjectWrite> {
-  for (const change of plan.changes) if (change.action === 'create') yield gitWrite(change.desired, plan.namespace, commit);
+  const creates: Extract<Change, { action: 'create' }>[] = [];
+  for (const change of plan.changes) if (change.action === 'create') creates.push(change);
+  creates.sort((a, b) => (a.desired.origin.file < b.desired.origin.file ? -1 : a.desired.origin.file > b.desired.origin.file ? 1 : 0));
+  for (const change of creates) yield gitWrite(change.desired, plan.namespace, commit);
 }
 
 function updateWrite(change: Extract<Change, { action: 'update' }>, namespace: string, commit: string | null): ObjectWrite {

@@ -242,6 +242,18 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     objectCount++;
     // findings only: a file parsed now still gets its spec when a parse cache keeps it; a cached one is not read
     if (want === 'findings' && (!entry.rawSpec || !cache)) continue;
+    if (attached.length === 0 && entry.spec === undefined && cache?.canDeferSpec(item.file, entry)) {
+      // restored from the persisted cache with its hash: the spec stays in its shard until a plan or an apply asks
+      // the getter holds the key of the content and its text (to compute the spec again if the shard no longer
+      // has it), not the entry nor the cache: what a plan's objects keep until the apply is that, not the documents
+      const stored = cache.lazySpec(item.file, entry);
+      const text = entry.text;
+      const { kind, name, file, connection } = item;
+      objects.push(withLazySpec({ kind, name, attachments: attachmentsOfObject, hash: entry.hash!, origin: { file } }, () =>
+        stored() ?? normalizeSpec(kind, rawSpecOf({ kind, name, file, connection }, { text }, scope)),
+      ));
+      continue;
+    }
     const spec = (entry.spec ??= (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
     const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
     objects.push({
@@ -269,6 +281,29 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     fingerprint: desiredFingerprint(objects, settings, environment),
   };
   return { state, objectCount };
+}
+
+/**
+ * A desired object whose spec is read when first asked for (an enumerable getter: spreading, JSON and equality see
+ * it as a plain property) and not kept by the object: a plan of one change reads one shard, an apply of every
+ * object holds a few shards at a time, not every spec. Its hash is known without the spec (the parse cache's
+ * index); the spec the getter gives is the one of that hash (persistedParseCache.ts: the same content, or computed
+ * again from the text). Assigning `spec` makes it a plain value.
+ */
+function withLazySpec(object: Omit<DesiredObject, 'spec'>, spec: () => JsonObject): DesiredObject {
+  const value = { kind: object.kind, name: object.name } as DesiredObject;
+  Object.defineProperty(value, 'spec', {
+    enumerable: true,
+    configurable: true,
+    get: spec,
+    set(replacement: JsonObject) {
+      Object.defineProperty(value, 'spec', { value: replacement, enumerable: true, configurable: true, writable: true });
+    },
+  });
+  value.attachments = object.attachments;
+  value.hash = object.hash;
+  value.origin = object.origin;
+  return value;
 }
 
 /** A file or folder name decoding to text the live store cannot hold (`%00`): reported, the file is not read. */
@@ -409,7 +444,7 @@ function parseObjectFile(
  * The spec as written of a loaded file: kept when this process parsed it; an entry of the persisted cache whose
  * spec shard did not hold it is parsed again (same text, same variables: the same document).
  */
-function rawSpecOf(item: LoadedObject, entry: ParsedFile, scope: VariableScope): JsonObject {
+function rawSpecOf(item: Pick<LoadedObject, 'file' | 'kind' | 'name' | 'connection'>, entry: Pick<ParsedFile, 'rawSpec' | 'text'>, scope: VariableScope): JsonObject {
   if (entry.rawSpec) return entry.rawSpec;
   const again = parseObjectFile({ path: item.file, kind: item.kind, name: item.name, connection: item.connection }, entry.text, scope);
   if (!again.rawSpec) throw new Error(`${item.file}: the cached load of this file no longer parses`);

@@ -1,12 +1,15 @@
 import type { JsonObject } from '../model/index.js';
 import {
   persistedSpecOf,
-  readPersistedEntries,
+  readPersistedIndex,
   readSpecShard,
+  readSpecShardSync,
   restoreEntry,
   sha256,
   specMatches,
+  specShardExists,
   specShardOf,
+  writePersistedDelta,
   writePersistedEntries,
   writeSpecShard,
   type PersistedEntry,
@@ -15,6 +18,13 @@ import {
 import type { ParsedFile } from './parsedFile.js';
 
 export type { ParsedFile } from './parsedFile.js';
+
+/** How many spec shards a cache holds for lazySpec (a shard is one connection's tables: 1.7 MB of JSON at 1,000 tables). */
+const RECENT_SHARDS = 4;
+
+/** The index is written whole when its delta would hold more than DELTA_MIN entries and 1/DELTA_SHARE of them. */
+const DELTA_MIN = 1_000;
+const DELTA_SHARE = 50;
 
 /**
  * What loading one object file produced (its text, diagnostics, the parsed object, and lazily its normalized
@@ -28,7 +38,8 @@ export type { ParsedFile } from './parsedFile.js';
  *
  * `ParseCache.persisted(file)` also keeps the entries on disk between processes (persistedParseCache.ts): there an
  * entry is found by path and the sha256 of the text just read, never by a file's version. Its index is read at
- * once; the normalized specs only when a load asks for them (`storedSpec`), one shard at a time.
+ * once (with its delta); the normalized specs only when a load asks for them (`storedSpec`), one shard at a time,
+ * or, for an object restored with its hash, only when a plan or an apply reads that object's spec (`lazySpec`).
  */
 export class ParseCache {
   private entries = new Map<string, ParsedFile>();
@@ -37,21 +48,32 @@ export class ParseCache {
   private onDisk = new Map<string, PersistedEntry>();
   /** Whether the entries differ from what `file` holds. */
   private changed = false;
+  /** The identity of the index read or written last (null: none), and the paths its delta holds. */
+  private indexId: string | null = null;
+  private deltaPaths = new Set<string>();
+  /** The paths whose entries changed (parsed again, or gone) since the index and delta were read or written. */
+  private changedPaths = new Set<string>();
   /** The spec shards read so far (persisted caches only). */
   private shards = new Map<string, Promise<Map<string, PersistedSpec>>>();
   /** The shards whose specs differ from what their files hold. */
   private dirtyShards = new Set<string>();
+  /** What `lazySpec`'s functions read the shards with (persisted caches only). */
+  private readonly reader: SpecShardReader | undefined;
   /** Files reused / parsed by the last load, for logs and benchmarks. */
   stats = { reused: 0, parsed: 0 };
 
   /** `file`: see `persisted` (new ParseCache() is a cache of one process's loads). */
-  constructor(private readonly file?: string) {}
+  constructor(private readonly file?: string) {
+    this.reader = file ? new SpecShardReader(file) : undefined;
+  }
 
   /** A cache kept in `file` between processes (a missing, corrupt or foreign file starts it empty). */
   static async persisted(file: string): Promise<ParseCache> {
     const cache = new ParseCache(file);
-    const entries = await readPersistedEntries(file);
-    cache.onDisk = entries;
+    const index = await readPersistedIndex(file);
+    cache.onDisk = index.entries;
+    cache.indexId = index.id;
+    cache.deltaPaths = index.delta;
     return cache;
   }
 
@@ -79,6 +101,33 @@ export class ParseCache {
     return undefined;
   }
 
+  /**
+   * Whether the spec of `entry` (restored from disk, its hash known) may be left in its shard until somebody asks
+   * for it (`lazySpec`): only when the shard has a file. Without one, the load computes the spec now and the shard
+   * is written again (a cache whose shards were removed heals on the next run).
+   */
+  canDeferSpec(path: string, entry: ParsedFile): boolean {
+    return !!this.file && entry.sha !== undefined && entry.hash !== undefined && !entry.rawSpec && specShardExists(this.file, specShardOf(path));
+  }
+
+  /**
+   * The spec of `entry` read from its shard when first asked for, synchronously, from the few shards read last
+   * (a plan asks for the specs of its changes only; an apply of creates asks shard by shard). The spec is taken only
+   * for the same content (sha256 and variables' key, as `storedSpec`); a shard rewritten since by another process,
+   * or corrupt, answers undefined and the caller computes the spec from the text. The function returned holds
+   * neither the cache nor the entry (a plan's objects keep it until the apply): only the shard reader and the key.
+   */
+  lazySpec(path: string, entry: ParsedFile): () => JsonObject | undefined {
+    const reader = this.reader;
+    const key = { sha: entry.sha, variables: entry.variables };
+    return () => (reader ? reader.specOf(path, key) : undefined);
+  }
+
+  /** How many times the cache's getters read a shard, for tests and benchmarks. */
+  get specShardReads(): number {
+    return this.reader?.reads ?? 0;
+  }
+
   private shard(shard: string): Promise<Map<string, PersistedSpec>> {
     let read = this.shards.get(shard);
     if (!read) this.shards.set(shard, (read = readSpecShard(this.file!, shard)));
@@ -91,16 +140,20 @@ export class ParseCache {
     this.changed = true;
   }
 
+  /** `path`'s entry is new, changed or gone: the index (or its delta) is written again. */
+  private markEntry(path: string): void {
+    this.changed = true;
+    this.markShard(path);
+    if (this.file) this.changedPaths.add(path);
+  }
+
   beginLoad(): void {
     this.seen.clear();
     this.stats = { reused: 0, parsed: 0 };
   }
 
   use(path: string, entry: ParsedFile, reused: boolean): void {
-    if (!reused) {
-      this.changed = true;
-      this.markShard(path);
-    }
+    if (!reused) this.markEntry(path);
     this.entries.set(path, entry);
     this.seen.add(path);
     if (reused) this.stats.reused++;
@@ -112,15 +165,13 @@ export class ParseCache {
     for (const path of this.entries.keys()) {
       if (this.seen.has(path)) continue;
       this.entries.delete(path);
-      this.changed = true;
-      this.markShard(path);
+      this.markEntry(path);
     }
     // what the file held and no load used (deleted, renamed, or changed and parsed again) is not written back
     if (this.onDisk.size > 0) {
       for (const path of this.onDisk.keys()) {
         if (this.seen.has(path)) continue;
-        this.changed = true;
-        this.markShard(path);
+        this.markEntry(path);
       }
       this.onDisk.clear();
     }
@@ -129,7 +180,16 @@ export class ParseCache {
   /** Writes the entries to the cache's file when they differ from it (a persisted cache; else nothing). */
   async save(): Promise<void> {
     if (!this.file || !this.changed) return;
-    await writePersistedEntries(this.file, this.entries);
+    // a few edits: only their entries, in a delta on top of the index read (the whole index once they are many)
+    const delta = new Set([...this.deltaPaths, ...this.changedPaths]);
+    if (this.indexId !== null && delta.size <= Math.max(DELTA_MIN, this.entries.size / DELTA_SHARE)) {
+      await writePersistedDelta(this.file, this.indexId, this.entries, delta);
+      this.deltaPaths = delta;
+    } else {
+      this.indexId = await writePersistedEntries(this.file, this.entries);
+      this.deltaPaths = new Set();
+    }
+    this.changedPaths.clear();
     // a changed shard keeps the specs known now, and of its stored ones those still of the same content
     const pathsOf = new Map<string, string[]>();
     for (const path of this.entries.keys()) {
@@ -146,6 +206,7 @@ export class ParseCache {
       }
       await writeSpecShard(this.file, shard, specs);
       this.shards.set(shard, Promise.resolve(specs));
+      this.reader?.forget(shard);
     }
     this.dirtyShards.clear();
     this.changed = false;
@@ -159,5 +220,34 @@ export class ParseCache {
     this.entries.clear();
     this.onDisk.clear();
     this.shards.clear();
+    this.reader?.forget();
+  }
+}
+
+/** Reads spec shards synchronously, holding the last RECENT_SHARDS read (the most recent last). */
+class SpecShardReader {
+  private recent = new Map<string, Map<string, PersistedSpec>>();
+  reads = 0;
+  constructor(private readonly file: string) {}
+
+  specOf(path: string, key: Pick<ParsedFile, 'sha' | 'variables'>): JsonObject | undefined {
+    if (key.sha === undefined) return undefined;
+    const shard = specShardOf(path);
+    let specs = this.recent.get(shard);
+    if (specs) this.recent.delete(shard);
+    else {
+      specs = readSpecShardSync(this.file, shard);
+      this.reads++;
+    }
+    this.recent.set(shard, specs);
+    if (this.recent.size > RECENT_SHARDS) this.recent.delete(this.recent.keys().next().value!);
+    const stored = specs.get(path);
+    return specMatches(stored, key) ? stored.spec : undefined;
+  }
+
+  /** Drops a shard (written again) or every shard held. */
+  forget(shard?: string): void {
+    if (shard === undefined) this.recent.clear();
+    else this.recent.delete(shard);
   }
 }

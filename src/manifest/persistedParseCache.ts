@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +17,12 @@ import { locatorOf } from './yamlDocument.js';
  * - the index (`file`): per file, its diagnostics, its identity and what the checks across files need of it
  *   (DocumentSemantics: its own findings and the names it refers to), and its content hash. Small (a few hundred
  *   bytes a file); `validate` reads only this;
- * - the specs (`<file minus .json>.specs/<shard>.json`, one shard per connection folder and one per other top
- *   folder): the normalized spec of each file, read shard by shard when a plan needs them.
+ *   After a few edits only their entries are written, to a delta beside it (`<file minus .json>.delta.json`,
+ *   naming the index it applies to), so that the first plan after an edit does not write 45 MB again; the index is
+ *   written whole once the delta holds more than a few percent of the files;
+ * - the specs (`<file minus .json>.specs/<shard>.json`, one shard per connection folder, one for the connections
+ *   and one per other top folder): the normalized spec of each file, read shard by shard when a plan or an apply
+ *   asks for a spec (a plan of one change reads the shard of that change).
  *
  * Why it is safe:
  * - an entry answers only for the same path and the same content: its sha256 is compared with the text just read
@@ -32,10 +36,12 @@ import { locatorOf } from './yamlDocument.js';
  *   reused only while it is the same, as in memory;
  * - a file that is not JSON, of another format or key, or of a wrong shape is ignored (and rewritten);
  * - each file is written whole to a temporary file and renamed over the old one, so two processes at once each
- *   read complete files (one of theirs, or the other's) and the last writer wins.
+ *   read complete files (one of theirs, or the other's) and the last writer wins; a delta whose base is not the
+ *   index found beside it is ignored.
  */
-const FORMAT = 'dqctl-parse-cache/2';
+const FORMAT = 'dqctl-parse-cache/3';
 const SPECS_FORMAT = 'dqctl-parse-cache-specs/2';
+const DELTA_FORMAT = 'dqctl-parse-cache-delta/1';
 
 /** What one file's entry keeps in the index (the text is not kept: its sha256 stands for it). */
 export interface PersistedEntry {
@@ -57,7 +63,24 @@ export interface PersistedSpec {
 interface CacheDocument<T> {
   format: string;
   key: string;
+  /** The index only: a random identity, which a delta names as its base. */
+  id?: string;
   entries: Record<string, T>;
+}
+
+/** The delta (`<file minus .json>.delta.json`): the entries that differ from the index `base`, and the paths gone. */
+interface DeltaDocument extends CacheDocument<PersistedEntry> {
+  base: string;
+  removed: string[];
+}
+
+/** What the index and its delta hold together (`readPersistedIndex`). */
+export interface PersistedIndex {
+  entries: Map<string, PersistedEntry>;
+  /** The index's identity (null: no readable index); a delta written on top of it names it. */
+  id: string | null;
+  /** The paths the delta read with it holds or removes (empty without one). */
+  delta: Set<string>;
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -82,12 +105,50 @@ export function parseCacheCodeKey(): string {
 
 /** The entries of the index `file`, or an empty map when it is absent, corrupt, of another format or of other code. */
 export async function readPersistedEntries(file: string): Promise<Map<string, PersistedEntry>> {
-  return readCacheDocument(file, FORMAT, wellFormed);
+  return (await readPersistedIndex(file)).entries;
 }
 
-/** The shard that holds the spec of `path`: its connection folder (`sources/<connection>`), else its top folder. */
+/**
+ * The index `file` and, when its base is that index, its delta applied on top (a delta of another index, of other
+ * code, or corrupt is ignored: the index alone answers). Either way every entry still answers only for its sha256.
+ */
+export async function readPersistedIndex(file: string): Promise<PersistedIndex> {
+  let id: string | null = null;
+  const entries = await readCacheDocument(file, FORMAT, wellFormed, (document) => {
+    id = typeof document.id === 'string' ? document.id : null;
+  });
+  const delta = new Set<string>();
+  if (id === null) return { entries, id, delta };
+  let base: unknown;
+  let removed: unknown;
+  const changed = await readCacheDocument(deltaFile(file), DELTA_FORMAT, wellFormed, (document) => {
+    ({ base, removed } = document as Partial<DeltaDocument>);
+  });
+  if (base !== id || !Array.isArray(removed)) return { entries, id, delta };
+  for (const path of removed) {
+    if (typeof path !== 'string') continue;
+    entries.delete(path);
+    delta.add(path);
+  }
+  for (const [path, entry] of changed) {
+    entries.set(path, entry);
+    delta.add(path);
+  }
+  return { entries, id, delta };
+}
+
+function deltaFile(file: string): string {
+  return `${file.replace(/\.json$/, '')}.delta.json`;
+}
+
+/**
+ * The shard that holds the spec of `path`: its connection folder (`sources/<connection>`), else its top folder.
+ * The connections themselves share one shard (`sources`): a plan looks at every new connection's spec (for a
+ * literal password), which then reads one small shard, not the shard of every connection's tables.
+ */
 export function specShardOf(path: string): string {
   const parts = path.split('/');
+  if (parts[0] === 'sources' && parts.length === 3 && parts[2].endsWith('.dqoconnection.yaml')) return parts[0];
   return parts[0] === 'sources' && parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
@@ -95,12 +156,33 @@ function specShardFile(file: string, shard: string): string {
   return join(`${file.replace(/\.json$/, '')}.specs`, `${createHash('sha256').update(shard).digest('hex').slice(0, 32)}.json`);
 }
 
+function wellFormedSpec(e: unknown): e is PersistedSpec {
+  const s = e as Partial<PersistedSpec> | null;
+  return !!s && typeof s === 'object' && typeof s.sha === 'string' && (s.variablesKey === undefined || typeof s.variablesKey === 'string') && isJsonObject(s.spec as JsonValue);
+}
+
 /** The specs of one shard, or an empty map (absent, corrupt, foreign: as the index). */
 export async function readSpecShard(file: string, shard: string): Promise<Map<string, PersistedSpec>> {
-  return readCacheDocument(specShardFile(file, shard), SPECS_FORMAT, (e): e is PersistedSpec => {
-    const s = e as Partial<PersistedSpec> | null;
-    return !!s && typeof s === 'object' && typeof s.sha === 'string' && (s.variablesKey === undefined || typeof s.variablesKey === 'string') && isJsonObject(s.spec as JsonValue);
-  });
+  return readCacheDocument(specShardFile(file, shard), SPECS_FORMAT, wellFormedSpec);
+}
+
+/**
+ * readSpecShard, synchronously: for a desired object's spec read when first asked for (a getter; see
+ * ParseCache.lazySpec), where an await is not possible.
+ */
+export function readSpecShardSync(file: string, shard: string): Map<string, PersistedSpec> {
+  let text: string;
+  try {
+    text = readFileSync(specShardFile(file, shard), 'utf8');
+  } catch {
+    return new Map();
+  }
+  return cacheEntriesOf(text, SPECS_FORMAT, wellFormedSpec);
+}
+
+/** Whether the shard of `shard` has a file (it may still be corrupt or of other code: readSpecShard says). */
+export function specShardExists(file: string, shard: string): boolean {
+  return existsSync(specShardFile(file, shard));
 }
 
 /** Writes one shard's specs (an empty shard: its file is removed). */
@@ -113,16 +195,37 @@ export async function writeSpecShard(file: string, shard: string, specs: Readonl
   await writeWhole(path, { format: SPECS_FORMAT, key: parseCacheCodeKey(), entries: Object.fromEntries(specs) });
 }
 
-async function readCacheDocument<T>(file: string, format: string, valid: (entry: unknown) => entry is T): Promise<Map<string, T>> {
+async function readCacheDocument<T>(
+  file: string,
+  format: string,
+  valid: (entry: unknown) => entry is T,
+  header?: (document: Partial<CacheDocument<unknown>>) => void,
+): Promise<Map<string, T>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return new Map();
+  }
+  return cacheEntriesOf(text, format, valid, header);
+}
+
+function cacheEntriesOf<T>(
+  text: string,
+  format: string,
+  valid: (entry: unknown) => entry is T,
+  header?: (document: Partial<CacheDocument<unknown>>) => void,
+): Map<string, T> {
   let document: unknown;
   try {
-    document = JSON.parse(await readFile(file, 'utf8'));
+    document = JSON.parse(text);
   } catch {
     return new Map();
   }
   if (!isJsonObject(document as JsonValue)) return new Map();
   const { format: written, key, entries } = document as Partial<CacheDocument<unknown>>;
   if (written !== format || key !== parseCacheCodeKey() || !entries || typeof entries !== 'object' || Array.isArray(entries)) return new Map();
+  header?.(document as Partial<CacheDocument<unknown>>);
   const out = new Map<string, T>();
   for (const [path, entry] of Object.entries(entries)) if (valid(entry)) out.set(path, entry);
   return out;
@@ -169,15 +272,37 @@ export function persistedSpecOf(entry: ParsedFile): PersistedSpec | undefined {
 }
 
 /** Whether `stored` is the spec of `entry`'s content. */
-export function specMatches(stored: PersistedSpec | undefined, entry: ParsedFile): stored is PersistedSpec {
+export function specMatches(stored: PersistedSpec | undefined, entry: Pick<ParsedFile, 'sha' | 'variables'>): stored is PersistedSpec {
   return stored !== undefined && stored.sha === entry.sha && stored.variablesKey === entry.variables?.key;
 }
 
-/** Writes the index whole: a temporary file beside `file`, renamed over it. */
-export async function writePersistedEntries(file: string, entries: ReadonlyMap<string, ParsedFile>): Promise<void> {
-  const document: CacheDocument<PersistedEntry> = { format: FORMAT, key: parseCacheCodeKey(), entries: {} };
+/**
+ * Writes the index whole (a temporary file beside `file`, renamed over it) under a new identity, and removes the
+ * delta (which names the index before). Returns the new identity.
+ */
+export async function writePersistedEntries(file: string, entries: ReadonlyMap<string, ParsedFile>): Promise<string> {
+  const id = randomBytes(16).toString('hex');
+  const document: CacheDocument<PersistedEntry> = { format: FORMAT, key: parseCacheCodeKey(), id, entries: {} };
   for (const [path, entry] of entries) document.entries[path] = persistedOf(entry);
   await writeWhole(file, document);
+  await rm(deltaFile(file), { force: true });
+  return id;
+}
+
+/**
+ * Writes the delta on top of the index `base`: the entries of `paths` as `entries` holds them now, and those of
+ * `paths` it no longer holds as removed. One small file instead of the whole index after a few edits (the index
+ * of 100,000 files is 45 MB). The delta is written whole and renamed as the index is, so a reader sees one
+ * writer's delta or another's, and a delta whose base is not the index it finds is ignored.
+ */
+export async function writePersistedDelta(file: string, base: string, entries: ReadonlyMap<string, ParsedFile>, paths: Iterable<string>): Promise<void> {
+  const document: DeltaDocument = { format: DELTA_FORMAT, key: parseCacheCodeKey(), base, entries: {}, removed: [] };
+  for (const path of paths) {
+    const entry = entries.get(path);
+    if (entry) document.entries[path] = persistedOf(entry);
+    else document.removed.push(path);
+  }
+  await writeWhole(deltaFile(file), document);
 }
 
 async function writeWhole(file: string, document: CacheDocument<unknown>): Promise<void> {

@@ -73,4 +73,36 @@ describe('plan of one change among many, with the persisted parse cache', () => 
     const back = await planBoth();
     expect(back.changes.map((c) => [c.action, c.key.kind, 'desired' in c ? c.desired.origin.file : null])).toEqual([['update', 'table', file]]);
   });
+
+  it('applies every object into an empty store from a warm cache (the specs left in their shards), then plans nothing', async () => {
+    await planRepository({ repository: dir, store: fixture.store, shortcut: false }); // the cache warm for these files
+    await fixture.reset();
+    const { plan, desired } = await planRepository({ repository: dir, store: fixture.store, shortcut: false });
+    // the objects of the plan read their specs from the shards when asked (a getter), not at load
+    const lazy = desired!.objects.filter((o) => Object.getOwnPropertyDescriptor(o, 'spec')?.get !== undefined);
+    expect(lazy.length).toBeGreaterThan(400);
+    expect(plan.summary.add).toBe(desired!.objects.length);
+    await applyPlan(plan, fixture.store, { holder: 'test', appliedBy: 'test', lockTimeoutMs: 10_000 });
+
+    // every spec written is the one a load without the cache gives
+    const saved = process.env.DQCTL_PARSE_CACHE;
+    process.env.DQCTL_PARSE_CACHE = 'off';
+    try {
+      const uncached = await planRepository({ repository: dir, store: fixture.store, shortcut: false });
+      expect(uncached.plan.changes).toEqual([]);
+      const expected = uncached.desired!.objects;
+      const live = await fixture.store.getObjects(expected.map((o) => ({ kind: o.kind, name: o.name })));
+      expect(live).toHaveLength(expected.length);
+      const byKey = new Map(live.map((o) => [`${o.kind}/${o.name}`, o]));
+      for (const o of expected) {
+        const stored = byKey.get(`${o.kind}/${o.name}`)!;
+        expect(stored.spec).toEqual(o.spec);
+        expect(stored.contentHash).toBe(o.hash);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.DQCTL_PARSE_CACHE;
+      else process.env.DQCTL_PARSE_CACHE = saved;
+    }
+    expect((await planBoth()).changes).toEqual([]);
+  });
 });

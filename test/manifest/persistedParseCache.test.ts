@@ -12,10 +12,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredState } from '../../src/manifest/desiredState.js';
 import { loadRepository, loadRepositoryFindings } from '../../src/manifest/loadRepository.js';
 import { ParseCache } from '../../src/manifest/parseCache.js';
+import { readPersistedEntries } from '../../src/manifest/persistedParseCache.js';
 import { EXAMPLE } from '../helpers/cli.js';
 import { addEnvironments, replaceLine } from '../helpers/environments.js';
 
 const ORDERS = 'sources/shop_oltp/public.orders.dqotable.yaml';
+const PAYMENTS = 'sources/shop_oltp/public.payments.dqotable.yaml';
 
 function outcome(state: DesiredState) {
   return { objects: state.objects, diagnostics: state.diagnostics, fingerprint: state.fingerprint, texts: [...state.texts.keys()].sort() };
@@ -69,8 +71,10 @@ describe('the persisted parse cache', () => {
 
     await unlink(join(repo(), 'sources/shop_oltp/public.orders2.dqotable.yaml'));
     expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 0 });
-    const stored = JSON.parse(await readFile(cacheFile, 'utf8')) as { entries: Record<string, unknown> };
-    expect(Object.keys(stored.entries)).toHaveLength(files - 1);
+    // the index and the delta on top of it hold the files there are, and no longer the one deleted
+    const stored = await readPersistedEntries(cacheFile);
+    expect(stored.size).toBe(files - 1);
+    expect(stored.has('sources/shop_oltp/public.orders2.dqotable.yaml')).toBe(false);
   });
 
   it('keeps files with errors and their diagnostics at the same positions', async () => {
@@ -135,8 +139,9 @@ describe('the persisted parse cache', () => {
     expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 1 });
   });
 
-  /** The folder of the spec shards beside the index (persistedParseCache.ts). */
+  /** The folder of the spec shards beside the index, and the index's delta (persistedParseCache.ts). */
   const specsFolder = () => `${cacheFile.replace(/\.json$/, '')}.specs`;
+  const deltaFile = () => `${cacheFile.replace(/\.json$/, '')}.delta.json`;
 
   async function cachedFindings(): Promise<{ findings: Awaited<ReturnType<typeof loadRepositoryFindings>>; stats: ParseCache['stats'] }> {
     const cache = await ParseCache.persisted(cacheFile);
@@ -189,6 +194,67 @@ describe('the persisted parse cache', () => {
     // a shard that is not JSON is ignored as the index is
     for (const name of await readdir(specsFolder())) await writeFile(join(specsFolder(), name), '{"format": ');
     expect(await expectSameAsUncached()).toEqual({ reused: files, parsed: 0 });
+  });
+
+  it('leaves each spec in its shard until it is asked for, reading only that shard, and gives the spec of the same content', async () => {
+    await cachedLoad();
+    const uncached = await loadRepository(repo());
+    const cache = await ParseCache.persisted(cacheFile);
+    const state = await loadRepository(repo(), { cache });
+    expect(cache.stats.parsed).toBe(0);
+    // the load read no shard: hashes and the fingerprint come from the index
+    expect(cache.specShardReads).toBe(0);
+    expect(state.fingerprint).toBe(uncached.fingerprint);
+    const orders = state.objects.find((o) => o.origin.file === ORDERS)!;
+    expect(orders.spec).toEqual(uncached.objects.find((o) => o.origin.file === ORDERS)!.spec);
+    expect(cache.specShardReads).toBe(1);
+    // the other tables of its connection: the same shard, not read again
+    for (const o of state.objects.filter((o) => o.origin.file.startsWith('sources/shop_oltp/') && o.kind === 'table')) void o.spec;
+    expect(cache.specShardReads).toBe(1);
+    expect(outcome(state)).toEqual(outcome(uncached));
+    // a shard rewritten under the process with another content for the file: that spec is computed from the text
+    const other = await ParseCache.persisted(cacheFile);
+    const again = await loadRepository(repo(), { cache: other });
+    const text = await readFile(join(repo(), ORDERS), 'utf8');
+    await writeFile(join(repo(), ORDERS), text.replace('min_count: 1', 'min_count: 7'));
+    const edited = await cachedLoad();
+    expect(JSON.stringify(edited.state.objects.find((o) => o.origin.file === ORDERS)!.spec)).toContain('"min_count":7');
+    expect(again.objects.find((o) => o.origin.file === ORDERS)!.spec).toEqual(uncached.objects.find((o) => o.origin.file === ORDERS)!.spec);
+    // assigning a spec makes it a plain value
+    const copy = again.objects.find((o) => o.origin.file === ORDERS)!;
+    copy.spec = { replaced: true };
+    expect(copy.spec).toEqual({ replaced: true });
+  });
+
+  it('writes only the entries of a few edits, to a delta on top of the index; a delta of another index is ignored', async () => {
+    const files = (await cachedLoad()).stats.parsed;
+    const index = await readFile(cacheFile, 'utf8');
+    const text = await readFile(join(repo(), ORDERS), 'utf8');
+    await writeFile(join(repo(), ORDERS), text.replace('min_count: 1', 'min_count: 7'));
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 1 });
+    // the index is as it was; the delta holds the edited file alone
+    expect(await readFile(cacheFile, 'utf8')).toBe(index);
+    const delta = JSON.parse(await readFile(deltaFile(), 'utf8')) as { entries: Record<string, unknown>; removed: string[] };
+    expect(Object.keys(delta.entries)).toEqual([ORDERS]);
+    expect(await expectSameAsUncached()).toEqual({ reused: files, parsed: 0 });
+
+    // a deletion on top: the delta keeps the edit and names the file gone
+    await unlink(join(repo(), PAYMENTS));
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 0 });
+    const after = JSON.parse(await readFile(deltaFile(), 'utf8')) as { entries: Record<string, unknown>; removed: string[] };
+    expect(Object.keys(after.entries)).toEqual([ORDERS]);
+    expect(after.removed).toEqual([PAYMENTS]);
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 0 });
+
+    // an index of another run beside this delta (its base): the delta is ignored, the edited file parsed again
+    const foreign = JSON.parse(index) as { id: string };
+    foreign.id = 'another-index';
+    await writeFile(cacheFile, JSON.stringify(foreign));
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 2, parsed: 1 });
+    // a corrupt delta: the index alone answers
+    await writeFile(deltaFile(), '{"format": ');
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 2, parsed: 1 });
+    expect(await expectSameAsUncached()).toEqual({ reused: files - 1, parsed: 0 });
   });
 
   it('is safe with two processes loading and writing it at once', async () => {
