@@ -530,8 +530,10 @@ export class Reconciler {
     if (this.watching || this.suspendedBy || this.flight.busy || this.flight.pending || this.comparedRevision === null) return;
     this.watching = true; // one read at a time: on a held embedded store a read waits, and ticks must not pile up
     try {
+      const passesBefore = this.passCount;
       const revision = await this.store.revision().catch(() => null);
-      if (revision !== null && this.storeMoved(revision) && !this.flight.busy) void this.trigger('store changed');
+      // a pass that ran while the read was on its way may have written after it: that read is stale, the next tick reads again
+      if (revision !== null && this.passCount === passesBefore && this.storeMoved(revision) && !this.flight.busy) void this.trigger('store changed');
     } finally {
       this.watching = false;
     }
