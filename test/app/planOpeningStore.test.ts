@@ -61,10 +61,10 @@ describe('a plan made while its embedded store opens', () => {
 
   it("reports a store that cannot open once the files are read, and the repository's own error first", async () => {
     const refused = new DqError('STORE_UNREACHABLE', 'cannot reach the store (test)');
-    const failing = (): Promise<Store> => new Promise((_, fail) => setTimeout(() => fail(refused), 10));
+    // an opening already refused when the plan starts: its rejection is handled by the plan before any file is read
+    const failing = (): Promise<Store> => Promise.reject(refused);
     await expect(planRepository({ repository: repo, store: failing() })).rejects.toBe(refused);
     await expect(planRepository({ repository: join(dir, 'no-such-folder'), store: failing() })).rejects.toMatchObject({ code: 'REPOSITORY_UNREADABLE' });
-    // the opening that failed while the work failed first is not an unhandled rejection (vitest fails on one)
-    await new Promise((done) => setTimeout(done, 50));
+    // the opening that failed while the work failed first is not an unhandled rejection (vitest fails the run on one)
   });
 });
