@@ -85,7 +85,10 @@ describe('postgres store: connections dropped by the server', () => {
     try {
       await store.listSummaries();
       expect((await terminate()).rowCount).toBeGreaterThan(0);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // the server has closed them once their backends are gone; the store must not hand out a dead connection
+      await expect
+        .poll(async () => (await admin.query(`select count(*)::int as n from pg_stat_activity where datname = $1 and application_name = 'dqctl'`, [database.name])).rows[0].n, { interval: 20 })
+        .toBe(0);
       expect(await store.listSummaries()).toEqual([]);
 
       const error = await store
