@@ -5,6 +5,7 @@ import type { CheckResultInput } from '../../src/store/readResults.js';
 import { launchBrowser, listen, watchedPage } from '../helpers/browser.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+import { rowCountResult } from '../helpers/rowCountResult.js';
 
 /**
  * The console's objects page over more objects than one page holds (issue 25), in a real Chromium: the server
@@ -109,20 +110,8 @@ describe('console: the paged objects list', () => {
   });
 
   it('a one-letter search shows its first page, connections first, each with the worst severity of its live tables', async () => {
-    const result = (table: string, severity: CheckResultInput['severity']): CheckResultInput => ({
-      connectionName: 'bulk',
-      schemaName: 'public',
-      tableName: table,
-      checkType: 'monitoring',
-      timeGradient: 'day',
-      checkCategory: 'volume',
-      checkName: 'daily_row_count',
-      checkHash: 1,
-      timePeriod: '2026-11-20T00:00:00.000Z',
-      actualValue: 10,
-      severity,
-      ...(severity === null ? { errorMessage: 'sensor failed' } : {}),
-    });
+    const result = (table: string, severity: CheckResultInput['severity']): CheckResultInput =>
+      rowCountResult({ connectionName: 'bulk', tableName: table, severity, ...(severity === null ? { errorMessage: 'sensor failed' } : {}) });
     // a warning on a live table; a fatal and an execution error of tables no longer in the store do not count
     await fx.store.insertCheckResults([result('bulk_007', 0), result('bulk_008', 1), result('bulk_gone', 3), result('bulk_gone_too', null)]);
     await page.goto(`${base}/objects`);

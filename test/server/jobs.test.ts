@@ -4,21 +4,10 @@ import type { CheckResultInput } from '../../src/store/readResults.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+import { rowCountResult } from '../helpers/rowCountResult.js';
 
-const result = (table: string, overrides: Partial<CheckResultInput> = {}): CheckResultInput => ({
-  connectionName: 'shop_oltp',
-  schemaName: 'public',
-  tableName: table,
-  checkType: 'monitoring',
-  timeGradient: 'day',
-  checkCategory: 'volume',
-  checkName: 'daily_row_count',
-  checkHash: 42,
-  timePeriod: '2026-11-20T00:00:00.000Z',
-  actualValue: 10,
-  severity: 0,
-  ...overrides,
-});
+const result = (table: string, overrides: Partial<CheckResultInput> = {}): CheckResultInput =>
+  rowCountResult({ connectionName: 'shop_oltp', tableName: table, checkHash: 42, ...overrides });
 
 describe('jobs API', () => {
   let fx: StoreFixture;

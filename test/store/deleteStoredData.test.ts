@@ -1,25 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResultInput, DeleteStoredDataRequest, ErrorSampleInput, StatisticsInput } from '../../src/store/store.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+import { rowCountResult } from '../helpers/rowCountResult.js';
 
 /**
  * Delete stored data, filter by filter, on both engines: each filter narrows what goes and never widens it; the
  * check filters narrow the check rows only (statistics belong to no check), the collector filters statistics only.
  */
-const result = (overrides: Partial<CheckResultInput>): CheckResultInput => ({
-  connectionName: 'shop',
-  schemaName: 'public',
-  tableName: 'orders',
-  checkType: 'monitoring',
-  timeGradient: 'day',
-  checkCategory: 'volume',
-  checkName: 'daily_row_count',
-  checkHash: 1,
-  timePeriod: '2026-11-20T00:00:00.000Z',
-  actualValue: 10,
-  severity: 0,
-  ...overrides,
-});
+const result = rowCountResult;
 
 const sample = (overrides: Partial<ErrorSampleInput>): ErrorSampleInput => ({
   connectionName: 'shop',

@@ -1,25 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResultInput } from '../../src/store/readResults.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
+import { rowCountResult } from '../helpers/rowCountResult.js';
 import { objectWrite } from './support/objectWrites.js';
 
 const LOCK = { holder: 'test@listReads', operation: 'apply', timeoutMs: 5_000 };
 
 function result(connectionName: string, tableName: string, severity: 0 | 1 | 2 | 3): CheckResultInput {
-  return {
-    connectionName,
-    schemaName: 'public',
-    tableName,
-    checkType: 'monitoring',
-    timeGradient: 'day',
-    checkCategory: 'volume',
-    checkName: 'daily_row_count',
-    checkHash: 1,
-    timePeriod: '2026-11-20T00:00:00.000Z',
-    actualValue: 1,
-    severity,
-    executedAt: '2026-11-20T06:00:00.000Z',
-  };
+  return rowCountResult({ connectionName, tableName, actualValue: 1, severity, executedAt: '2026-11-20T06:00:00.000Z' });
 }
 
 /** The reads behind the paged lists (issue 25): the disabled objects under a name prefix, and the severities of some tables only. */
