@@ -6,7 +6,7 @@ import { recordResultsWithIncidents, type IncidentConfiguration } from '../../sr
 import type { JsonObject } from '../../src/model/index.js';
 import { openStore } from '../../src/store/openStore.js';
 import type { CheckResultInput, OpenStoreOptions } from '../../src/store/store.js';
-import { failedResult } from '../helpers/failedResult.js';
+import { failedResult } from '../helpers/checkResults.js';
 import { BIN, workspace } from '../helpers/cli.js';
 import { freePort, startHttpReceiver, type HttpReceiver } from '../helpers/receivers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/testDatabase.js';

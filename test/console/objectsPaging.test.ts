@@ -5,7 +5,7 @@ import type { CheckResultInput } from '../../src/store/readResults.js';
 import { launchBrowser, listen, watchedPage } from '../helpers/browser.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
-import { rowCountResult } from '../helpers/rowCountResult.js';
+import { rowCountResult } from '../helpers/checkResults.js';
 
 /**
  * The console's objects page over more objects than one page holds (issue 25), in a real Chromium: the server

@@ -3,7 +3,7 @@ import { toSeverityNumber, type Int64 } from '../../src/model/index.js';
 import { effectiveGrouping, INCIDENT_GROUPING_LEVELS, type EffectiveGrouping } from '../../src/incidents/effectiveGrouping.js';
 import { incidentKeyOf, observeFailures } from '../../src/incidents/index.js';
 import type { CheckResultInput } from '../../src/store/store.js';
-import { failedResult } from '../helpers/failedResult.js';
+import { failedResult } from '../helpers/checkResults.js';
 
 /**
  * observeFailures makes each grouping key once (not once per failed row); what it answers must be what the key

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { IncidentConfiguration } from '../../src/incidents/index.js';
 import { ResultsWriter } from '../../src/jobs/checkRun/resultsWriter.js';
 import type { CheckResultInput } from '../../src/store/store.js';
-import { failedResult } from '../helpers/failedResult.js';
+import { failedResult } from '../helpers/checkResults.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 
 /**

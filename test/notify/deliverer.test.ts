@@ -3,7 +3,7 @@ import { recordResultsWithIncidents, type IncidentConfiguration } from '../../sr
 import { int64Json, type JsonObject } from '../../src/model/index.js';
 import { Deliverer, type DelivererOptions } from '../../src/notify/index.js';
 import type { CheckResultInput } from '../../src/store/store.js';
-import { failedResult } from '../helpers/failedResult.js';
+import { failedResult } from '../helpers/checkResults.js';
 import { freePort, startHttpReceiver, startSmtpReceiver, type HttpReceiver } from '../helpers/receivers.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 

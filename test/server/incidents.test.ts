@@ -6,7 +6,7 @@ import { checkHashOf } from '../../src/jobs/checkRun/plannedChecks.js';
 import type { JsonObject, SeverityNumber } from '../../src/model/index.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import type { CheckResultInput } from '../../src/store/store.js';
-import { failedResult } from '../helpers/failedResult.js';
+import { failedResult } from '../helpers/checkResults.js';
 import { startHttpReceiver } from '../helpers/receivers.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';

@@ -4,7 +4,7 @@ import type { CheckResultInput } from '../../src/store/readResults.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { applyExamples, call, serverOn } from '../helpers/server.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
-import { rowCountResult } from '../helpers/rowCountResult.js';
+import { rowCountResult } from '../helpers/checkResults.js';
 
 const result = (table: string, overrides: Partial<CheckResultInput> = {}): CheckResultInput =>
   rowCountResult({ connectionName: 'shop_oltp', tableName: table, checkHash: 42, ...overrides });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResultInput, DeleteStoredDataRequest, ErrorSampleInput, StatisticsInput } from '../../src/store/store.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
-import { rowCountResult } from '../helpers/rowCountResult.js';
+import { rowCountResult } from '../helpers/checkResults.js';
 
 /**
  * Delete stored data, filter by filter, on both engines: each filter narrows what goes and never widens it; the

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResultInput } from '../../src/store/readResults.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
-import { rowCountResult } from '../helpers/rowCountResult.js';
+import { rowCountResult } from '../helpers/checkResults.js';
 import { objectWrite } from './support/objectWrites.js';
 
 const LOCK = { holder: 'test@listReads', operation: 'apply', timeoutMs: 5_000 };
