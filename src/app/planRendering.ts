@@ -2,7 +2,7 @@ import type { ApplyResult } from '../apply/applyPlan.js';
 import { blockingFindings } from '../plan/plan.js';
 import type { PlanDocument } from '../plan/planDocument.js';
 import { renderPlanMarkdown } from '../plan/renderMarkdown.js';
-import { renderPlanText } from '../plan/renderText.js';
+import { planTextChunks, renderPlanText } from '../plan/renderText.js';
 
 /**
  * The one place a plan document is turned into what a person or a program reads: local, `--server`, saved and
@@ -19,6 +19,48 @@ export function renderPlanDocument(doc: PlanDocument, format: PlanFormat, option
     case 'text':
       return renderPlanText(doc, options);
   }
+}
+
+/**
+ * renderPlanDocument in pieces whose concatenation is its text, for a writer that hands each on (a terminal, a
+ * pipe, a file): a plan of 100,000 creates is hundreds of megabytes of text, never held whole. The markdown form is
+ * bounded (a PR comment's limit) and comes as one piece.
+ */
+export function* planDocumentChunks(doc: PlanDocument, format: PlanFormat, options: { color: boolean } = { color: false }): Generator<string> {
+  switch (format) {
+    case 'json':
+      yield* planJsonChunks(doc);
+      return;
+    case 'markdown':
+      yield renderPlanMarkdown(doc);
+      return;
+    case 'text':
+      yield* planTextChunks(doc, options);
+      return;
+  }
+}
+
+/**
+ * JSON.stringify(doc, null, 2) + '\n' in pieces, a change at a time (the same text: a value's own lines indented as
+ * its depth in the document; JSON text has no raw newline inside a string, so indenting after each one is exact).
+ */
+export function* planJsonChunks(doc: PlanDocument): Generator<string> {
+  const entries = Object.entries(doc).filter(([, value]) => value !== undefined && typeof value !== 'function');
+  yield '{\n';
+  for (let i = 0; i < entries.length; i++) {
+    const [key, value] = entries[i]!;
+    const comma = i < entries.length - 1 ? ',' : '';
+    if (key === 'changes' && Array.isArray(value) && value.length > 0) {
+      yield `  ${JSON.stringify(key)}: [\n`;
+      for (let j = 0; j < value.length; j++) yield `    ${indented(JSON.stringify(value[j], null, 2), '    ')}${j < value.length - 1 ? ',' : ''}\n`;
+      yield `  ]${comma}\n`;
+    } else yield `  ${JSON.stringify(key)}: ${indented(JSON.stringify(value, null, 2), '  ')}${comma}\n`;
+  }
+  yield '}\n';
+}
+
+function indented(json: string, pad: string): string {
+  return json.replaceAll('\n', `\n${pad}`);
 }
 
 /** A plan with an error finding (mass delete, ownership conflict): apply refuses it, `plan` exits 1. */

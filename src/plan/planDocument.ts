@@ -97,6 +97,33 @@ export function bodyDocument(spec: JsonObject, attachments: JsonObject): JsonObj
   return out;
 }
 
+/**
+ * A create's `after` or a delete's `before`: computed (the spec redacted) each time it is read, not kept. A plan of
+ * 100,000 creates would otherwise hold a redacted copy of every spec at once, while its readers (the renderers,
+ * JSON) take them one change at a time; the desired object's spec may itself be read lazily (a parse cache's shard).
+ * Enumerable, so JSON, spreading and equality see a plain property, in the key order of the other changes.
+ */
+function withLazyBody(
+  head: Omit<PlanChangeDocument, 'before' | 'after' | 'fields'> & { before?: null },
+  key: 'before' | 'after',
+  body: () => JsonObject,
+  rest: { after?: null } = {},
+): PlanChangeDocument {
+  const change = { ...head } as PlanChangeDocument;
+  Object.defineProperty(change, key, {
+    get: body,
+    // assigning makes it a plain value again
+    set(value: JsonObject | null) {
+      Object.defineProperty(change, key, { value, enumerable: true, configurable: true, writable: true });
+    },
+    enumerable: true,
+    configurable: true,
+  });
+  if (key === 'before') change.after = rest.after ?? null;
+  change.fields = [];
+  return change;
+}
+
 export function toPlanDocument(plan: Plan): PlanDocument {
   return {
     format_version: plan.formatVersion,
@@ -116,16 +143,11 @@ export function toPlanDocument(plan: Plan): PlanDocument {
       const base = { address: addressOf(c.key.kind, c.key.name), kind: c.key.kind, name: c.key.name };
       switch (c.action) {
         case 'create':
-          return {
-            ...base,
-            actions: ['create'],
-            reason: reasonText('create'),
-            reason_code: 'create',
-            file: c.desired.origin.file,
-            before: null,
-            after: bodyDocument(c.desired.spec, c.desired.attachments),
-            fields: [],
-          };
+          return withLazyBody(
+            { ...base, actions: ['create'], reason: reasonText('create'), reason_code: 'create', file: c.desired.origin.file, before: null },
+            'after',
+            () => bodyDocument(c.desired.spec, c.desired.attachments),
+          );
         case 'update':
           return {
             ...base,
@@ -139,16 +161,12 @@ export function toPlanDocument(plan: Plan): PlanDocument {
             fields: c.fields.map(fieldDocument),
           };
         case 'delete':
-          return {
-            ...base,
-            actions: ['delete'],
-            reason: reasonText(c.reason),
-            reason_code: c.reason,
-            file: c.live.originFile,
-            before: bodyDocument(c.live.spec, c.live.attachments),
-            after: null,
-            fields: [],
-          };
+          return withLazyBody(
+            { ...base, actions: ['delete'], reason: reasonText(c.reason), reason_code: c.reason, file: c.live.originFile },
+            'before',
+            () => bodyDocument(c.live.spec, c.live.attachments),
+            { after: null },
+          );
         default: {
           const unreachable: never = c;
           throw new DqError('INTERNAL', `unknown change ${JSON.stringify(unreachable)}`);

@@ -16,6 +16,17 @@ type Color = 'green' | 'yellow' | 'red' | 'bold' | 'dim';
 export const NO_CHANGES = 'No changes. The live state matches the repository.';
 
 export function renderPlanText(plan: PlanDocument, options: TextOptions = { color: false }): string {
+  return [...planTextChunks(plan, options)].join('');
+}
+
+/** Lines a plan's text holds before they are handed on: a plan of 100,000 creates is millions of lines. */
+const LINES_PER_CHUNK = 2_000;
+
+/**
+ * renderPlanText in pieces (their concatenation is its text), each change's lines built as it is reached: a plan of
+ * every object of a large repository is printed without its whole text (or every create's spec) in memory at once.
+ */
+export function* planTextChunks(plan: PlanDocument, options: TextOptions = { color: false }): Generator<string> {
   // picocolors with colours on or off as the caller decided (io.color: NO_COLOR, FORCE_COLOR, a terminal)
   const colors = createColors(options.color);
   const c = (color: Color, text: string) => colors[color](text);
@@ -35,7 +46,10 @@ export function renderPlanText(plan: PlanDocument, options: TextOptions = { colo
   if (plan.changes.length > 0) {
     lines.push('dqctl will perform the following actions:');
     lines.push('');
-    for (const change of plan.changes) appendAll(lines, renderChange(change, symbol, verb, c)).push('');
+    for (const change of plan.changes) {
+      appendAll(lines, renderChange(change, symbol, verb, c)).push('');
+      if (lines.length >= LINES_PER_CHUNK) yield flush();
+    }
   }
 
   if (plan.drift.length > 0) {
@@ -66,11 +80,22 @@ export function renderPlanText(plan: PlanDocument, options: TextOptions = { colo
 
   if (plan.changes.length === 0) {
     lines.push(c('green', NO_CHANGES));
-    return lines.join('\n') + '\n';
+    yield flush();
+    return;
   }
   lines.push(c('bold', `Plan: ${plan.summary.add} to add, ${plan.summary.change} to change, ${plan.summary.destroy} to destroy.`));
-  for (const change of plan.changes) lines.push(`  ${symbol[change.actions[0]]} ${change.address}`);
-  return lines.join('\n') + '\n';
+  for (const change of plan.changes) {
+    lines.push(`  ${symbol[change.actions[0]]} ${change.address}`);
+    if (lines.length >= LINES_PER_CHUNK) yield flush();
+  }
+  if (lines.length > 0) yield flush();
+
+  /** The lines so far as text (each ends with a newline: the pieces concatenate to lines.join('\n') + '\n'). */
+  function flush(): string {
+    const text = lines.join('\n') + '\n';
+    lines.length = 0;
+    return text;
+  }
 }
 
 /** `Environment: prod` (and the store's, when another): absent for repositories without environments. */

@@ -5,6 +5,7 @@ import { buildPlan, planEnvironment, type PlanContext } from '../../src/plan/pla
 import { parsePlanDocument, toPlanDocument } from '../../src/plan/planDocument.js';
 import { renderPlanMarkdown, MARKDOWN_LIMIT } from '../../src/plan/renderMarkdown.js';
 import { NO_CHANGES, renderPlanText } from '../../src/plan/renderText.js';
+import { planDocumentChunks, planJsonChunks } from '../../src/app/planRendering.js';
 import { desired, drifted, live } from '../helpers/objects.js';
 
 const diffOptions: DiffOptions = { namespace: 'default', protectedPatterns: [], pruneUnmanaged: false, keepDrift: false };
@@ -161,5 +162,54 @@ describe('who changed each field, as every renderer says it', () => {
     const markdown = renderPlanMarkdown(doc);
     expect(markdown).toContain('! spec.labels = ["core","from-api"] -> ["core"]  # changed outside git; restored');
     expect(markdown).toContain('`spec.labels`');
+  });
+});
+
+describe('a plan written in pieces', () => {
+  // 1,500 creates (with a secret and unicode), updates and a delete: more lines than one piece of the text holds
+  const many = (): ReturnType<typeof plan> =>
+    plan(
+      [
+        desired('source', 'shop', { ...source, postgresql: { ...source.postgresql, password: 'hunter2' } }),
+        ...Array.from({ length: 1_500 }, (_, i) =>
+          desired('table', `shop/public.t${i}`, { columns: { 'naïve "name"\n': { labels: [`ünïcode ${i}`] } }, monitoring_checks: { daily: { volume: { daily_row_count: { error: { min_count: i } } } } } }),
+        ),
+      ],
+      [live('source', 'shop', source), live('rule', 'custom/old', { type: 'python' })],
+      { managedCount: 10 },
+    );
+
+  it('the JSON pieces make JSON.stringify(doc, null, 2) exactly, with and without changes', () => {
+    for (const p of [many(), plan([desired('source', 'shop', source)], [live('source', 'shop', source)])]) {
+      const doc = toPlanDocument(p);
+      const pieces = [...planJsonChunks(doc)];
+      expect(pieces.join('')).toBe(JSON.stringify(doc, null, 2) + '\n');
+      expect(JSON.parse(pieces.join(''))).toEqual(JSON.parse(JSON.stringify(doc)));
+    }
+  });
+
+  it('the text pieces make renderPlanText exactly, none of them the whole text', () => {
+    const doc = toPlanDocument(many());
+    const pieces = [...planDocumentChunks(doc, 'text')];
+    expect(pieces.length).toBeGreaterThan(2);
+    expect(pieces.join('')).toBe(renderPlanText(doc));
+    expect(pieces.join('')).not.toContain('hunter2');
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(renderPlanText(doc).length / 2);
+    const empty = toPlanDocument(plan([desired('source', 'shop', source)], [live('source', 'shop', source)]));
+    expect([...planDocumentChunks(empty, 'text')].join('')).toBe(renderPlanText(empty));
+  });
+
+  it("a create's after and a delete's before are read when asked, the same each time, redacted, and can be replaced", () => {
+    const doc = toPlanDocument(many());
+    const create = doc.changes.find((c) => c.address === 'table "shop/public.t7"')!;
+    const deleted = doc.changes.find((c) => c.actions[0] === 'delete')!;
+    expect(Object.keys(create)).toEqual(['address', 'kind', 'name', 'actions', 'reason', 'reason_code', 'file', 'before', 'after', 'fields']);
+    expect(Object.keys(deleted)).toEqual(Object.keys(create));
+    expect(create.after).toEqual(create.after);
+    expect(create.after).not.toBe(create.after); // computed per read, not kept
+    expect(create.after).toEqual({ spec: expect.objectContaining({ monitoring_checks: { daily: { volume: { daily_row_count: { error: { min_count: 7 } } } } } }) });
+    expect(deleted).toMatchObject({ before: { spec: { type: 'python' } }, after: null });
+    create.after = null;
+    expect(create.after).toBeNull();
   });
 });

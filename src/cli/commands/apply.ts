@@ -7,7 +7,7 @@ import { parseDuration } from '../duration.js';
 import { environmentOf, refuseOtherEnvironment } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { terminalProgress } from '../progressBar.js';
-import { renderApplyComplete, renderPlan } from '../render/planOutput.js';
+import { renderApplyComplete, writePlan, type renderPlan } from '../render/planOutput.js';
 import { postGitops, remoteTargetOf } from '../remoteClient.js';
 import { withOpeningStoreFromFlags } from '../storeOptions.js';
 import type { ApplyCommandOptions } from './planApplyOptions.js';
@@ -51,7 +51,7 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
       planBar.stop();
       if (options.format !== 'text') return;
       if (options.planSummaryOnly) io.stdout(`Plan: ${doc.summary.add} to add, ${doc.summary.change} to change, ${doc.summary.destroy} to destroy.\n`);
-      else io.stdout(renderPlan(doc, 'text', io));
+      else writePlan(doc, 'text', io);
     },
     confirm: (changeCount: number) => confirmApply({ changeCount, blocked: false, savedPlan: false, autoApprove: options.autoApprove ?? false }, io),
   };

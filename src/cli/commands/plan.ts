@@ -5,7 +5,7 @@ import { isBlocked } from '../../app/planRendering.js';
 import { gitRevisionSource } from '../../app/loadRevisionPair.js';
 import { environmentOf } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
-import { renderPlan } from '../render/planOutput.js';
+import { planPieces, writePlan } from '../render/planOutput.js';
 import { withProgress } from '../progressBar.js';
 import { postGitops, remoteTargetOf } from '../remoteClient.js';
 import { withOpeningStoreFromFlags } from '../storeOptions.js';
@@ -30,8 +30,9 @@ export async function planCommand(dir: string | undefined, options: PlanCommandO
   const applyHint = server ? ` --server ${server.url}` : '';
   const show = async (target: ApplyTarget): Promise<number> => {
     const { doc } = await withProgress(io, options, (progress) => target.plan(progress));
-    if (options.out) await writeFile(resolve(io.cwd, options.out), JSON.stringify(doc, null, 2) + '\n');
-    io.stdout(renderPlan(doc, options.format, io));
+    // the saved plan and the output in pieces: a plan of every object of a large repository is hundreds of MB
+    if (options.out) await writeFile(resolve(io.cwd, options.out), planPieces(doc, 'json', io));
+    writePlan(doc, options.format, io);
     if (options.out && options.format !== 'json') io.stderr(`Saved the plan to ${options.out}; apply it with: dqctl apply ${options.out}${applyHint}\n`);
     if (isBlocked(doc)) return 1;
     if (doc.changes.length > 0 && options.detailedExitcode) return 2;

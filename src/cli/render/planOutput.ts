@@ -1,4 +1,4 @@
-import { renderPlanDocument, type PlanDocument } from '../../app/planRendering.js';
+import { planDocumentChunks, renderPlanDocument, type PlanDocument } from '../../app/planRendering.js';
 import type { CliIo } from '../io.js';
 import type { PlanFormat } from '../commands/planApplyOptions.js';
 
@@ -7,4 +7,25 @@ export { renderApplyComplete } from '../../app/planRendering.js';
 /** A plan document in the format asked for, coloured when the terminal takes colours. */
 export function renderPlan(doc: PlanDocument, format: PlanFormat, io: CliIo): string {
   return renderPlanDocument(doc, format, { color: io.color });
+}
+
+/**
+ * A plan document in the format asked for, in pieces of about 64 KiB (their concatenation is renderPlan's text):
+ * what the commands write, so that a plan of every object of a large repository is never held as one text.
+ */
+export function* planPieces(doc: PlanDocument, format: PlanFormat, io: Pick<CliIo, 'color'>): Generator<string> {
+  let pending = '';
+  for (const chunk of planDocumentChunks(doc, format, { color: io.color })) {
+    pending += chunk;
+    if (pending.length >= 64 * 1024) {
+      yield pending;
+      pending = '';
+    }
+  }
+  if (pending.length > 0) yield pending;
+}
+
+/** Writes a plan document to stdout in the format asked for, a piece at a time (planPieces). */
+export function writePlan(doc: PlanDocument, format: PlanFormat, io: CliIo): void {
+  for (const piece of planPieces(doc, format, io)) io.stdout(piece);
 }
