@@ -35,11 +35,22 @@ export interface CheckCatalog {
 }
 
 let cached: CheckCatalog | undefined;
+let cachedJson: unknown;
 
 /** The catalog shipped with dqctl; parsed on the first call, the same object afterwards. */
 export function getCheckCatalog(): CheckCatalog {
-  cached ??= parseCheckCatalog(JSON.parse(readFileSync(CATALOG_FILE, 'utf8')) as unknown);
+  cached ??= parseCheckCatalog(checkCatalogJson());
   return cached;
+}
+
+/**
+ * catalog/check-catalog.json as parsed JSON, read once per process: the typed catalog above and the parts it does
+ * not carry (the sensors' PostgreSQL flags, datasource/sensors/sensorFlags.ts) both come from this one parse.
+ * Read-only: callers must not change it.
+ */
+export function checkCatalogJson(): unknown {
+  cachedJson ??= JSON.parse(readFileSync(CATALOG_FILE, 'utf8')) as unknown;
+  return cachedJson;
 }
 
 const PARAMETER_TYPES: ReadonlySet<string> = new Set<ParameterType>([

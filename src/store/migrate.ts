@@ -7,8 +7,37 @@ import { MIGRATION_LOCK_KEY, type SqlClient } from './sql/sqlClient.js';
  * lock, so two processes opening a fresh database at once run each migration exactly once. A store that has
  * run a migration this version does not know was written by a newer dqctl: STORE_INCOMPATIBLE, touching
  * nothing. Returns the versions applied now (empty when the store was up to date).
+ *
+ * The usual open finds the schema current: that is one statement (the applied versions, read without a
+ * transaction or the lock) instead of the five round trips of the locked check. The read is safe without the
+ * lock: a migration's versions are committed with its DDL in one transaction, so seeing every version means the
+ * schema they describe is there; anything else (a table not there yet, a version missing or unknown) takes the
+ * locked path, which decides under the lock as before.
  */
 export async function migrate(client: SqlClient, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  const applied = await appliedVersions(client);
+  if (applied !== undefined && isCurrent(applied, migrations)) return [];
+  return migrateLocked(client, migrations);
+}
+
+/** The versions recorded in dqctl.schema_migrations; undefined when the table (or the schema) does not exist yet. */
+async function appliedVersions(client: SqlClient): Promise<number[] | undefined> {
+  try {
+    return (await client.query<{ version: number }>('select version from dqctl.schema_migrations')).map((row) => row.version);
+  } catch (error) {
+    // 42P01 undefined_table (also when the schema dqctl is missing): a database dqctl has not opened yet
+    if ((error as { code?: unknown }).code === '42P01') return undefined;
+    throw error;
+  }
+}
+
+/** Exactly the known migrations are applied: nothing to run, nothing unknown to refuse. */
+function isCurrent(applied: readonly number[], migrations: readonly Migration[]): boolean {
+  const known = new Set(migrations.map((migration) => migration.version));
+  return applied.length === known.size && applied.every((version) => known.has(version));
+}
+
+async function migrateLocked(client: SqlClient, migrations: readonly Migration[]): Promise<number[]> {
   const session = await client.session();
   let broken = false;
   try {

@@ -7,8 +7,9 @@ import { createSqlStore } from '../../src/store/sqlStore.js';
 import type { OpenStoreOptions } from '../../src/store/store.js';
 import { openStore } from '../../src/store/index.js';
 import { migrate } from '../../src/store/migrate.js';
-import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { MIGRATIONS, type Migration } from '../../src/store/migrations/index.js';
 import { openSqlClient } from '../../src/store/sql/openSqlClient.js';
+import type { SqlClient } from '../../src/store/sql/sqlClient.js';
 import { STORE_ENGINES, type StoreFixture } from '../helpers/storeEngines.js';
 import { createTestDatabase } from '../helpers/testDatabase.js';
 import { objectWrite } from './support/objectWrites.js';
@@ -65,6 +66,48 @@ describe.each(STORE_ENGINES)('$engine store: migrations', ({ setup }) => {
         { name: 'from the future' },
       ]);
       await client.query('delete from dqctl.schema_migrations where version = 9999');
+    } finally {
+      await client.close();
+    }
+    await fx.reopen();
+  });
+
+  it('checks a current store with one statement (no transaction, no lock), and runs a missing migration under the lock', async () => {
+    await fx.closeStore();
+    const client = await openSqlClient(fx.options);
+    // every statement the check sends, on the client and on its sessions (the locked path runs on a session)
+    const sent: string[] = [];
+    const counted: SqlClient = Object.create(client);
+    counted.query = (text, params) => (sent.push(text), client.query(text, params));
+    counted.session = async (options) => {
+      const session = await client.session(options);
+      const transaction = session.transaction.bind(session);
+      session.transaction = (work) => (sent.push('begin'), transaction((tx) => work({ ...tx, query: (text, params) => (sent.push(text), tx.query(text, params)), exec: (script) => (sent.push('exec'), tx.exec(script)), copyFrom: tx.copyFrom.bind(tx) })));
+      return session;
+    };
+    try {
+      expect(await migrate(counted)).toEqual([]);
+      expect(sent).toEqual(['select version from dqctl.schema_migrations']);
+
+      // a version that knows one migration more: the read finds it missing, the locked path runs it
+      const next: Migration = { version: 9000, name: 'test_next', sql: 'create table dqctl.test_next (x integer)' };
+      sent.length = 0;
+      expect(await migrate(counted, [...MIGRATIONS, next])).toEqual([9000]);
+      expect(sent).toEqual([
+        'select version from dqctl.schema_migrations',
+        'begin',
+        'select pg_advisory_xact_lock($1, $2)',
+        "select to_regclass('dqctl.schema_migrations') is not null as present",
+        'select version from dqctl.schema_migrations',
+        'exec',
+        'insert into dqctl.schema_migrations (version, name) values ($1, $2)',
+      ]);
+      sent.length = 0;
+      expect(await migrate(counted, [...MIGRATIONS, next])).toEqual([]);
+      expect(sent).toEqual(['select version from dqctl.schema_migrations']);
+      // and this version, which does not know 9000, refuses the store through the locked path, touching nothing
+      await expect(migrate(counted)).rejects.toMatchObject({ code: 'STORE_INCOMPATIBLE' });
+      await client.exec('drop table dqctl.test_next; delete from dqctl.schema_migrations where version = 9000');
     } finally {
       await client.close();
     }

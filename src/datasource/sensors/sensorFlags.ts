@@ -1,10 +1,10 @@
 /**
  * The PostgreSQL capability flags of the catalog's sensors (`postgresql_flags` in catalog/check-catalog.json),
  * which the typed catalog view does not carry: whether a sensor's value can be split by data grouping and by
- * partition, and whether it must run in a query of its own. Read once, kept for the life of the process.
+ * partition, and whether it must run in a query of its own. Read once (from the catalog's one parse), kept for the
+ * life of the process.
  */
-import { readFileSync } from 'node:fs';
-import { CATALOG_FILE } from '../../catalog/index.js';
+import { checkCatalogJson } from '../../catalog/index.js';
 
 export interface SensorFlags {
   supportsGrouping: boolean;
@@ -20,7 +20,7 @@ export function sensorFlagsOf(sensorName: string): SensorFlags | undefined {
 }
 
 function readFlags(): ReadonlyMap<string, SensorFlags> {
-  const json = JSON.parse(readFileSync(CATALOG_FILE, 'utf8')) as { sensors: Record<string, { postgresql_flags?: Record<string, unknown> }> };
+  const json = checkCatalogJson() as { sensors: Record<string, { postgresql_flags?: Record<string, unknown> }> };
   const flags = new Map<string, SensorFlags>();
   for (const [name, sensor] of Object.entries(json.sensors)) {
     const raw = sensor.postgresql_flags ?? {};
