@@ -158,7 +158,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       const text = await repo.readFile(item.path);
       const same = current(cache?.lookup(item.path, { text, sha: repo.contentSha?.(item.path) }));
       reused = same !== undefined;
-      entry = same ? { ...same, version } : { ...parseObjectFile(item, text, scope), version };
+      entry = same ? { ...same, version } : { ...normalizedNow(item.kind, parseObjectFile(item, text, scope)), version };
     }
     cache?.use(item.path, entry, reused);
     parsedFiles.set(item.path, entry);
@@ -241,7 +241,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     }
     objectCount++;
     // findings only: a file parsed now still gets its spec when a parse cache keeps it; a cached one is not read
-    if (want === 'findings' && (!entry.rawSpec || !cache)) continue;
+    if (want === 'findings') continue;
     if (attached.length === 0 && entry.spec === undefined && cache?.canDeferSpec(item.file, entry)) {
       // restored from the persisted cache with its hash: the spec stays in its shard until a plan or an apply asks
       // the getter holds the key of the content and its text (to compute the spec again if the shard no longer
@@ -438,6 +438,13 @@ function parseObjectFile(
     rawSpec,
     loaded: { kind, name: item.name, connection: item.connection, file: item.path, locate: parsed.locate, semantics: documentSemantics(kind, rawSpec, parsed.locate) },
   };
+}
+
+/** A file parsed now keeps its normalized spec, not the document's spec as written (a load of every file holds one tree per file, not two). */
+function normalizedNow(kind: ObjectKind, parsed: Omit<ParsedFile, 'version'>): Omit<ParsedFile, 'version'> {
+  if (!parsed.rawSpec) return parsed;
+  const { rawSpec, ...rest } = parsed;
+  return { ...rest, spec: normalizeSpec(kind, rawSpec) };
 }
 
 /**
