@@ -211,6 +211,8 @@ export class JobService {
         await this.idle(pollMs);
         continue;
       }
+      // the queue held a job for this filter after all (queued by another server): look again when a slot frees
+      if (this.emptyClaim?.key === claimKey) this.emptyClaim = undefined;
       const connection = lane && job.jobType === lane.jobType ? laneOf(job) : undefined;
       if (connection !== undefined) {
         this.laneRunning.set(connection, (this.laneRunning.get(connection) ?? 0) + 1);
