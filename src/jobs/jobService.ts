@@ -69,6 +69,14 @@ export class JobService {
   private heartbeatTimer: ReturnType<typeof setInterval> | undefined;
   private stopped = true;
   private wakeUp: (() => void) | undefined;
+  /** Something changed since the loop last looked (a lane freed, a job submitted): its next idle returns at once. */
+  private woken = false;
+  /**
+   * The last claim that found nothing: its filter (`claimKey`) and when. A claim with the same filter within
+   * `pollMs` of it is not sent (it would find nothing again, but for a job another server queued meanwhile, which
+   * an idle worker finds on its next poll anyway): while the lanes are full, no claim per job that found nothing.
+   */
+  private emptyClaim: { key: string; at: number } | undefined;
   private loop: Promise<void> | undefined;
   private readonly active = new Set<Promise<void>>();
   private readonly endListeners: ((ended: JobEnded) => void)[] = [];
@@ -110,7 +118,7 @@ export class JobService {
       }
     }
     const job = await this.store.jobs.enqueue({ jobType, parameters, businessKey: meta.businessKey, createdBy: meta.createdBy });
-    this.wakeUp?.();
+    this.wake(true);
     return job;
   }
 
@@ -157,7 +165,7 @@ export class JobService {
     try {
       await this.store.jobs.heartbeat(this.worker, [...this.runningIds]);
       const types = this.options.requeueTypes ?? [];
-      if (types.length > 0 && (await this.store.jobs.requeueStale(types, this.options.staleAfterMs ?? 60_000)).length > 0) this.wakeUp?.();
+      if (types.length > 0 && (await this.store.jobs.requeueStale(types, this.options.staleAfterMs ?? 60_000)).length > 0) this.wake(true);
     } catch {
       // the store is unreachable for a moment: the next beat tries again
     }
@@ -168,7 +176,7 @@ export class JobService {
     clearInterval(this.cancelWatch);
     this.cancelWatch = undefined;
     this.stopped = true;
-    this.wakeUp?.();
+    this.wake();
     await this.loop;
     await Promise.allSettled([...this.active]);
   }
@@ -176,11 +184,20 @@ export class JobService {
   private async run(): Promise<void> {
     const lane = this.options.lanes;
     const types = Object.keys(this.executors).filter((type) => type !== lane?.jobType);
+    const pollMs = this.options.pollMs ?? 500;
     while (!this.stopped) {
+      // what follows sees the state as it is now: a wake from here on makes the next idle return at once
+      this.woken = false;
       const defaultFull = this.running >= (this.options.concurrency ?? 2);
       const fullLanes = [...this.laneRunning].filter(([connection, n]) => n >= (this.laneLimits.get(connection) ?? 1)).map(([connection]) => connection);
       if (defaultFull && !lane) {
-        await this.idle(this.options.pollMs ?? 500);
+        await this.idle(pollMs);
+        continue;
+      }
+      const claimKey = `${defaultFull ? 1 : 0}\n${fullLanes.sort().join('\n')}`;
+      const sinceEmpty = this.emptyClaim?.key === claimKey ? performance.now() - this.emptyClaim.at : Infinity;
+      if (sinceEmpty < pollMs) {
+        await this.idle(pollMs - sinceEmpty);
         continue;
       }
       let job: JobRecord | undefined;
@@ -190,9 +207,12 @@ export class JobService {
         job = undefined; // the store is unreachable for a moment: try again on the next tick
       }
       if (!job) {
-        await this.idle(this.options.pollMs ?? 500);
+        this.emptyClaim = { key: claimKey, at: performance.now() };
+        await this.idle(pollMs);
         continue;
       }
+      // the queue held a job for this filter after all (queued by another server): look again when a slot frees
+      if (this.emptyClaim?.key === claimKey) this.emptyClaim = undefined;
       const connection = lane && job.jobType === lane.jobType ? laneOf(job) : undefined;
       if (connection !== undefined) {
         this.laneRunning.set(connection, (this.laneRunning.get(connection) ?? 0) + 1);
@@ -210,13 +230,13 @@ export class JobService {
           // read the limit again when the lane is next used (the connection may have changed)
           if (left === 0) this.laneLimits.delete(connection);
         } else this.running--;
-        this.wakeUp?.();
+        this.wake();
       };
       const execution = this.execute(claimed, release).finally(() => {
         release();
         this.runningIds.delete(claimed.id);
         this.active.delete(execution);
-        this.wakeUp?.();
+        this.wake();
       });
       this.active.add(execution);
     }
@@ -248,13 +268,22 @@ export class JobService {
     if (ended?.lastOf !== undefined) await this.completeParent(ended.lastOf);
   }
 
+  /** Something changed: the loop looks again now (or as soon as its claim returns). `claim`: even with the filter of the last claim that found nothing (a job was queued). */
+  private wake(claim = false): void {
+    if (claim) this.emptyClaim = undefined;
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
   private idle(ms: number): Promise<void> {
+    if (this.woken) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        if (this.wakeUp === done) this.wakeUp = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wakeUp = done;
     });
   }
@@ -284,7 +313,10 @@ export class JobService {
     const started = performance.now();
     try {
       const result = await this.executors[job.jobType](job, controller.signal, { release });
-      if (result === JOB_WAITING) return; // split into children: the last of them ends it
+      if (result === JOB_WAITING) {
+        this.wake(true); // split into children, queued now: the last of them ends it
+        return;
+      }
       const status = controller.signal.aborted ? 'cancelled' : 'finished';
       await this.end(job, { status, result });
       this.ended({ job, status, result, durationMs: performance.now() - started });

@@ -1,8 +1,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyDataSourceError, DataSources, failureReason } from '../../src/datasource/index.js';
+import { classifyDataSourceError, DataSources, failureReason, type DataSourceSession } from '../../src/datasource/index.js';
 import { DqError } from '../../src/model/index.js';
 import { createSourceFixture, dqctlBackends, running as runningQuery, sampleMaxBackends, SECRET_PASSWORD, untilBackends, type SourceFixture } from './sourceFixture.js';
 
@@ -162,6 +163,57 @@ describe('data sources', () => {
     expect(b).not.toBe(a);
     expect(b.maxConnections).toBe(3);
     expect(registry.get('two', source.spec()).maxConnections).toBe(2);
+  });
+
+  it('a session owes its commit to the next session on its connection (one round trip), else commits it alone at once', async () => {
+    await source.admin('create table owing (x int)');
+    const ds = sources().get('owing', source.spec({ parallel_jobs_limit: 1 }));
+    const sent: string[] = [];
+    // the driver's query, counted (statements sent to this source)
+    const original = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      if (this.database === source.database.name) sent.push(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text);
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+    try {
+      const snapshot = { snapshot: true };
+      let pid = 0;
+      const count = (session: DataSourceSession) => {
+        pid = session.backendPid!;
+        return session.query<{ n: number; at: string }>('select count(*)::int as n, now()::text as at from owing');
+      };
+      const idle = (backends: Awaited<ReturnType<typeof dqctlBackends>>) => backends.some((b) => b.pid === pid && b.state === 'idle');
+      // back to back (no turn of the event loop between them): the second session's begin carries the first's commit
+      const [a] = await ds.session(count, snapshot);
+      const [b] = await ds.session(count, snapshot);
+      expect(sent.filter((text) => text.includes('begin'))).toHaveLength(2);
+      expect(sent.filter((text) => text.includes('begin'))[1]).toMatch(/^commit; begin isolation level repeatable read read only; select set_config/);
+      expect(sent.filter((text) => text === 'commit')).toHaveLength(0);
+      expect(a!.at).not.toBe(b!.at); // two transactions
+      // nobody takes the connection: the owed commit goes alone, and no transaction stays open while idle
+      await untilBackends(source, idle, 'the idle connection to commit');
+      expect(sent.filter((text) => text === 'commit')).toHaveLength(1);
+      // a row committed meanwhile is in the next session's snapshot
+      await source.admin('insert into owing values (1)');
+      expect((await ds.session(count, snapshot))[0]!.n).toBe(1);
+
+      // a failing statement right after: its own error, rolled back, and the connection serves the next session
+      sent.length = 0;
+      await ds.query('select 1');
+      const failed = await ds.query('select * from no_such_table').catch((e) => e);
+      expect(failed).toMatchObject({ code: 'DATASOURCE_QUERY_FAILED', details: { reason: 'table_missing' } });
+      expect(sent).toContain('rollback');
+      expect(await ds.query<{ one: number }>('select 1 as one')).toEqual([{ one: 1 }]);
+
+      // the idle connection lost while its commit is owed (or after): the next session gets a new one
+      await ds.session(count);
+      await untilBackends(source, idle, 'the idle connection to commit');
+      await source.admin('select pg_terminate_backend($1)', [pid]);
+      await untilBackends(source, (backends) => !backends.some((b) => b.pid === pid), 'the connection to be gone');
+      expect(await ds.query<{ one: number }>('select 1 as one')).toEqual([{ one: 1 }]);
+    } finally {
+      pg.Client.prototype.query = original;
+    }
   });
 
   it('other providers are refused with a clear error', async () => {

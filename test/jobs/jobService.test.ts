@@ -102,6 +102,49 @@ describe.each(STORE_ENGINES)('job queue on $engine', ({ setup, engine }) => {
     expect(ended).toMatchObject({ status: 'failed', errorMessage: 'the sensor query failed: relation "x" does not exist' });
   });
 
+  it('a lane frees, the next job of the lane starts at once; while the lane is full, no claim per job that finds nothing', async () => {
+    await jobs.stop();
+    let claims = 0;
+    // the store as it is, its claims counted
+    const counted = Object.assign(Object.create(fx.store) as typeof fx.store, {
+      jobs: Object.assign(Object.create(fx.store.jobs) as typeof fx.store.jobs, {
+        claimNext: (...args: Parameters<typeof fx.store.jobs.claimNext>) => {
+          claims++;
+          return fx.store.jobs.claimNext(...args);
+        },
+      }),
+    });
+    const ran: number[] = [];
+    let atOnce = 0;
+    let most = 0;
+    const laned = new JobService(
+      counted,
+      {
+        lane: async (job) => {
+          most = Math.max(most, ++atOnce);
+          ran.push(job.id);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          atOnce--;
+          return {};
+        },
+      },
+      // a poll far longer than the test: only the wake of a freed lane starts the next job
+      { pollMs: 60_000, worker: `laned-${engine}`, lanes: { jobType: 'lane', limitOf: async () => 1 } },
+    );
+    const submitted = [];
+    for (let i = 0; i < 6; i++) submitted.push(await laned.submit('lane', { table: { connection: 'c', schema: 's', table: `t${i}` } }));
+    laned.start();
+    try {
+      for (const job of submitted) expect((await laned.wait(String(job.id), 15_000)).status).toBe('finished');
+    } finally {
+      await laned.stop();
+    }
+    expect(ran.sort((x, y) => x - y)).toEqual(submitted.map((job) => job.id));
+    expect(most).toBe(1);
+    // 6 claims that found a job, one that found the lane full, one that found nothing left (was 2 per job)
+    expect(claims).toBeLessThanOrEqual(8);
+  });
+
   if (engine === 'postgres') {
     it('two servers on one PostgreSQL share the queue and never run a job twice', async () => {
       await jobs.stop();
