@@ -5,8 +5,6 @@ import {
   appendAll,
   compareKeys,
   findUnstorableText,
-  isJsonObject,
-  isObjectKind,
   type DesiredObject,
   type Diagnostic,
   sensorAttachments,
@@ -15,18 +13,17 @@ import {
   type SensorProviderFiles,
   type ProgressReporter,
 } from '../model/index.js';
-import { coerceQuotedScalars, validateDocument, type DocumentKind } from '../schema/index.js';
 import type { DesiredState } from './desiredState.js';
 import { DirectorySource } from './directorySource.js';
-import { environmentDiagnostics, substituteVariables, variableInFileName, VariableScope } from './environmentVariables.js';
+import { environmentDiagnostics, variableInFileName, VariableScope } from './environmentVariables.js';
+import { parseObjectFile, schemaDiagnostics } from './objectFile.js';
 import type { ParseCache, ParsedFile } from './parseCache.js';
-import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX, suffixOfKind } from './objectPaths.js';
+import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
-import { documentSemantics, runSemanticChecks, type LoadedObject } from './semanticChecks.js';
+import { runSemanticChecks, type LoadedObject } from './semanticChecks.js';
 import { DEFAULT_SETTINGS, readSettings, type RepositorySettings } from './settings.js';
 import { parseYamlFile, type ParsedYaml } from './yamlDocument.js';
 
-const API_VERSION = 'dqo/v1';
 const READ_CONCURRENCY = 64;
 
 export interface LoadOptions {
@@ -337,9 +334,6 @@ function unstorableText(path: string, text: string, what: string, detail: string
   };
 }
 
-/** The folders whose files may use `${var.NAME}`: the connections and tables, the policies, rules, sensors and checks. */
-const VARIABLE_FOLDERS = ['sources/', 'patterns/', 'rules/', 'sensors/', 'checks/'];
-
 /**
  * The files beside a sensor definition: each `<provider>.dqoprovidersensor.yaml` (envelope and schema checked,
  * located in its file), `<provider>.sql.jinja2` and `<provider>.sample.sql.jinja2` (the error sampling template,
@@ -397,50 +391,6 @@ async function readSensorFiles(
 }
 
 /**
- * One object file on its own: YAML, envelope (apiVersion, kind), `${var.…}` substitution, then the JSON Schema
- * on the substituted values (located in the file as written).
- */
-function parseObjectFile(
-  item: { path: string; kind: ObjectKind | 'provider_sensor'; name: string; connection?: string },
-  text: string,
-  scope: VariableScope,
-): Omit<ParsedFile, 'version'> {
-  const { parsed: written, diagnostics: yamlDiagnostics } = parseYamlFile(item.path, text);
-  const fileDiagnostics = [...yamlDiagnostics];
-  let parsed = written;
-  let variables: ParsedFile['variables'];
-  if (written) {
-    const envelope = envelopeDiagnostics(item.kind, written);
-    appendAll(fileDiagnostics, envelope);
-    if (envelope.length === 0) {
-      const allowed = VARIABLE_FOLDERS.some((folder) => item.path.startsWith(folder));
-      const substitution = substituteVariables(written, scope, allowed);
-      if (substitution.names.length > 0) variables = { names: substitution.names, key: scope.keyOf(substitution.names) };
-      appendAll(fileDiagnostics, substitution.diagnostics);
-      if (!substitution.complete) {
-        // the values are unknown (an error said why): nothing to judge, nothing to load
-        return { text, diagnostics: fileDiagnostics, variables };
-      }
-      parsed = substitution.value === written.value ? written : { ...written, value: substitution.value };
-      appendAll(fileDiagnostics, schemaDiagnostics(item.kind, parsed, substitution.origins));
-    }
-  }
-  const hasErrors = fileDiagnostics.some((d) => d.severity === 'error');
-  if (!parsed || hasErrors) return { text, diagnostics: fileDiagnostics, variables };
-  const document = parsed.value as JsonObject;
-  const rawSpec = isJsonObject(document.spec) ? document.spec : {};
-  // a provider file is read as part of its sensor: its spec is all that is used
-  const kind = item.kind === 'provider_sensor' ? 'sensor' : item.kind;
-  return {
-    text,
-    diagnostics: fileDiagnostics,
-    variables,
-    rawSpec,
-    loaded: { kind, name: item.name, connection: item.connection, file: item.path, locate: parsed.locate, semantics: documentSemantics(kind, rawSpec, parsed.locate) },
-  };
-}
-
-/**
  * The spec as written of a loaded file: kept when this process parsed it; an entry of the persisted cache whose
  * spec shard did not hold it is parsed again (same text, same variables: the same document).
  */
@@ -459,83 +409,6 @@ export function desiredFingerprint(objects: readonly DesiredObject[], settings: 
   if (environment !== null) hash.update(`environment:${environment}\n`);
   for (const o of objects) hash.update(`${o.kind}\t${o.name}\t${o.hash}\n`);
   return hash.digest('hex');
-}
-
-function suffixOf(kind: ObjectKind | 'provider_sensor'): string {
-  return kind === 'provider_sensor' ? PROVIDER_SENSOR_SUFFIX : suffixOfKind(kind);
-}
-
-function envelopeDiagnostics(expectedKind: ObjectKind | 'provider_sensor', parsed: ParsedYaml): Diagnostic[] {
-  const doc = parsed.value;
-  if (!isJsonObject(doc)) {
-    return [
-      {
-        severity: 'error',
-        code: 'not_a_document',
-        summary: doc === undefined || doc === null ? 'the file is empty' : 'the file must hold a mapping with apiVersion, kind and spec',
-        range: parsed.locate([]),
-      },
-    ];
-  }
-  const out: Diagnostic[] = [];
-  if (doc.apiVersion !== API_VERSION) {
-    out.push({
-      severity: 'error',
-      code: 'wrong_api_version',
-      summary:
-        doc.apiVersion === undefined ? `missing apiVersion (expected ${API_VERSION})` : `apiVersion must be ${API_VERSION}, not ${JSON.stringify(doc.apiVersion)}`,
-      range: parsed.locate(doc.apiVersion === undefined ? [] : ['apiVersion']),
-    });
-  }
-  if (doc.kind === undefined) {
-    out.push({ severity: 'error', code: 'wrong_kind', summary: `missing kind (expected ${expectedKind})`, range: parsed.locate([]) });
-  } else if (!isObjectKind(doc.kind) && doc.kind !== 'provider_sensor') {
-    out.push({
-      severity: 'error',
-      code: 'wrong_kind',
-      summary: `unknown kind ${JSON.stringify(doc.kind)} (expected ${expectedKind} in a ${suffixOf(expectedKind)} file)`,
-      range: parsed.locate(['kind']),
-    });
-  } else if (doc.kind !== expectedKind) {
-    out.push({
-      severity: 'error',
-      code: 'kind_mismatch',
-      summary: `kind ${doc.kind} does not match the file name: a ${suffixOf(expectedKind)} file holds kind ${expectedKind}`,
-      detail: `kind ${doc.kind} belongs in a ${suffixOf(doc.kind)} file.`,
-      range: parsed.locate(['kind']),
-    });
-  }
-  return out;
-}
-
-/** `origins`: the values that came from a variable, so a wrong one says which variable gave it. */
-function schemaDiagnostics(kind: DocumentKind, parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
-  const violations = schemaViolationDiagnostics(kind, parsed, origins);
-  if (!violations.some((d) => d.code === 'wrong_type')) return violations;
-  // the value is this parse's own (a cache keeps the result with these diagnostics), so it may be converted in place
-  const quoted = coerceQuotedScalars(kind, parsed.value).map(
-    (q): Diagnostic => ({
-      severity: 'warning',
-      code: 'quoted_scalar',
-      summary: `${JSON.stringify(q.written)} is a quoted ${typeof q.value}; read as ${String(q.value)}, as DQOps does`,
-      detail: 'DQOps converts a quoted number or boolean to the type its field wants; write it without quotes.',
-      range: parsed.locate(q.path, false),
-    }),
-  );
-  return quoted.length === 0 ? violations : [...quoted, ...schemaViolationDiagnostics(kind, parsed, origins)];
-}
-
-function schemaViolationDiagnostics(kind: DocumentKind, parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
-  return validateDocument(kind, parsed.value).map((v) => {
-    const origin = v.onKey ? undefined : origins?.get(JSON.stringify(v.path));
-    return {
-      severity: 'error' as const,
-      code: v.code,
-      summary: v.summary,
-      detail: origin ? [`The value comes from ${origin}.`, v.detail].filter(Boolean).join(' ') : v.detail,
-      range: parsed.locate(v.path, v.onKey),
-    };
-  });
 }
 
 function fileStart(path: string) {
