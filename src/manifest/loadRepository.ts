@@ -17,6 +17,7 @@ import type { DesiredState } from './desiredState.js';
 import { DirectorySource } from './directorySource.js';
 import { environmentDiagnostics, variableInFileName, VariableScope } from './environmentVariables.js';
 import { parseObjectFile, schemaDiagnostics } from './objectFile.js';
+import { parsedFileOf, ParseWorkers, type ParseWorkerOptions } from './parseWorkers.js';
 import type { ParseCache, ParsedFile } from './parseCache.js';
 import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
@@ -25,6 +26,8 @@ import { DEFAULT_SETTINGS, readSettings, type RepositorySettings } from './setti
 import { parseYamlFile, type ParsedYaml } from './yamlDocument.js';
 
 const READ_CONCURRENCY = 64;
+/** With parse workers, the files read between two turns of the event loop (when the workers' answers are heard). */
+const TURN_EVERY = 16;
 
 export interface LoadOptions {
   /** Reuse what earlier loads parsed from files that did not change (the reconcile loop; see parseCache.ts). */
@@ -36,6 +39,8 @@ export interface LoadOptions {
    * files (`--env NAME`); absent or null: none, and a file using `${var.…}` is an error.
    */
   environment?: string | null;
+  /** The worker threads that parse a share of the files not in the cache (parseWorkers.ts; default: by the cores). */
+  parseWorkers?: ParseWorkerOptions;
 }
 
 /**
@@ -146,23 +151,61 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const progress = options.progress;
   let read = 0;
   progress?.({ phase: 'load', done: 0, total: pending.length });
-  await forEachLimited(pending, READ_CONCURRENCY, async (item) => {
-    const version = versions.get(item.path);
-    let entry = version !== undefined ? current(cache?.lookup(item.path, { version })) : undefined;
-    let reused = entry !== undefined;
-    if (!entry) {
-      // without a version (or with a new one: a `touch`), the same text is still the same file
-      const text = await repo.readFile(item.path);
-      const same = current(cache?.lookup(item.path, { text, sha: repo.contentSha?.(item.path) }));
-      reused = same !== undefined;
-      entry = same ? { ...same, version } : { ...parseObjectFile(item, text, scope), version };
-    }
+  // the specs a load keeps: every object's for a desired state, and for the cache's shards when there is one
+  const wantSpec = want === 'desired' || cache !== undefined;
+  const toParse = cache ? pending.filter((p) => !cache.has(p.path)).length : pending.length;
+  const workers = ParseWorkers.forLoad(toParse, { environment, environments: settings.environments }, options.parseWorkers);
+  /** The normalized specs (and hashes) of the files a worker parsed, until the objects are made below. */
+  const workerSpecs = new Map<string, { spec: JsonObject; hash?: string }>();
+  /** Each file's entry and whether it was reused, by its place in `pending`: kept in that order whoever parsed it. */
+  const entries: Array<{ entry: ParsedFile; reused: boolean }> = new Array(pending.length);
+  // With workers, the loop lets the event loop turn every TURN_EVERY files, all its reads at once (each `await` of a
+  // synchronous read only queues a microtask: without a turn no worker's answer is heard while files remain).
+  let turn: Promise<void> | null = null;
+  let sinceTurn = 0;
+  const letWorkersAnswer = (): Promise<void> | void => {
+    if (turn) return turn;
+    if (!workers || ++sinceTurn < TURN_EVERY) return;
+    sinceTurn = 0;
+    return (turn = new Promise<void>((resolve) => setImmediate(() => {
+      turn = null;
+      resolve();
+    })));
+  };
+  try {
+    await forEachLimited(pending, READ_CONCURRENCY + (workers?.capacity ?? 0), async (item, index) => {
+      await letWorkersAnswer();
+      const version = versions.get(item.path);
+      let entry = version !== undefined ? current(cache?.lookup(item.path, { version })) : undefined;
+      let reused = entry !== undefined;
+      if (!entry) {
+        // without a version (or with a new one: a `touch`), the same text is still the same file
+        const text = await repo.readFile(item.path);
+        const same = current(cache?.lookup(item.path, { text, sha: repo.contentSha?.(item.path) }));
+        reused = same !== undefined;
+        if (same) entry = { ...same, version };
+        else {
+          const job = { ...item, text, spec: wantSpec, hash: !attachments.has(item.path) };
+          const result = workers ? await workers.parse(job) : null;
+          if (result) {
+            entry = { ...parsedFileOf(item.path, text, result), version };
+            if (result.spec) workerSpecs.set(item.path, { spec: result.spec, ...(result.hash !== undefined ? { hash: result.hash } : {}) });
+          } else entry = { ...parseObjectFile(item, text, scope), version };
+        }
+      }
+      entries[index] = { entry, reused };
+      progress?.({ phase: 'load', done: ++read, total: pending.length });
+    });
+  } finally {
+    await workers?.close();
+  }
+  pending.forEach((item, index) => {
+    const { entry, reused } = entries[index];
     cache?.use(item.path, entry, reused);
     parsedFiles.set(item.path, entry);
     if (entry.diagnostics.length > 0) texts.set(item.path, entry.text);
     appendAll(diagnostics, entry.diagnostics);
     if (entry.loaded) loaded.push(entry.loaded);
-    progress?.({ phase: 'load', done: ++read, total: pending.length });
   });
   cache?.endLoad();
 
@@ -238,7 +281,8 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     }
     objectCount++;
     // findings only: a file parsed now still gets its spec when a parse cache keeps it; a cached one is not read
-    if (want === 'findings' && (!entry.rawSpec || !cache)) continue;
+    const fromWorker = workerSpecs.get(item.file);
+    if (want === 'findings' && (!(entry.rawSpec || fromWorker) || !cache)) continue;
     if (attached.length === 0 && entry.spec === undefined && cache?.canDeferSpec(item.file, entry)) {
       // restored from the persisted cache with its hash: the spec stays in its shard until a plan or an apply asks
       // the getter holds the key of the content and its text (to compute the spec again if the shard no longer
@@ -251,8 +295,8 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       ));
       continue;
     }
-    const spec = (entry.spec ??= (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
-    const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
+    const spec = (entry.spec ??= fromWorker?.spec ?? (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
+    const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= fromWorker?.hash ?? contentHash(spec, attachmentsOfObject));
     objects.push({
       kind: item.kind,
       name: item.name,
@@ -425,12 +469,12 @@ function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   return (a.range?.start.column ?? 0) - (b.range?.start.column ?? 0);
 }
 
-async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function forEachLimited<T>(items: T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
-      const item = items[next++];
-      await work(item);
+      const index = next++;
+      await work(items[index], index);
     }
   });
   await Promise.all(workers);

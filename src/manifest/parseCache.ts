@@ -89,6 +89,11 @@ export class ParseCache {
     return { ...restoreEntry(path, match.text!, stored), version: undefined };
   }
 
+  /** Whether the cache holds an entry of `path` (of some content: lookup says whether it answers for this one). */
+  has(path: string): boolean {
+    return this.entries.has(path) || this.onDisk.has(path);
+  }
+
   /**
    * The normalized spec of an entry restored from disk, from its shard when the shard holds it for the same
    * content; undefined otherwise (the caller computes it, and the shard is written again).
