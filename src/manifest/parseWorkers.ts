@@ -37,6 +37,8 @@ export interface ParseWorkerOptions {
   minFiles?: number;
   /** The worker's entry (tests: a worker that fails); default parseWorker.js beside this module. */
   script?: URL;
+  /** Told, when the load's workers end, how many files they parsed and why any failed (tests, benchmarks). */
+  onClose?: (stats: ParseWorkers['stats']) => void;
 }
 
 const MAX_WORKERS = 4;
@@ -138,16 +140,21 @@ export class ParseWorkers {
   private nextId = 0;
   private flushScheduled = false;
   /** Files the workers parsed, files given back (a failed worker's), and why workers failed. */
-  readonly stats = { parsed: 0, returned: 0, failures: [] as string[] };
+  readonly stats = { workers: 0, parsed: 0, returned: 0, failures: [] as string[] };
+  private onClose: ParseWorkerOptions['onClose'];
 
   private constructor(count: number, data: ParseWorkerData, script: URL) {
     for (let i = 0; i < count; i++) this.slots.push(this.startSlot(data, script));
+    this.stats.workers = count;
   }
 
   /** Workers for a load that parses `files` files (null: too few files, or workers turned off). */
   static forLoad(files: number, data: ParseWorkerData, options: ParseWorkerOptions = {}): ParseWorkers | null {
     const count = parseWorkerCount(files, options);
-    return count > 0 ? new ParseWorkers(count, data, options.script ?? defaultScript()) : null;
+    if (count === 0) return null;
+    const workers = new ParseWorkers(count, data, options.script ?? defaultScript());
+    workers.onClose = options.onClose;
+    return workers;
   }
 
   /** How many files the workers may hold at once (the loading thread keeps this many more files in flight). */
@@ -178,6 +185,7 @@ export class ParseWorkers {
     const slots = this.slots.splice(0);
     for (const slot of slots) this.fail(slot, null);
     await Promise.all(slots.map((slot) => slot.worker.terminate().catch(() => undefined)));
+    this.onClose?.(this.stats);
   }
 
   private startSlot(data: ParseWorkerData, script: URL): Slot {
@@ -229,7 +237,11 @@ export class ParseWorkers {
 
   /** The worker of `slot` takes no more files; the files it held are given back (`why`: null when closing). */
   private fail(slot: Slot, why: string | null): void {
-    if (!slot.failed && why !== null) this.stats.failures.push(why);
+    if (!slot.failed && why !== null) {
+      // the answer stays the same (this thread parses the files), but say why the load took longer than it should
+      if (this.stats.failures.length === 0) process.emitWarning(`${why}; its files are parsed by the main thread`, { code: 'DQCTL_PARSE_WORKER' });
+      this.stats.failures.push(why);
+    }
     slot.failed = true;
     const held = [...slot.sent.values(), slot.batch];
     slot.sent.clear();
