@@ -17,7 +17,7 @@ import type { DesiredState } from './desiredState.js';
 import { DirectorySource } from './directorySource.js';
 import { environmentDiagnostics, variableInFileName, VariableScope } from './environmentVariables.js';
 import { parseObjectFile, schemaDiagnostics } from './objectFile.js';
-import { parsedFileOf, ParseWorkers, type ParseWorkerOptions } from './parseWorkers.js';
+import { parsedFileOf, parseJobResult, ParseWorkers, type ParseWorkerOptions } from './parseWorkers.js';
 import type { ParseCache, ParsedFile } from './parseCache.js';
 import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
@@ -155,7 +155,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const wantSpec = want === 'desired' || cache !== undefined;
   const toParse = cache ? pending.filter((p) => !cache.has(p.path)).length : pending.length;
   const workers = ParseWorkers.forLoad(toParse, { environment, environments: settings.environments }, options.parseWorkers);
-  /** The normalized specs (and hashes) of the files a worker parsed, until the objects are made below. */
+  /** With workers: the normalized specs (and hashes) of the files parsed now, made with the parse, until the objects below. */
   const workerSpecs = new Map<string, { spec: JsonObject; hash?: string }>();
   /** Each file's entry and whether it was reused, by its place in `pending`: kept in that order whoever parsed it. */
   const entries: Array<{ entry: ParsedFile; reused: boolean }> = new Array(pending.length);
@@ -186,7 +186,9 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
         if (same) entry = { ...same, version };
         else {
           const job = { ...item, text, spec: wantSpec, hash: !attachments.has(item.path) };
-          const result = workers ? await workers.parse(job) : null;
+          // with workers, a file this thread parses gets what a worker's would (its spec now, not after the parse),
+          // so that the files are shared by the time each takes and no thread is left alone with the specs
+          const result = workers ? ((await workers.parse(job)) ?? parseJobResult(job, scope)) : null;
           if (result) {
             entry = { ...parsedFileOf(item.path, text, result), version };
             if (result.spec) workerSpecs.set(item.path, { spec: result.spec, ...(result.hash !== undefined ? { hash: result.hash } : {}) });
