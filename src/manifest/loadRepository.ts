@@ -156,7 +156,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const toParse = cache ? pending.filter((p) => !cache.has(p.path)).length : pending.length;
   const workers = ParseWorkers.forLoad(toParse, { environment, environments: settings.environments }, options.parseWorkers);
   /** With workers: the normalized specs (and hashes) of the files parsed now, made with the parse, until the objects below. */
-  const workerSpecs = new Map<string, { spec: JsonObject; hash?: string }>();
+  const workerSpecs = new Map<string, { specJson: string; hash?: string }>();
   /** Each file's entry and whether it was reused, by its place in `pending`: kept in that order whoever parsed it. */
   const entries: Array<{ entry: ParsedFile; reused: boolean }> = new Array(pending.length);
   // With workers, the loop lets the event loop turn every TURN_EVERY files, all its reads at once (each `await` of a
@@ -191,7 +191,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
           const result = workers ? ((await workers.parse(job)) ?? parseJobResult(job, scope)) : null;
           if (result) {
             entry = { ...parsedFileOf(item.path, text, result), version };
-            if (result.spec) workerSpecs.set(item.path, { spec: result.spec, ...(result.hash !== undefined ? { hash: result.hash } : {}) });
+            if (result.specJson !== undefined) workerSpecs.set(item.path, { specJson: result.specJson, ...(result.hash !== undefined ? { hash: result.hash } : {}) });
           } else entry = { ...parseObjectFile(item, text, scope), version };
         }
       }
@@ -297,8 +297,16 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       ));
       continue;
     }
-    const spec = (entry.spec ??= fromWorker?.spec ?? (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
+    if (want === 'findings' && fromWorker && attached.length === 0) {
+      // the shard takes the worker's text as it is: the spec is never made an object here
+      entry.specJson = fromWorker.specJson;
+      entry.hash ??= fromWorker.hash;
+      continue;
+    }
+    const made = fromWorker?.specJson ?? entry.specJson;
+    const spec = (entry.spec ??= (made !== undefined ? (JSON.parse(made) as JsonObject) : undefined) ?? (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
     const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= fromWorker?.hash ?? contentHash(spec, attachmentsOfObject));
+    delete entry.specJson;
     objects.push({
       kind: item.kind,
       name: item.name,

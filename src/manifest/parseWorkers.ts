@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { contentHash } from '../diff/contentHash.js';
 import { normalizeSpec } from '../diff/normalizeSpec.js';
-import type { Diagnostic, JsonObject, ObjectKind } from '../model/index.js';
+import type { Diagnostic, ObjectKind } from '../model/index.js';
 import type { VariableScope } from './environmentVariables.js';
 import { parseObjectFile, type ObjectFileItem } from './objectFile.js';
 import type { ParsedFile } from './parsedFile.js';
@@ -67,7 +67,8 @@ export interface ParseResult {
   sha: string;
   variables?: { names: string[]; key: string };
   loaded?: { kind: ObjectKind; name: string; connection?: string; semantics: DocumentSemantics };
-  spec?: JsonObject;
+  /** JSON.stringify of the normalized spec: a string crosses threads as a copy of its bytes, an object node by node. */
+  specJson?: string;
   hash?: string;
 }
 
@@ -88,7 +89,7 @@ export function parseJobResult(job: ParseJob, scope: VariableScope): ParseResult
     result.loaded = { kind, name, ...(connection !== undefined ? { connection } : {}), semantics };
     if (job.spec) {
       const spec = normalizeSpec(kind, parsed.rawSpec);
-      result.spec = spec;
+      result.specJson = JSON.stringify(spec);
       if (job.hash) result.hash = contentHash(spec, {});
     }
   }
