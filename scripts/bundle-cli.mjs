@@ -7,7 +7,7 @@
 // Only our code is bundled: every package under node_modules stays external (loaded by Node.js as before, so
 // DuckDB's and PGlite's native and WASM files, and their own workers, are found where they are installed), and
 // each command's dynamic import becomes a chunk of its own, so `dqctl validate` still loads no store or data-source
-// code. dist/ keeps the unbundled modules: tests, the precompiled validators and `DQCTL_BUNDLE=off` use them.
+// code. The parse workers' entry is a second entry point, dist/bundle/parseWorker.js. dist/ keeps the unbundled modules: tests, the precompiled validators and `DQCTL_BUNDLE=off` use them.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -19,7 +19,8 @@ const OUT = join(ROOT, 'dist', 'bundle');
 const started = performance.now();
 rmSync(OUT, { recursive: true, force: true });
 const result = await build({
-  entryPoints: { main: join(ROOT, 'dist', 'cli', 'main.js') },
+  // the parse workers' entry (src/manifest/parseWorkers.ts starts ./parseWorker.js beside its own module)
+  entryPoints: { main: join(ROOT, 'dist', 'cli', 'main.js'), parseWorker: join(ROOT, 'dist', 'manifest', 'parseWorker.js') },
   outdir: OUT,
   bundle: true,
   splitting: true,

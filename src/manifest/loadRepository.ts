@@ -5,8 +5,6 @@ import {
   appendAll,
   compareKeys,
   findUnstorableText,
-  isJsonObject,
-  isObjectKind,
   type DesiredObject,
   type Diagnostic,
   sensorAttachments,
@@ -15,19 +13,21 @@ import {
   type SensorProviderFiles,
   type ProgressReporter,
 } from '../model/index.js';
-import { coerceQuotedScalars, validateDocument, type DocumentKind } from '../schema/index.js';
 import type { DesiredState } from './desiredState.js';
 import { DirectorySource } from './directorySource.js';
-import { environmentDiagnostics, substituteVariables, variableInFileName, VariableScope } from './environmentVariables.js';
+import { environmentDiagnostics, variableInFileName, VariableScope } from './environmentVariables.js';
+import { parseObjectFile, schemaDiagnostics } from './objectFile.js';
+import { parsedFileOf, parseJobResult, ParseWorkers, type ParseWorkerOptions } from './parseWorkers.js';
 import type { ParseCache, ParsedFile } from './parseCache.js';
-import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX, suffixOfKind } from './objectPaths.js';
+import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
-import { documentSemantics, runSemanticChecks, type LoadedObject } from './semanticChecks.js';
+import { runSemanticChecks, type LoadedObject } from './semanticChecks.js';
 import { DEFAULT_SETTINGS, readSettings, type RepositorySettings } from './settings.js';
 import { parseYamlFile, type ParsedYaml } from './yamlDocument.js';
 
-const API_VERSION = 'dqo/v1';
 const READ_CONCURRENCY = 64;
+/** With parse workers, the files read between two turns of the event loop (when the workers' answers are heard). */
+const TURN_EVERY = 16;
 
 export interface LoadOptions {
   /** Reuse what earlier loads parsed from files that did not change (the reconcile loop; see parseCache.ts). */
@@ -39,6 +39,8 @@ export interface LoadOptions {
    * files (`--env NAME`); absent or null: none, and a file using `${var.…}` is an error.
    */
   environment?: string | null;
+  /** The worker threads that parse a share of the files not in the cache (parseWorkers.ts; default: by the cores). */
+  parseWorkers?: ParseWorkerOptions;
 }
 
 /**
@@ -149,23 +151,63 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const progress = options.progress;
   let read = 0;
   progress?.({ phase: 'load', done: 0, total: pending.length });
-  await forEachLimited(pending, READ_CONCURRENCY, async (item) => {
-    const version = versions.get(item.path);
-    let entry = version !== undefined ? current(cache?.lookup(item.path, { version })) : undefined;
-    let reused = entry !== undefined;
-    if (!entry) {
-      // without a version (or with a new one: a `touch`), the same text is still the same file
-      const text = await repo.readFile(item.path);
-      const same = current(cache?.lookup(item.path, { text, sha: repo.contentSha?.(item.path) }));
-      reused = same !== undefined;
-      entry = same ? { ...same, version } : { ...normalizedNow(item.kind, parseObjectFile(item, text, scope)), version };
-    }
+  // the specs a load keeps: every object's for a desired state, and for the cache's shards when there is one
+  const wantSpec = want === 'desired' || cache !== undefined;
+  const toParse = cache ? pending.filter((p) => !cache.has(p.path)).length : pending.length;
+  const workers = ParseWorkers.forLoad(toParse, { environment, environments: settings.environments }, options.parseWorkers);
+  /** With workers: the normalized specs (and hashes) of the files parsed now, made with the parse, until the objects below. */
+  const workerSpecs = new Map<string, { specJson: string; hash?: string }>();
+  /** Each file's entry and whether it was reused, by its place in `pending`: kept in that order whoever parsed it. */
+  const entries: Array<{ entry: ParsedFile; reused: boolean }> = new Array(pending.length);
+  // With workers, the loop lets the event loop turn every TURN_EVERY files, all its reads at once (each `await` of a
+  // synchronous read only queues a microtask: without a turn no worker's answer is heard while files remain).
+  let turn: Promise<void> | null = null;
+  let sinceTurn = 0;
+  const letWorkersAnswer = (): Promise<void> | void => {
+    if (turn) return turn;
+    if (!workers || ++sinceTurn < TURN_EVERY) return;
+    sinceTurn = 0;
+    return (turn = new Promise<void>((resolve) => setImmediate(() => {
+      turn = null;
+      resolve();
+    })));
+  };
+  try {
+    await forEachLimited(pending, READ_CONCURRENCY + (workers?.capacity ?? 0), async (item, index) => {
+      await letWorkersAnswer();
+      const version = versions.get(item.path);
+      let entry = version !== undefined ? current(cache?.lookup(item.path, { version })) : undefined;
+      let reused = entry !== undefined;
+      if (!entry) {
+        // without a version (or with a new one: a `touch`), the same text is still the same file
+        const text = await repo.readFile(item.path);
+        const same = current(cache?.lookup(item.path, { text, sha: repo.contentSha?.(item.path) }));
+        reused = same !== undefined;
+        if (same) entry = { ...same, version };
+        else {
+          const job = { ...item, text, spec: wantSpec, hash: !attachments.has(item.path) };
+          // with workers, a file this thread parses gets what a worker's would (its spec now, not after the parse),
+          // so that the files are shared by the time each takes and no thread is left alone with the specs
+          const result = workers ? ((await workers.parse(job)) ?? parseJobResult(job, scope)) : null;
+          if (result) {
+            entry = { ...parsedFileOf(item.path, text, result), version };
+            if (result.specJson !== undefined) workerSpecs.set(item.path, { specJson: result.specJson, ...(result.hash !== undefined ? { hash: result.hash } : {}) });
+          } else entry = { ...normalizedNow(item.kind, parseObjectFile(item, text, scope)), version };
+        }
+      }
+      entries[index] = { entry, reused };
+      progress?.({ phase: 'load', done: ++read, total: pending.length });
+    });
+  } finally {
+    await workers?.close();
+  }
+  pending.forEach((item, index) => {
+    const { entry, reused } = entries[index];
     cache?.use(item.path, entry, reused);
     parsedFiles.set(item.path, entry);
     if (entry.diagnostics.length > 0) texts.set(item.path, entry.text);
     appendAll(diagnostics, entry.diagnostics);
     if (entry.loaded) loaded.push(entry.loaded);
-    progress?.({ phase: 'load', done: ++read, total: pending.length });
   });
   cache?.endLoad();
 
@@ -241,7 +283,8 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     }
     objectCount++;
     // findings only: a file parsed now still gets its spec when a parse cache keeps it; a cached one is not read
-    if (want === 'findings') continue;
+    const fromWorker = workerSpecs.get(item.file);
+    if (want === 'findings' && (!(entry.rawSpec || entry.spec || fromWorker) || !cache)) continue;
     if (attached.length === 0 && entry.spec === undefined && cache?.canDeferSpec(item.file, entry)) {
       // restored from the persisted cache with its hash: the spec stays in its shard until a plan or an apply asks
       // the getter holds the key of the content and its text (to compute the spec again if the shard no longer
@@ -254,8 +297,16 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       ));
       continue;
     }
-    const spec = (entry.spec ??= (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
-    const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
+    if (want === 'findings' && fromWorker && attached.length === 0) {
+      // the shard takes the worker's text as it is: the spec is never made an object here
+      entry.specJson = fromWorker.specJson;
+      entry.hash ??= fromWorker.hash;
+      continue;
+    }
+    const made = fromWorker?.specJson ?? entry.specJson;
+    const spec = (entry.spec ??= (made !== undefined ? (JSON.parse(made) as JsonObject) : undefined) ?? (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
+    const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= fromWorker?.hash ?? contentHash(spec, attachmentsOfObject));
+    delete entry.specJson;
     objects.push({
       kind: item.kind,
       name: item.name,
@@ -337,9 +388,6 @@ function unstorableText(path: string, text: string, what: string, detail: string
   };
 }
 
-/** The folders whose files may use `${var.NAME}`: the connections and tables, the policies, rules, sensors and checks. */
-const VARIABLE_FOLDERS = ['sources/', 'patterns/', 'rules/', 'sensors/', 'checks/'];
-
 /**
  * The files beside a sensor definition: each `<provider>.dqoprovidersensor.yaml` (envelope and schema checked,
  * located in its file), `<provider>.sql.jinja2` and `<provider>.sample.sql.jinja2` (the error sampling template,
@@ -396,50 +444,6 @@ async function readSensorFiles(
   return { attachments: sensorAttachments(providers), diagnostics, texts };
 }
 
-/**
- * One object file on its own: YAML, envelope (apiVersion, kind), `${var.…}` substitution, then the JSON Schema
- * on the substituted values (located in the file as written).
- */
-function parseObjectFile(
-  item: { path: string; kind: ObjectKind | 'provider_sensor'; name: string; connection?: string },
-  text: string,
-  scope: VariableScope,
-): Omit<ParsedFile, 'version'> {
-  const { parsed: written, diagnostics: yamlDiagnostics } = parseYamlFile(item.path, text);
-  const fileDiagnostics = [...yamlDiagnostics];
-  let parsed = written;
-  let variables: ParsedFile['variables'];
-  if (written) {
-    const envelope = envelopeDiagnostics(item.kind, written);
-    appendAll(fileDiagnostics, envelope);
-    if (envelope.length === 0) {
-      const allowed = VARIABLE_FOLDERS.some((folder) => item.path.startsWith(folder));
-      const substitution = substituteVariables(written, scope, allowed);
-      if (substitution.names.length > 0) variables = { names: substitution.names, key: scope.keyOf(substitution.names) };
-      appendAll(fileDiagnostics, substitution.diagnostics);
-      if (!substitution.complete) {
-        // the values are unknown (an error said why): nothing to judge, nothing to load
-        return { text, diagnostics: fileDiagnostics, variables };
-      }
-      parsed = substitution.value === written.value ? written : { ...written, value: substitution.value };
-      appendAll(fileDiagnostics, schemaDiagnostics(item.kind, parsed, substitution.origins));
-    }
-  }
-  const hasErrors = fileDiagnostics.some((d) => d.severity === 'error');
-  if (!parsed || hasErrors) return { text, diagnostics: fileDiagnostics, variables };
-  const document = parsed.value as JsonObject;
-  const rawSpec = isJsonObject(document.spec) ? document.spec : {};
-  // a provider file is read as part of its sensor: its spec is all that is used
-  const kind = item.kind === 'provider_sensor' ? 'sensor' : item.kind;
-  return {
-    text,
-    diagnostics: fileDiagnostics,
-    variables,
-    rawSpec,
-    loaded: { kind, name: item.name, connection: item.connection, file: item.path, locate: parsed.locate, semantics: documentSemantics(kind, rawSpec, parsed.locate) },
-  };
-}
-
 /** A file parsed now keeps its normalized spec, not the document's spec as written (a load of every file holds one tree per file, not two). */
 function normalizedNow(kind: ObjectKind, parsed: Omit<ParsedFile, 'version'>): Omit<ParsedFile, 'version'> {
   if (!parsed.rawSpec) return parsed;
@@ -468,83 +472,6 @@ export function desiredFingerprint(objects: readonly DesiredObject[], settings: 
   return hash.digest('hex');
 }
 
-function suffixOf(kind: ObjectKind | 'provider_sensor'): string {
-  return kind === 'provider_sensor' ? PROVIDER_SENSOR_SUFFIX : suffixOfKind(kind);
-}
-
-function envelopeDiagnostics(expectedKind: ObjectKind | 'provider_sensor', parsed: ParsedYaml): Diagnostic[] {
-  const doc = parsed.value;
-  if (!isJsonObject(doc)) {
-    return [
-      {
-        severity: 'error',
-        code: 'not_a_document',
-        summary: doc === undefined || doc === null ? 'the file is empty' : 'the file must hold a mapping with apiVersion, kind and spec',
-        range: parsed.locate([]),
-      },
-    ];
-  }
-  const out: Diagnostic[] = [];
-  if (doc.apiVersion !== API_VERSION) {
-    out.push({
-      severity: 'error',
-      code: 'wrong_api_version',
-      summary:
-        doc.apiVersion === undefined ? `missing apiVersion (expected ${API_VERSION})` : `apiVersion must be ${API_VERSION}, not ${JSON.stringify(doc.apiVersion)}`,
-      range: parsed.locate(doc.apiVersion === undefined ? [] : ['apiVersion']),
-    });
-  }
-  if (doc.kind === undefined) {
-    out.push({ severity: 'error', code: 'wrong_kind', summary: `missing kind (expected ${expectedKind})`, range: parsed.locate([]) });
-  } else if (!isObjectKind(doc.kind) && doc.kind !== 'provider_sensor') {
-    out.push({
-      severity: 'error',
-      code: 'wrong_kind',
-      summary: `unknown kind ${JSON.stringify(doc.kind)} (expected ${expectedKind} in a ${suffixOf(expectedKind)} file)`,
-      range: parsed.locate(['kind']),
-    });
-  } else if (doc.kind !== expectedKind) {
-    out.push({
-      severity: 'error',
-      code: 'kind_mismatch',
-      summary: `kind ${doc.kind} does not match the file name: a ${suffixOf(expectedKind)} file holds kind ${expectedKind}`,
-      detail: `kind ${doc.kind} belongs in a ${suffixOf(doc.kind)} file.`,
-      range: parsed.locate(['kind']),
-    });
-  }
-  return out;
-}
-
-/** `origins`: the values that came from a variable, so a wrong one says which variable gave it. */
-function schemaDiagnostics(kind: DocumentKind, parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
-  const violations = schemaViolationDiagnostics(kind, parsed, origins);
-  if (!violations.some((d) => d.code === 'wrong_type')) return violations;
-  // the value is this parse's own (a cache keeps the result with these diagnostics), so it may be converted in place
-  const quoted = coerceQuotedScalars(kind, parsed.value).map(
-    (q): Diagnostic => ({
-      severity: 'warning',
-      code: 'quoted_scalar',
-      summary: `${JSON.stringify(q.written)} is a quoted ${typeof q.value}; read as ${String(q.value)}, as DQOps does`,
-      detail: 'DQOps converts a quoted number or boolean to the type its field wants; write it without quotes.',
-      range: parsed.locate(q.path, false),
-    }),
-  );
-  return quoted.length === 0 ? violations : [...quoted, ...schemaViolationDiagnostics(kind, parsed, origins)];
-}
-
-function schemaViolationDiagnostics(kind: DocumentKind, parsed: ParsedYaml, origins?: ReadonlyMap<string, string>): Diagnostic[] {
-  return validateDocument(kind, parsed.value).map((v) => {
-    const origin = v.onKey ? undefined : origins?.get(JSON.stringify(v.path));
-    return {
-      severity: 'error' as const,
-      code: v.code,
-      summary: v.summary,
-      detail: origin ? [`The value comes from ${origin}.`, v.detail].filter(Boolean).join(' ') : v.detail,
-      range: parsed.locate(v.path, v.onKey),
-    };
-  });
-}
-
 function fileStart(path: string) {
   return { filename: path, start: { line: 1, column: 1 }, end: { line: 1, column: 1 } };
 }
@@ -559,12 +486,12 @@ function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   return (a.range?.start.column ?? 0) - (b.range?.start.column ?? 0);
 }
 
-async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+async function forEachLimited<T>(items: T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
-      const item = items[next++];
-      await work(item);
+      const index = next++;
+      await work(items[index], index);
     }
   });
   await Promise.all(workers);

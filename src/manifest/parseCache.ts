@@ -14,6 +14,7 @@ import {
   writeSpecShard,
   type PersistedEntry,
   type PersistedSpec,
+  type PersistedSpecText,
 } from './persistedParseCache.js';
 import type { ParsedFile } from './parsedFile.js';
 
@@ -87,6 +88,11 @@ export class ParseCache {
     const stored = match.text !== undefined ? this.onDisk.get(path) : undefined;
     if (!stored || stored.sha !== (match.sha ?? sha256(match.text!))) return undefined;
     return { ...restoreEntry(path, match.text!, stored), version: undefined };
+  }
+
+  /** Whether the cache holds an entry of `path` (of some content: lookup says whether it answers for this one). */
+  has(path: string): boolean {
+    return this.entries.has(path) || this.onDisk.has(path);
   }
 
   /**
@@ -198,14 +204,19 @@ export class ParseCache {
     }
     for (const shard of this.dirtyShards) {
       const stored = await this.shard(shard);
-      const specs = new Map<string, PersistedSpec>();
+      const specs = new Map<string, PersistedSpec | PersistedSpecText>();
+      let texts = false;
       for (const path of pathsOf.get(shard) ?? []) {
         const entry = this.entries.get(path)!;
         const spec = persistedSpecOf(entry) ?? stored.get(path);
-        if (specMatches(spec, { ...entry, sha: entry.sha ?? sha256(entry.text) })) specs.set(path, spec);
+        if (!specMatches(spec, { ...entry, sha: entry.sha ?? sha256(entry.text) })) continue;
+        specs.set(path, spec);
+        texts ||= 'specJson' in spec;
       }
       await writeSpecShard(this.file, shard, specs);
-      this.shards.set(shard, Promise.resolve(specs));
+      // specs as text are not what storedSpec answers with: such a shard is read again from its file if asked
+      if (texts) this.shards.delete(shard);
+      else this.shards.set(shard, Promise.resolve(specs as Map<string, PersistedSpec>));
       this.reader?.forget(shard);
     }
     this.dirtyShards.clear();

@@ -15,6 +15,11 @@ export interface ParsedFile {
   rawSpec?: JsonObject;
   /** normalizeSpec(rawSpec), computed once. */
   spec?: JsonObject;
+  /**
+   * JSON.stringify(normalizeSpec(rawSpec)) when a parse worker made it (parseWorkers.ts) and nobody needed the object
+   * yet (validate): written as it is into the parse cache's shard, parsed when a load asks for the spec.
+   */
+  specJson?: string;
   /** contentHash(spec, {}), for objects without attachments. */
   hash?: string;
   /**

@@ -185,14 +185,32 @@ export function specShardExists(file: string, shard: string): boolean {
   return existsSync(specShardFile(file, shard));
 }
 
-/** Writes one shard's specs (an empty shard: its file is removed). */
-export async function writeSpecShard(file: string, shard: string, specs: ReadonlyMap<string, PersistedSpec>): Promise<void> {
+/** A spec to write whose normalized spec is already JSON text (made by a parse worker: see ParsedFile.specJson). */
+export interface PersistedSpecText {
+  sha: string;
+  variablesKey?: string;
+  specJson: string;
+}
+
+/**
+ * Writes one shard's specs (an empty shard: its file is removed). The text is JSON.stringify's of the shard's
+ * document, with a spec given as text spliced in as it is (the same bytes as its object would give).
+ */
+export async function writeSpecShard(file: string, shard: string, specs: ReadonlyMap<string, PersistedSpec | PersistedSpecText>): Promise<void> {
   const path = specShardFile(file, shard);
   if (specs.size === 0) {
     await rm(path, { force: true });
     return;
   }
-  await writeWhole(path, { format: SPECS_FORMAT, key: parseCacheCodeKey(), entries: Object.fromEntries(specs) });
+  const parts: string[] = [];
+  for (const [specPath, spec] of specs) {
+    const value =
+      'specJson' in spec
+        ? `{"sha":${JSON.stringify(spec.sha)}${spec.variablesKey !== undefined ? `,"variablesKey":${JSON.stringify(spec.variablesKey)}` : ''},"spec":${spec.specJson}}`
+        : JSON.stringify(spec);
+    parts.push(`${JSON.stringify(specPath)}:${value}`);
+  }
+  await writeWholeText(path, `{"format":${JSON.stringify(SPECS_FORMAT)},"key":${JSON.stringify(parseCacheCodeKey())},"entries":{${parts.join(',')}}}`);
 }
 
 async function readCacheDocument<T>(
@@ -265,14 +283,17 @@ function persistedOf(entry: ParsedFile): PersistedEntry {
   return out;
 }
 
-/** What a shard keeps of `entry`: its spec for its content, when computed. */
-export function persistedSpecOf(entry: ParsedFile): PersistedSpec | undefined {
-  if (!entry.spec) return undefined;
-  return { sha: entry.sha ?? sha256(entry.text), ...(entry.variables ? { variablesKey: entry.variables.key } : {}), spec: entry.spec };
+/** What a shard keeps of `entry`: its spec for its content, when computed (as text when a parse worker made it). */
+export function persistedSpecOf(entry: ParsedFile): PersistedSpec | PersistedSpecText | undefined {
+  const sha = entry.sha ?? sha256(entry.text);
+  const variablesKey = entry.variables ? { variablesKey: entry.variables.key } : {};
+  if (entry.spec) return { sha, ...variablesKey, spec: entry.spec };
+  if (entry.specJson !== undefined) return { sha, ...variablesKey, specJson: entry.specJson };
+  return undefined;
 }
 
 /** Whether `stored` is the spec of `entry`'s content. */
-export function specMatches(stored: PersistedSpec | undefined, entry: Pick<ParsedFile, 'sha' | 'variables'>): stored is PersistedSpec {
+export function specMatches<T extends PersistedSpec | PersistedSpecText>(stored: T | undefined, entry: Pick<ParsedFile, 'sha' | 'variables'>): stored is T {
   return stored !== undefined && stored.sha === entry.sha && stored.variablesKey === entry.variables?.key;
 }
 
@@ -306,10 +327,14 @@ export async function writePersistedDelta(file: string, base: string, entries: R
 }
 
 async function writeWhole(file: string, document: CacheDocument<unknown>): Promise<void> {
+  await writeWholeText(file, JSON.stringify(document));
+}
+
+async function writeWholeText(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await writeFile(temporary, JSON.stringify(document));
+    await writeFile(temporary, text);
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true });
