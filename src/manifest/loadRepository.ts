@@ -259,8 +259,13 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const objects: DesiredObject[] = [];
   let objectCount = dictionaryObjects.length;
   for (const item of loaded) {
-    if (excluded.has(item.file)) continue;
     const entry = parsedFiles.get(item.file)!;
+    // an object left out keeps no spec for the cache's shard (a worker's is dropped the same way)
+    const leaveOut = (): void => void delete entry.spec;
+    if (excluded.has(item.file)) {
+      leaveOut();
+      continue;
+    }
     let attachmentsOfObject: JsonObject = {};
     const attached = attachments.get(item.file) ?? [];
     const modulePath = item.kind === 'rule' ? attached[0] : undefined;
@@ -270,6 +275,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       if (unstorable) {
         diagnostics.push(unstorable);
         texts.set(modulePath, module);
+        leaveOut();
         continue;
       }
       attachmentsOfObject.python_module = module;
@@ -278,7 +284,10 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       const files = await readSensorFiles(repo, item.file, attached, scope);
       appendAll(diagnostics, files.diagnostics);
       for (const [path, text] of files.texts) texts.set(path, text);
-      if (files.diagnostics.some((d) => d.severity === 'error')) continue;
+      if (files.diagnostics.some((d) => d.severity === 'error')) {
+        leaveOut();
+        continue;
+      }
       attachmentsOfObject = files.attachments;
     }
     objectCount++;
