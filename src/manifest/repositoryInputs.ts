@@ -70,7 +70,11 @@ class PrereadSource implements RepositorySource {
   constructor(private readonly inner: RepositorySource) {
     this.description = inner.description;
     if (inner.dirtyFiles) this.dirtyFiles = () => (this.dirty ??= inner.dirtyFiles!());
+    // the files as they are now (a text read ahead is handed out once, to the load)
+    if (inner.readFileSync) this.readFileSync = (path) => inner.readFileSync!(path);
   }
+
+  readFileSync?: (path: string) => string;
 
   dirtyFiles?: () => Promise<string[] | null>;
 
