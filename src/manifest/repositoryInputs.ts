@@ -71,7 +71,7 @@ class PrereadSource implements RepositorySource {
     this.description = inner.description;
     if (inner.dirtyFiles) this.dirtyFiles = () => (this.dirty ??= inner.dirtyFiles!());
     // the files as they are now (a text read ahead is handed out once, to the load)
-    if (inner.readFileSync) this.readFileSync = (path) => inner.readFileSync!(path);
+    this.readFileSync = syncReaderOf(inner);
   }
 
   readFileSync?: (path: string) => string;
@@ -149,4 +149,12 @@ class PrereadSource implements RepositorySource {
       return null;
     }
   }
+}
+
+/**
+ * The source's synchronous read, holding the source only (not the PrereadSource, its listing and hashes): the lazy
+ * specs of a plan's objects keep it until the apply.
+ */
+function syncReaderOf(inner: RepositorySource): ((path: string) => string) | undefined {
+  return inner.readFileSync ? (path) => inner.readFileSync!(path) : undefined;
 }
