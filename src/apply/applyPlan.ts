@@ -1,6 +1,6 @@
 import type { Change } from '../diff/change.js';
 import { blockingFindings, leavesNothingToPlan, nothingToApply, type Plan } from '../plan/plan.js';
-import { DqError, type ApplyRecord, type DesiredObject, type ObjectKey, type ObjectWrite, type ProgressReporter } from '../model/index.js';
+import { DqError, knownSpecJson, withSpecJson, type ApplyRecord, type DesiredObject, type ObjectKey, type ObjectWrite, type ProgressReporter } from '../model/index.js';
 import type { Store, StoreTransaction } from '../store/store.js';
 
 /**
@@ -117,7 +117,18 @@ function* createdObjects(plan: Plan, commit: string | null): Generator<ObjectWri
   const creates: Extract<Change, { action: 'create' }>[] = [];
   for (const change of plan.changes) if (change.action === 'create') creates.push(change);
   creates.sort((a, b) => (a.desired.origin.file < b.desired.origin.file ? -1 : a.desired.origin.file > b.desired.origin.file ? 1 : 0));
-  for (const change of creates) yield gitWrite(change.desired, plan.namespace, commit);
+  for (const change of creates) yield createWrite(change.desired, plan.namespace, commit);
+}
+
+/**
+ * gitWrite of a create, whose spec is read only when the store asks for it: as the text its parse cache shard holds
+ * (knownSpecJson) when it does, so the COPY sends that text with no spec object made (model/specJson.ts).
+ */
+function createWrite(desired: DesiredObject, namespace: string, commit: string | null): ObjectWrite {
+  const write = { kind: desired.kind, name: desired.name } as ObjectWrite;
+  Object.defineProperty(write, 'spec', { enumerable: true, configurable: true, get: () => desired.spec });
+  Object.assign(write, gitWriteRest(desired, namespace, commit));
+  return withSpecJson(write, () => knownSpecJson(desired));
 }
 
 function updateWrite(change: Extract<Change, { action: 'update' }>, namespace: string, commit: string | null): ObjectWrite {
@@ -133,10 +144,11 @@ function updateWrite(change: Extract<Change, { action: 'update' }>, namespace: s
 }
 
 function gitWrite(desired: DesiredObject, namespace: string, commit: string | null): ObjectWrite {
+  return { kind: desired.kind, name: desired.name, spec: desired.spec, ...gitWriteRest(desired, namespace, commit) };
+}
+
+function gitWriteRest(desired: DesiredObject, namespace: string, commit: string | null): Omit<ObjectWrite, 'kind' | 'name' | 'spec'> {
   return {
-    kind: desired.kind,
-    name: desired.name,
-    spec: desired.spec,
     attachments: desired.attachments,
     contentHash: desired.hash,
     appliedHash: desired.hash,

@@ -229,6 +229,16 @@ export class DirectorySource implements RepositorySource {
     return readFileSync(absolute, 'utf8');
   }
 
+  /** readFile without its turn of the event loop (RepositorySource.readFileSync); the root as readFile resolved it. */
+  readFileSync(path: string): string {
+    const root = this.rootReal ?? this.root;
+    const absolute = join(root, path);
+    if (relative(root, absolute).startsWith('..')) {
+      throw new DqError('REPOSITORY_UNREADABLE', `${path} is outside the repository`);
+    }
+    return readFileSync(absolute, 'utf8');
+  }
+
   /** Lets the event loop turn before every 64th synchronous read, so that a server reading a repository answers. */
   private async yieldNowAndThen(): Promise<void> {
     if (++this.readsSinceYield < READS_BETWEEN_YIELDS) return;

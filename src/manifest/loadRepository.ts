@@ -4,6 +4,9 @@ import { normalizeSpec } from '../diff/normalizeSpec.js';
 import {
   appendAll,
   compareKeys,
+  DqError,
+  forgetSpecJson,
+  withSpecJson,
   findUnstorableText,
   type DesiredObject,
   type Diagnostic,
@@ -298,12 +301,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       // restored from the persisted cache with its hash: the spec stays in its shard until a plan or an apply asks
       // the getter holds the key of the content and its text (to compute the spec again if the shard no longer
       // has it), not the entry nor the cache: what a plan's objects keep until the apply is that, not the documents
-      const stored = cache.lazySpec(item.file, entry);
-      const text = entry.text;
-      const { kind, name, file, connection } = item;
-      objects.push(withLazySpec({ kind, name, attachments: attachmentsOfObject, hash: entry.hash!, origin: { file } }, () =>
-        stored() ?? normalizeSpec(kind, rawSpecOf({ kind, name, file, connection }, { text }, scope)),
-      ));
+      objects.push(lazyObject(item, entry, attachmentsOfObject, cache.lazySpec(item.file, entry), textAgain(repo, item.file, entry), scope));
       continue;
     }
     if (want === 'findings' && fromWorker && attached.length === 0) {
@@ -350,7 +348,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
  * index); the spec the getter gives is the one of that hash (persistedParseCache.ts: the same content, or computed
  * again from the text). Assigning `spec` makes it a plain value.
  */
-function withLazySpec(object: Omit<DesiredObject, 'spec'>, spec: () => JsonObject): DesiredObject {
+function withLazySpec(object: Omit<DesiredObject, 'spec'>, spec: () => JsonObject, json: () => string | undefined): DesiredObject {
   const value = { kind: object.kind, name: object.name } as DesiredObject;
   Object.defineProperty(value, 'spec', {
     enumerable: true,
@@ -358,12 +356,58 @@ function withLazySpec(object: Omit<DesiredObject, 'spec'>, spec: () => JsonObjec
     get: spec,
     set(replacement: JsonObject) {
       Object.defineProperty(value, 'spec', { value: replacement, enumerable: true, configurable: true, writable: true });
+      forgetSpecJson(value);
     },
   });
+  // the spec's text, when its shard holds it (specJsonOf: else JSON.stringify of the spec the getter gives)
+  withSpecJson(value, json);
   value.attachments = object.attachments;
   value.hash = object.hash;
   value.origin = object.origin;
   return value;
+}
+
+/**
+ * The desired object of a file whose spec stays in its parse cache shard (withLazySpec). Made here, outside `load`:
+ * a closure made inside it would hold load's whole context (the parse cache, every parsed file with its text and
+ * locator), which then lived as long as the plan's objects, through the apply (about 300 MB at 100,000 tables).
+ */
+function lazyObject(
+  item: Pick<LoadedObject, 'file' | 'kind' | 'name' | 'connection'>,
+  entry: ParsedFile,
+  attachments: JsonObject,
+  stored: { spec: () => JsonObject | undefined; json: () => string | undefined },
+  textOf: () => string,
+  scope: VariableScope,
+): DesiredObject {
+  const { kind, name, file, connection } = item;
+  return withLazySpec(
+    { kind, name, attachments, hash: entry.hash!, origin: { file } },
+    () => stored.spec() ?? normalizeSpec(kind, rawSpecOf({ kind, name, file, connection }, { text: textOf() }, scope)),
+    stored.json,
+  );
+}
+
+/**
+ * The text of a file whose spec a getter may have to compute again (its parse cache shard no longer holds it): read
+ * again from the source when it can read synchronously, so that a plan's objects do not hold every file's text until
+ * the apply (215 MB at 100,000 tables); the text read must be the one the object's hash was made from (its sha256),
+ * else the plan no longer describes the file (STALE_PLAN). A source that cannot read synchronously: the text is held.
+ * Made outside the load's loop, so that the getter holds the path and the sha256, not the entry.
+ */
+function textAgain(repo: RepositorySource, path: string, entry: ParsedFile): () => string {
+  if (!repo.readFileSync || entry.sha === undefined) {
+    const text = entry.text;
+    return () => text;
+  }
+  const sha = entry.sha;
+  return () => {
+    const text = repo.readFileSync!(path);
+    if (createHash('sha256').update(text).digest('hex') !== sha) {
+      throw new DqError('STALE_PLAN', `${path} changed since it was read, and the parse cache no longer holds its spec as read then; run plan again`);
+    }
+    return text;
+  };
 }
 
 /** A file or folder name decoding to text the live store cannot hold (`%00`): reported, the file is not read. */

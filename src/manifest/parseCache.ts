@@ -9,12 +9,12 @@ import {
   specMatches,
   specShardExists,
   specShardOf,
+  specOfText,
   writePersistedDelta,
   writePersistedEntries,
   writeSpecShard,
   type PersistedEntry,
   type PersistedSpec,
-  type PersistedSpecText,
 } from './persistedParseCache.js';
 import type { ParsedFile } from './parsedFile.js';
 
@@ -102,7 +102,8 @@ export class ParseCache {
   async storedSpec(path: string, entry: ParsedFile): Promise<JsonObject | undefined> {
     if (!this.file || entry.sha === undefined) return undefined;
     const stored = (await this.shard(specShardOf(path))).get(path);
-    if (specMatches(stored, entry)) return stored.spec;
+    const spec = specMatches(stored, entry) ? specOfText(stored) : undefined;
+    if (spec) return spec;
     this.markShard(path);
     return undefined;
   }
@@ -123,10 +124,17 @@ export class ParseCache {
    * or corrupt, answers undefined and the caller computes the spec from the text. The function returned holds
    * neither the cache nor the entry (a plan's objects keep it until the apply): only the shard reader and the key.
    */
-  lazySpec(path: string, entry: ParsedFile): () => JsonObject | undefined {
+  lazySpec(path: string, entry: ParsedFile): { spec: () => JsonObject | undefined; json: () => string | undefined } {
     const reader = this.reader;
     const key = { sha: entry.sha, variables: entry.variables };
-    return () => (reader ? reader.specOf(path, key) : undefined);
+    return {
+      spec: () => {
+        const json = reader?.specJsonOf(path, key);
+        return json === undefined ? undefined : specOfText({ sha: key.sha!, specJson: json });
+      },
+      // the spec's text as the shard holds it (JSON.stringify of that spec): an apply sends it to the store as it is
+      json: () => reader?.specJsonOf(path, key),
+    };
   }
 
   /** How many times the cache's getters read a shard, for tests and benchmarks. */
@@ -204,19 +212,14 @@ export class ParseCache {
     }
     for (const shard of this.dirtyShards) {
       const stored = await this.shard(shard);
-      const specs = new Map<string, PersistedSpec | PersistedSpecText>();
-      let texts = false;
+      const specs = new Map<string, PersistedSpec>();
       for (const path of pathsOf.get(shard) ?? []) {
         const entry = this.entries.get(path)!;
         const spec = persistedSpecOf(entry) ?? stored.get(path);
-        if (!specMatches(spec, { ...entry, sha: entry.sha ?? sha256(entry.text) })) continue;
-        specs.set(path, spec);
-        texts ||= 'specJson' in spec;
+        if (specMatches(spec, { ...entry, sha: entry.sha ?? sha256(entry.text) })) specs.set(path, spec);
       }
       await writeSpecShard(this.file, shard, specs);
-      // specs as text are not what storedSpec answers with: such a shard is read again from its file if asked
-      if (texts) this.shards.delete(shard);
-      else this.shards.set(shard, Promise.resolve(specs as Map<string, PersistedSpec>));
+      this.shards.set(shard, Promise.resolve(specs));
       this.reader?.forget(shard);
     }
     this.dirtyShards.clear();
@@ -241,7 +244,8 @@ class SpecShardReader {
   reads = 0;
   constructor(private readonly file: string) {}
 
-  specOf(path: string, key: Pick<ParsedFile, 'sha' | 'variables'>): JsonObject | undefined {
+  /** The text of the spec of `path` for the content `key`, when its shard holds it. */
+  specJsonOf(path: string, key: Pick<ParsedFile, 'sha' | 'variables'>): string | undefined {
     if (key.sha === undefined) return undefined;
     const shard = specShardOf(path);
     let specs = this.recent.get(shard);
@@ -253,7 +257,7 @@ class SpecShardReader {
     this.recent.set(shard, specs);
     if (this.recent.size > RECENT_SHARDS) this.recent.delete(this.recent.keys().next().value!);
     const stored = specs.get(path);
-    return specMatches(stored, key) ? stored.spec : undefined;
+    return specMatches(stored, key) ? stored.specJson : undefined;
   }
 
   /** Drops a shard (written again) or every shard held. */

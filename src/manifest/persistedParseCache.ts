@@ -21,8 +21,10 @@ import { locatorOf } from './yamlDocument.js';
  *   naming the index it applies to), so that the first plan after an edit does not write 45 MB again; the index is
  *   written whole once the delta holds more than a few percent of the files;
  * - the specs (`<file minus .json>.specs/<shard>.json`, one shard per connection folder, one for the connections
- *   and one per other top folder): the normalized spec of each file, read shard by shard when a plan or an apply
- *   asks for a spec (a plan of one change reads the shard of that change).
+ *   and one per other top folder): the normalized spec of each file as its JSON text (a string in the shard), read
+ *   shard by shard when a plan or an apply asks for a spec (a plan of one change reads the shard of that change). As
+ *   text, so that an apply sends it to the store as it is (COPY) and a shard read is strings, not objects: parsing
+ *   every spec into objects only to serialize it again was most of an apply's heap at 100,000 tables (issue 25).
  *
  * Why it is safe:
  * - an entry answers only for the same path and the same content: its sha256 is compared with the text just read
@@ -40,7 +42,7 @@ import { locatorOf } from './yamlDocument.js';
  *   index found beside it is ignored.
  */
 const FORMAT = 'dqctl-parse-cache/3';
-const SPECS_FORMAT = 'dqctl-parse-cache-specs/2';
+const SPECS_FORMAT = 'dqctl-parse-cache-specs/3';
 const DELTA_FORMAT = 'dqctl-parse-cache-delta/1';
 
 /** What one file's entry keeps in the index (the text is not kept: its sha256 stands for it). */
@@ -57,7 +59,8 @@ export interface PersistedEntry {
 export interface PersistedSpec {
   sha: string;
   variablesKey?: string;
-  spec: JsonObject;
+  /** JSON.stringify of the spec (a JSON object's text). */
+  specJson: string;
 }
 
 interface CacheDocument<T> {
@@ -158,7 +161,16 @@ function specShardFile(file: string, shard: string): string {
 
 function wellFormedSpec(e: unknown): e is PersistedSpec {
   const s = e as Partial<PersistedSpec> | null;
-  return !!s && typeof s === 'object' && typeof s.sha === 'string' && (s.variablesKey === undefined || typeof s.variablesKey === 'string') && isJsonObject(s.spec as JsonValue);
+  // the text is checked as an object's by its braces here; parsed where an object is asked for (specOfText)
+  return (
+    !!s &&
+    typeof s === 'object' &&
+    typeof s.sha === 'string' &&
+    (s.variablesKey === undefined || typeof s.variablesKey === 'string') &&
+    typeof s.specJson === 'string' &&
+    s.specJson.startsWith('{') &&
+    s.specJson.endsWith('}')
+  );
 }
 
 /** The specs of one shard, or an empty map (absent, corrupt, foreign: as the index). */
@@ -185,32 +197,14 @@ export function specShardExists(file: string, shard: string): boolean {
   return existsSync(specShardFile(file, shard));
 }
 
-/** A spec to write whose normalized spec is already JSON text (made by a parse worker: see ParsedFile.specJson). */
-export interface PersistedSpecText {
-  sha: string;
-  variablesKey?: string;
-  specJson: string;
-}
-
-/**
- * Writes one shard's specs (an empty shard: its file is removed). The text is JSON.stringify's of the shard's
- * document, with a spec given as text spliced in as it is (the same bytes as its object would give).
- */
-export async function writeSpecShard(file: string, shard: string, specs: ReadonlyMap<string, PersistedSpec | PersistedSpecText>): Promise<void> {
+/** Writes one shard's specs (an empty shard: its file is removed); each spec is its JSON text, kept as a string. */
+export async function writeSpecShard(file: string, shard: string, specs: ReadonlyMap<string, PersistedSpec>): Promise<void> {
   const path = specShardFile(file, shard);
   if (specs.size === 0) {
     await rm(path, { force: true });
     return;
   }
-  const parts: string[] = [];
-  for (const [specPath, spec] of specs) {
-    const value =
-      'specJson' in spec
-        ? `{"sha":${JSON.stringify(spec.sha)}${spec.variablesKey !== undefined ? `,"variablesKey":${JSON.stringify(spec.variablesKey)}` : ''},"spec":${spec.specJson}}`
-        : JSON.stringify(spec);
-    parts.push(`${JSON.stringify(specPath)}:${value}`);
-  }
-  await writeWholeText(path, `{"format":${JSON.stringify(SPECS_FORMAT)},"key":${JSON.stringify(parseCacheCodeKey())},"entries":{${parts.join(',')}}}`);
+  await writeWhole(path, { format: SPECS_FORMAT, key: parseCacheCodeKey(), entries: Object.fromEntries(specs) });
 }
 
 async function readCacheDocument<T>(
@@ -283,17 +277,28 @@ function persistedOf(entry: ParsedFile): PersistedEntry {
   return out;
 }
 
-/** What a shard keeps of `entry`: its spec for its content, when computed (as text when a parse worker made it). */
-export function persistedSpecOf(entry: ParsedFile): PersistedSpec | PersistedSpecText | undefined {
+/** What a shard keeps of `entry`: its spec's text for its content, when computed (as a parse worker made it, or of its object). */
+export function persistedSpecOf(entry: ParsedFile): PersistedSpec | undefined {
   const sha = entry.sha ?? sha256(entry.text);
   const variablesKey = entry.variables ? { variablesKey: entry.variables.key } : {};
-  if (entry.spec) return { sha, ...variablesKey, spec: entry.spec };
   if (entry.specJson !== undefined) return { sha, ...variablesKey, specJson: entry.specJson };
+  if (entry.spec) return { sha, ...variablesKey, specJson: JSON.stringify(entry.spec) };
   return undefined;
 }
 
+/** The spec a shard's entry holds, or undefined when its text is not a JSON object (a damaged shard: computed again). */
+export function specOfText(stored: PersistedSpec): JsonObject | undefined {
+  let spec: unknown;
+  try {
+    spec = JSON.parse(stored.specJson);
+  } catch {
+    return undefined;
+  }
+  return isJsonObject(spec as JsonValue) ? (spec as JsonObject) : undefined;
+}
+
 /** Whether `stored` is the spec of `entry`'s content. */
-export function specMatches<T extends PersistedSpec | PersistedSpecText>(stored: T | undefined, entry: Pick<ParsedFile, 'sha' | 'variables'>): stored is T {
+export function specMatches(stored: PersistedSpec | undefined, entry: Pick<ParsedFile, 'sha' | 'variables'>): stored is PersistedSpec {
   return stored !== undefined && stored.sha === entry.sha && stored.variablesKey === entry.variables?.key;
 }
 

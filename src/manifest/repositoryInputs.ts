@@ -70,7 +70,11 @@ class PrereadSource implements RepositorySource {
   constructor(private readonly inner: RepositorySource) {
     this.description = inner.description;
     if (inner.dirtyFiles) this.dirtyFiles = () => (this.dirty ??= inner.dirtyFiles!());
+    // the files as they are now (a text read ahead is handed out once, to the load)
+    this.readFileSync = syncReaderOf(inner);
   }
+
+  readFileSync?: (path: string) => string;
 
   dirtyFiles?: () => Promise<string[] | null>;
 
@@ -145,4 +149,12 @@ class PrereadSource implements RepositorySource {
       return null;
     }
   }
+}
+
+/**
+ * The source's synchronous read, holding the source only (not the PrereadSource, its listing and hashes): the lazy
+ * specs of a plan's objects keep it until the apply.
+ */
+function syncReaderOf(inner: RepositorySource): ((path: string) => string) | undefined {
+  return inner.readFileSync ? (path) => inner.readFileSync!(path) : undefined;
 }

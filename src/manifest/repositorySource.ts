@@ -34,6 +34,11 @@ export interface RepositorySource {
   listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
   readFile(path: string): Promise<string>;
   /**
+   * readFile, synchronously, when the source can (a folder): for a spec a getter must compute again from its file
+   * (loadRepository's lazy specs), so that the objects of a plan need not hold every file's text until the apply.
+   */
+  readFileSync?(path: string): string;
+  /**
    * listFiles and the text of every listed file in one pass, when the source does that cheaper than listing then
    * reading (a folder: no lstat per file, see DirectorySource). Same listing as listFiles; `each` gets every text
    * read (a file that cannot be read is listed without one); `listed` the number of files before the reads.

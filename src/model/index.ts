@@ -18,3 +18,4 @@ export * from './int64.js';
 export * from './dqopsHashes.js';
 export * from './customDefinitions.js';
 export * from './cacheFolder.js';
+export * from './specJson.js';

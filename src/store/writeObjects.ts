@@ -1,4 +1,4 @@
-import { DqError, displayKey, keyId, type ObjectKey, type ObjectWrite } from '../model/index.js';
+import { DqError, displayKey, keyId, specJsonOf, type ObjectKey, type ObjectWrite } from '../model/index.js';
 import type { SqlQueryable } from './sql/sqlClient.js';
 import { copyPieces, copyTextField } from './sql/copyText.js';
 import { chunksOfJson, MAX_CHUNK_BYTES } from './sql/jsonChunks.js';
@@ -81,7 +81,7 @@ export async function insertNewObjects(
   const rows = (function* () {
     for (const object of objects) {
       once(object);
-      yield `${copyTextField(object.kind)}\t${copyTextField(object.name)}\t${copyTextField(JSON.stringify(object.spec))}\t${copyTextField(
+      yield `${copyTextField(object.kind)}\t${copyTextField(object.name)}\t${copyTextField(specJsonOf(object))}\t${copyTextField(
         JSON.stringify(object.attachments ?? {}),
       )}\t${copyTextField(object.contentHash)}\t${copyTextField(object.appliedHash)}\t${copyTextField(object.managedBy)}\t${copyTextField(
         object.owner,

@@ -13,6 +13,7 @@ import type { DesiredState } from '../../src/manifest/desiredState.js';
 import { loadRepository, loadRepositoryFindings } from '../../src/manifest/loadRepository.js';
 import { ParseCache } from '../../src/manifest/parseCache.js';
 import { readPersistedEntries } from '../../src/manifest/persistedParseCache.js';
+import { knownSpecJson } from '../../src/model/index.js';
 import { EXAMPLE } from '../helpers/cli.js';
 import { addEnvironments, replaceLine } from '../helpers/environments.js';
 
@@ -212,13 +213,18 @@ describe('the persisted parse cache', () => {
     for (const o of state.objects.filter((o) => o.origin.file.startsWith('sources/shop_oltp/') && o.kind === 'table')) void o.spec;
     expect(cache.specShardReads).toBe(1);
     expect(outcome(state)).toEqual(outcome(uncached));
-    // a shard rewritten under the process with another content for the file: that spec is computed from the text
+    // a shard rewritten under the process with another content for the file: that spec is computed from the file,
+    // read again (the objects do not hold every file's text), when it still has the content the object was made of;
+    // a file changed since is refused (STALE_PLAN), never taken for the content the plan showed
     const other = await ParseCache.persisted(cacheFile);
     const again = await loadRepository(repo(), { cache: other });
     const text = await readFile(join(repo(), ORDERS), 'utf8');
     await writeFile(join(repo(), ORDERS), text.replace('min_count: 1', 'min_count: 7'));
     const edited = await cachedLoad();
     expect(JSON.stringify(edited.state.objects.find((o) => o.origin.file === ORDERS)!.spec)).toContain('"min_count":7');
+    expect(() => again.objects.find((o) => o.origin.file === ORDERS)!.spec).toThrow(expect.objectContaining({ code: 'STALE_PLAN' }));
+    expect(knownSpecJson(again.objects.find((o) => o.origin.file === ORDERS)!)).toBeUndefined();
+    await writeFile(join(repo(), ORDERS), text);
     expect(again.objects.find((o) => o.origin.file === ORDERS)!.spec).toEqual(uncached.objects.find((o) => o.origin.file === ORDERS)!.spec);
     // assigning a spec makes it a plain value
     const copy = again.objects.find((o) => o.origin.file === ORDERS)!;
