@@ -3,6 +3,7 @@ import type { RepositorySource } from '../manifest/repositorySource.js';
 import type { ProgressReporter } from '../model/index.js';
 import { blockingFindings, nothingToApply } from '../plan/plan.js';
 import { toPlanDocument, type PlanDocument } from '../plan/planDocument.js';
+import { releaseGarbageBeforeWrites } from './releaseGarbage.js';
 import type { Store } from '../store/store.js';
 import { readSavedPlan, replanSavedPlan } from './applyRepository.js';
 import { toGitopsRequest, type GitopsOptions, type GitopsRequest } from './gitopsRequest.js';
@@ -90,6 +91,7 @@ export function localTarget(opening: Store | Promise<Store>, source: PlanSource,
         reviewed: source.type === 'saved',
         apply: (applyProgress) => {
           if (!identity) throw new Error('localTarget: apply needs an identity');
+          releaseGarbageBeforeWrites();
           return applyPlan(plan, store, { ...identity, progress: applyProgress });
         },
       };

@@ -59,6 +59,21 @@ export function* planJsonChunks(doc: PlanDocument): Generator<string> {
   yield '}\n';
 }
 
+/**
+ * JSON.stringify({ plan, applied }, null, 2) + '\n' (what `apply --format json` prints) in pieces, the plan's as
+ * planJsonChunks gives them: an apply of every object of a large repository is never held as one text.
+ */
+export function* applyOutcomeJsonChunks(outcome: { plan: PlanDocument; applied: ApplyResult | null }): Generator<string> {
+  yield '{\n  "plan": ';
+  let first = true;
+  // each piece of the plan ends with a newline: the newline goes before the next piece, with its indentation
+  for (const chunk of planJsonChunks(outcome.plan)) {
+    yield `${first ? '' : '\n  '}${indented(chunk.slice(0, -1), '  ')}`;
+    first = false;
+  }
+  yield `,\n  "applied": ${indented(JSON.stringify(outcome.applied, null, 2), '  ')}\n}\n`;
+}
+
 function indented(json: string, pad: string): string {
   return json.replaceAll('\n', `\n${pad}`);
 }

@@ -5,7 +5,7 @@ import { buildPlan, planEnvironment, type PlanContext } from '../../src/plan/pla
 import { parsePlanDocument, toPlanDocument } from '../../src/plan/planDocument.js';
 import { renderPlanMarkdown, MARKDOWN_LIMIT } from '../../src/plan/renderMarkdown.js';
 import { NO_CHANGES, renderPlanText } from '../../src/plan/renderText.js';
-import { planDocumentChunks, planJsonChunks } from '../../src/app/planRendering.js';
+import { applyOutcomeJsonChunks, planDocumentChunks, planJsonChunks, type ApplyResult } from '../../src/app/planRendering.js';
 import { desired, drifted, live } from '../helpers/objects.js';
 
 const diffOptions: DiffOptions = { namespace: 'default', protectedPatterns: [], pruneUnmanaged: false, keepDrift: false };
@@ -185,6 +185,14 @@ describe('a plan written in pieces', () => {
       const pieces = [...planJsonChunks(doc)];
       expect(pieces.join('')).toBe(JSON.stringify(doc, null, 2) + '\n');
       expect(JSON.parse(pieces.join(''))).toEqual(JSON.parse(JSON.stringify(doc)));
+    }
+  });
+
+  it("apply's JSON answer in pieces is JSON.stringify({ plan, applied }, null, 2) exactly, applied or not", () => {
+    const doc = toPlanDocument(many());
+    const applied = { storeRevision: 8, applied: { add: 1500, change: 1, destroy: 1 }, note: 'ünïcode "quoted"\n' } as unknown as ApplyResult;
+    for (const outcome of [{ plan: doc, applied }, { plan: doc, applied: null }]) {
+      expect([...applyOutcomeJsonChunks(outcome)].join('')).toBe(JSON.stringify(outcome, null, 2) + '\n');
     }
   });
 

@@ -7,7 +7,7 @@ import { parseDuration } from '../duration.js';
 import { environmentOf, refuseOtherEnvironment } from '../environmentOption.js';
 import type { CliIo } from '../io.js';
 import { terminalProgress } from '../progressBar.js';
-import { renderApplyComplete, writePlan, type renderPlan } from '../render/planOutput.js';
+import { renderApplyComplete, writeApplyOutcomeJson, writePlan, type renderPlan } from '../render/planOutput.js';
 import { postGitops, remoteTargetOf } from '../remoteClient.js';
 import { withOpeningStoreFromFlags } from '../storeOptions.js';
 import type { ApplyCommandOptions } from './planApplyOptions.js';
@@ -68,7 +68,7 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
           const identity: ApplyIdentity = { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, switchEnvironment: options.switchEnv };
           return runApply(localTarget(store, source, identity), conversation);
         });
-    if (options.format === 'json') io.stdout(JSON.stringify(outcome, null, 2) + '\n');
+    if (options.format === 'json') writeApplyOutcomeJson(outcome, io);
     else if (outcome.applied) io.stdout(renderApplyComplete(outcome.applied));
     return 0;
   } finally {

@@ -1,4 +1,4 @@
-import { planDocumentChunks, renderPlanDocument, type PlanDocument } from '../../app/planRendering.js';
+import { applyOutcomeJsonChunks, planDocumentChunks, renderPlanDocument, type PlanDocument } from '../../app/planRendering.js';
 import type { CliIo } from '../io.js';
 import type { PlanFormat } from '../commands/planApplyOptions.js';
 
@@ -14,8 +14,18 @@ export function renderPlan(doc: PlanDocument, format: PlanFormat, io: CliIo): st
  * what the commands write, so that a plan of every object of a large repository is never held as one text.
  */
 export function* planPieces(doc: PlanDocument, format: PlanFormat, io: Pick<CliIo, 'color'>): Generator<string> {
+  yield* inPieces(planDocumentChunks(doc, format, { color: io.color }));
+}
+
+/** `apply --format json`'s answer (the plan and what was applied) written to stdout a piece at a time. */
+export function writeApplyOutcomeJson(outcome: Parameters<typeof applyOutcomeJsonChunks>[0], io: CliIo): void {
+  for (const piece of inPieces(applyOutcomeJsonChunks(outcome))) io.stdout(piece);
+}
+
+/** Small pieces of text gathered into pieces of about 64 KiB (fewer writes), in order. */
+function* inPieces(chunks: Iterable<string>): Generator<string> {
   let pending = '';
-  for (const chunk of planDocumentChunks(doc, format, { color: io.color })) {
+  for (const chunk of chunks) {
     pending += chunk;
     if (pending.length >= 64 * 1024) {
       yield pending;
