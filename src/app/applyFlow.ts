@@ -85,6 +85,7 @@ export function localTarget(opening: Store | Promise<Store>, source: PlanSource,
             ).plan;
       // planned: the store is open
       const store = await opening;
+      releaseGarbageBeforeWrites(); // the load's garbage, before the plan is shown and applied
       return {
         doc: toPlanDocument(plan),
         nothingToApply: nothingToApply(plan),
