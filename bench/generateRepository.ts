@@ -875,7 +875,8 @@ function mutateText(rng: Rng, text: string): string {
  * per file, or the table priority when the table has no thresholds. Deterministic for a seed and a repository.
  * Returns the changed files as `join(dir, 'sources', <connection>, <file>)`, sorted.
  */
-export async function mutateRepository(dir: string, fraction: number, seed: number): Promise<string[]> {
+/** `originals`, when given, receives the text each chosen file had before its change (to change it back). */
+export async function mutateRepository(dir: string, fraction: number, seed: number, originals?: Map<string, string>): Promise<string[]> {
   if (!(fraction >= 0 && fraction <= 1)) throw new Error('mutateRepository: fraction must be between 0 and 1');
   const sources = join(dir, 'sources');
   const tableFiles: string[] = [];
@@ -898,6 +899,7 @@ export async function mutateRepository(dir: string, fraction: number, seed: numb
     await Promise.all(
       batch.map(async (path, k) => {
         const text = await readFile(path, 'utf8');
+        originals?.set(path, text);
         await writeFile(path, mutateText(createRng(seeds[start + k]), text));
       }),
     );

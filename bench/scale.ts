@@ -229,8 +229,9 @@ async function main(): Promise<void> {
       memory(`${engine}: plan (nothing changed)`, Math.max(...unchanged.map((p) => p.command.peakKiB)));
 
       const oneChange = await rounds(`${engine}: one-change plan`, 'parse', async (round) => {
-        const [file] = await mutateRepository(repo, 1 / (options.tables * 10), 1000 + round);
-        const original = await readFile(file, 'utf8');
+        const originals = new Map<string, string>();
+        const [file] = await mutateRepository(repo, 1 / (options.tables * 10), 1000 + round, originals);
+        const original = originals.get(file)!;
         try {
           // mutateRepository wrote the change: this plan is the first after the edit (it parses that file)
           return await plan(1);
