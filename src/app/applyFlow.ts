@@ -159,7 +159,7 @@ export function remoteTarget(post: GitopsPost, source: PlanSource, identity?: Pa
 
 /** The person's part of an apply: see the plan, and confirm it (a callback that throws to refuse). */
 export interface ApplyConversation {
-  show(doc: PlanDocument): void;
+  show(doc: PlanDocument): void | Promise<void>;
   /** Asked only when the plan has changes, is not blocked and was not saved: throws to cancel. */
   confirm(changeCount: number): Promise<void>;
   switchEnvironment?: boolean;
@@ -176,7 +176,7 @@ export interface ApplyOutcome {
 export async function runApply(target: ApplyTarget, conversation: ApplyConversation): Promise<ApplyOutcome> {
   const planned = await target.plan(conversation.planProgress);
   const { doc } = planned;
-  conversation.show(doc);
+  await conversation.show(doc);
   // refused before the prompt: nobody should be asked to confirm what cannot be applied
   if (doc.environment.switching && !conversation.switchEnvironment) throw environmentSwitchRefused({ environment: doc.environment, namespace: doc.namespace });
   if (planned.nothingToApply) return { plan: doc, applied: null };

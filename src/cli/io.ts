@@ -3,6 +3,11 @@ import { createInterface } from 'node:readline/promises';
 /** What commands may touch of the outside world; tests and the bin pass different ones. */
 export interface CliIo {
   stdout: (text: string) => void;
+  /**
+   * Resolves once stdout has taken what was written to it (a pipe whose reader is slower than dqctl: the text would
+   * otherwise wait in dqctl's memory); absent: writes are taken at once (a file, a test's buffer).
+   */
+  stdoutDrained?: () => Promise<void>;
   stderr: (text: string) => void;
   /** True when stdin and stdout are terminals: the only case where apply may ask for confirmation. */
   interactive: boolean;
@@ -20,6 +25,7 @@ export function processIo(): CliIo {
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   return {
     stdout: (text) => process.stdout.write(text),
+    stdoutDrained: () => (process.stdout.writableNeedDrain ? new Promise<void>((resolve) => process.stdout.once('drain', () => resolve())) : Promise.resolve()),
     stderr: (text) => process.stderr.write(text),
     interactive,
     color: colorWanted(process.env, Boolean(process.stdout.isTTY)),

@@ -51,7 +51,7 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
       planBar.stop();
       if (options.format !== 'text') return;
       if (options.planSummaryOnly) io.stdout(`Plan: ${doc.summary.add} to add, ${doc.summary.change} to change, ${doc.summary.destroy} to destroy.\n`);
-      else writePlan(doc, 'text', io);
+      else return writePlan(doc, 'text', io);
     },
     confirm: (changeCount: number) => confirmApply({ changeCount, blocked: false, savedPlan: false, autoApprove: options.autoApprove ?? false }, io),
   };
@@ -68,7 +68,7 @@ export async function applyCommand(target: string | undefined, options: ApplyCom
           const identity: ApplyIdentity = { holder: `${actor} (pid ${process.pid})`, appliedBy: actor, lockTimeoutMs, switchEnvironment: options.switchEnv };
           return runApply(localTarget(store, source, identity), conversation);
         });
-    if (options.format === 'json') writeApplyOutcomeJson(outcome, io);
+    if (options.format === 'json') await writeApplyOutcomeJson(outcome, io);
     else if (outcome.applied) io.stdout(renderApplyComplete(outcome.applied));
     return 0;
   } finally {

@@ -32,7 +32,7 @@ export async function planCommand(dir: string | undefined, options: PlanCommandO
     const { doc } = await withProgress(io, options, (progress) => target.plan(progress));
     // the saved plan and the output in pieces: a plan of every object of a large repository is hundreds of MB
     if (options.out) await writeFile(resolve(io.cwd, options.out), planPieces(doc, 'json', io));
-    writePlan(doc, options.format, io);
+    await writePlan(doc, options.format, io);
     if (options.out && options.format !== 'json') io.stderr(`Saved the plan to ${options.out}; apply it with: dqctl apply ${options.out}${applyHint}\n`);
     if (isBlocked(doc)) return 1;
     if (doc.changes.length > 0 && options.detailedExitcode) return 2;

@@ -7,6 +7,6 @@ import type { PlanFormat } from './planApplyOptions.js';
 /** `dqctl show plan.json`: renders a saved plan without touching the repository or the store. */
 export async function showCommand(file: string, options: { format: PlanFormat }, io: CliIo): Promise<number> {
   const doc = await readSavedPlan(resolve(io.cwd, file));
-  writePlan(doc, options.format, io);
+  await writePlan(doc, options.format, io);
   return 0;
 }

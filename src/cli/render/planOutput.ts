@@ -18,8 +18,16 @@ export function* planPieces(doc: PlanDocument, format: PlanFormat, io: Pick<CliI
 }
 
 /** `apply --format json`'s answer (the plan and what was applied) written to stdout a piece at a time. */
-export function writeApplyOutcomeJson(outcome: Parameters<typeof applyOutcomeJsonChunks>[0], io: CliIo): void {
-  for (const piece of inPieces(applyOutcomeJsonChunks(outcome))) io.stdout(piece);
+export async function writeApplyOutcomeJson(outcome: Parameters<typeof applyOutcomeJsonChunks>[0], io: CliIo): Promise<void> {
+  await writePieces(inPieces(applyOutcomeJsonChunks(outcome)), io);
+}
+
+/** Each piece to stdout, waiting while stdout holds what it was given (a slow pipe): the text is never all queued. */
+async function writePieces(pieces: Iterable<string>, io: CliIo): Promise<void> {
+  for (const piece of pieces) {
+    io.stdout(piece);
+    await io.stdoutDrained?.();
+  }
 }
 
 /** Small pieces of text gathered into pieces of about 64 KiB (fewer writes), in order. */
@@ -36,6 +44,6 @@ function* inPieces(chunks: Iterable<string>): Generator<string> {
 }
 
 /** Writes a plan document to stdout in the format asked for, a piece at a time (planPieces). */
-export function writePlan(doc: PlanDocument, format: PlanFormat, io: CliIo): void {
-  for (const piece of planPieces(doc, format, io)) io.stdout(piece);
+export async function writePlan(doc: PlanDocument, format: PlanFormat, io: CliIo): Promise<void> {
+  await writePieces(planPieces(doc, format, io), io);
 }
