@@ -2,7 +2,7 @@ import type { ApplyResult } from '../apply/applyPlan.js';
 import { blockingFindings } from '../plan/plan.js';
 import type { PlanDocument } from '../plan/planDocument.js';
 import { renderPlanMarkdown } from '../plan/renderMarkdown.js';
-import { planTextChunks, renderPlanText } from '../plan/renderText.js';
+import { planTextChunks } from '../plan/renderText.js';
 
 /**
  * The one place a plan document is turned into what a person or a program reads: local, `--server`, saved and
@@ -11,14 +11,7 @@ import { planTextChunks, renderPlanText } from '../plan/renderText.js';
 export type PlanFormat = 'text' | 'json' | 'markdown';
 
 export function renderPlanDocument(doc: PlanDocument, format: PlanFormat, options: { color: boolean } = { color: false }): string {
-  switch (format) {
-    case 'json':
-      return JSON.stringify(doc, null, 2) + '\n';
-    case 'markdown':
-      return renderPlanMarkdown(doc);
-    case 'text':
-      return renderPlanText(doc, options);
-  }
+  return [...planDocumentChunks(doc, format, options)].join('');
 }
 
 /**

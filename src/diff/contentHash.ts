@@ -8,10 +8,15 @@ import type { JsonObject, JsonValue } from '../model/index.js';
  * `canonicalJson(normalized)` on real repositories.
  */
 export function contentHash(spec: JsonObject, attachments: JsonObject): string {
+  return contentHashOfJson(JSON.stringify(spec), attachments);
+}
+
+/** contentHash of a normalized spec given as its JSON.stringify text (a spec made as text is not made again). */
+export function contentHashOfJson(specJson: string, attachments: JsonObject): string {
   const hash = createHash('sha256').update('{"attachments":');
   hash.update(canonicalJson(attachments));
   hash.update(',"spec":');
-  hash.update(JSON.stringify(spec));
+  hash.update(specJson);
   return hash.update('}').digest('hex');
 }
 

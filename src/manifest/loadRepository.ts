@@ -158,8 +158,8 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const wantSpec = want === 'desired' || cache !== undefined;
   const toParse = cache ? pending.filter((p) => !cache.has(p.path)).length : pending.length;
   const workers = ParseWorkers.forLoad(toParse, { environment, environments: settings.environments }, options.parseWorkers);
-  /** With workers: the normalized specs (and hashes) of the files parsed now, made with the parse, until the objects below. */
-  const workerSpecs = new Map<string, { specJson: string; hash?: string }>();
+  /** The normalized specs (as text) and hashes of the files parsed now, made with the parse, until the objects below. */
+  const parsedSpecs = new Map<string, { specJson: string; hash?: string }>();
   /** Each file's entry and whether it was reused, by its place in `pending`: kept in that order whoever parsed it. */
   const entries: Array<{ entry: ParsedFile; reused: boolean }> = new Array(pending.length);
   // With workers, the loop lets the event loop turn every TURN_EVERY files, all its reads at once (each `await` of a
@@ -189,13 +189,11 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
         if (same) entry = { ...same, version };
         else {
           const job = { ...item, text, spec: wantSpec, hash: !attachments.has(item.path) };
-          // with workers, a file this thread parses gets what a worker's would (its spec now, not after the parse),
-          // so that the files are shared by the time each takes and no thread is left alone with the specs
-          const result = workers ? ((await workers.parse(job)) ?? parseJobResult(job, scope)) : null;
-          if (result) {
-            entry = { ...parsedFileOf(item.path, text, result), version };
-            if (result.specJson !== undefined) workerSpecs.set(item.path, { specJson: result.specJson, ...(result.hash !== undefined ? { hash: result.hash } : {}) });
-          } else entry = { ...normalizedNow(item.kind, parseObjectFile(item, text, scope)), version };
+          // a worker parses it when one has room; else this thread does, giving the same result (its spec as text,
+          // made with the parse: no document is kept, and the files are shared by the time each thread takes)
+          const result = (workers ? await workers.parse(job) : null) ?? parseJobResult(job, scope);
+          entry = { ...parsedFileOf(item.path, text, result), version };
+          if (result.specJson !== undefined) parsedSpecs.set(item.path, { specJson: result.specJson, ...(result.hash !== undefined ? { hash: result.hash } : {}) });
         }
       }
       entries[index] = { entry, reused };
@@ -262,13 +260,8 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const objects: DesiredObject[] = [];
   let objectCount = dictionaryObjects.length;
   for (const item of loaded) {
+    if (excluded.has(item.file)) continue;
     const entry = parsedFiles.get(item.file)!;
-    // an object left out keeps no spec for the cache's shard (a worker's is dropped the same way)
-    const leaveOut = (): void => void delete entry.spec;
-    if (excluded.has(item.file)) {
-      leaveOut();
-      continue;
-    }
     let attachmentsOfObject: JsonObject = {};
     const attached = attachments.get(item.file) ?? [];
     const modulePath = item.kind === 'rule' ? attached[0] : undefined;
@@ -278,7 +271,6 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       if (unstorable) {
         diagnostics.push(unstorable);
         texts.set(modulePath, module);
-        leaveOut();
         continue;
       }
       attachmentsOfObject.python_module = module;
@@ -287,16 +279,13 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       const files = await readSensorFiles(repo, item.file, attached, scope);
       appendAll(diagnostics, files.diagnostics);
       for (const [path, text] of files.texts) texts.set(path, text);
-      if (files.diagnostics.some((d) => d.severity === 'error')) {
-        leaveOut();
-        continue;
-      }
+      if (files.diagnostics.some((d) => d.severity === 'error')) continue;
       attachmentsOfObject = files.attachments;
     }
     objectCount++;
     // findings only: a file parsed now still gets its spec when a parse cache keeps it; a cached one is not read
-    const fromWorker = workerSpecs.get(item.file);
-    if (want === 'findings' && (!(entry.rawSpec || entry.spec || fromWorker) || !cache)) continue;
+    const parsedNow = parsedSpecs.get(item.file);
+    if (want === 'findings' && (!parsedNow || !cache)) continue;
     if (attached.length === 0 && entry.spec === undefined && cache?.canDeferSpec(item.file, entry)) {
       // restored from the persisted cache with its hash: the spec stays in its shard until a plan or an apply asks
       // the getter holds the key of the content and its text (to compute the spec again if the shard no longer
@@ -304,15 +293,15 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       objects.push(lazyObject(item, entry, attachmentsOfObject, cache.lazySpec(item.file, entry), textAgain(repo, item.file, entry), scope));
       continue;
     }
-    if (want === 'findings' && fromWorker && attached.length === 0) {
-      // the shard takes the worker's text as it is: the spec is never made an object here
-      entry.specJson = fromWorker.specJson;
-      entry.hash ??= fromWorker.hash;
+    if (want === 'findings' && attached.length === 0) {
+      // the shard takes the parse's text as it is: the spec is never made an object here
+      entry.specJson = parsedNow!.specJson;
+      entry.hash ??= parsedNow!.hash;
       continue;
     }
-    const made = fromWorker?.specJson ?? entry.specJson;
+    const made = parsedNow?.specJson ?? entry.specJson;
     const spec = (entry.spec ??= (made !== undefined ? (JSON.parse(made) as JsonObject) : undefined) ?? (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
-    const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= fromWorker?.hash ?? contentHash(spec, attachmentsOfObject));
+    const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= parsedNow?.hash ?? contentHash(spec, attachmentsOfObject));
     delete entry.specJson;
     objects.push({
       kind: item.kind,
@@ -495,13 +484,6 @@ async function readSensorFiles(
     });
   }
   return { attachments: sensorAttachments(providers), diagnostics, texts };
-}
-
-/** A file parsed now keeps its normalized spec, not the document's spec as written (a load of every file holds one tree per file, not two). */
-function normalizedNow(kind: ObjectKind, parsed: Omit<ParsedFile, 'version'>): Omit<ParsedFile, 'version'> {
-  if (!parsed.rawSpec) return parsed;
-  const { rawSpec, ...rest } = parsed;
-  return { ...rest, spec: normalizeSpec(kind, rawSpec) };
 }
 
 /**

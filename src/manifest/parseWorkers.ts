@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { contentHash } from '../diff/contentHash.js';
+import { contentHashOfJson } from '../diff/contentHash.js';
 import { normalizeSpec } from '../diff/normalizeSpec.js';
 import type { Diagnostic, ObjectKind } from '../model/index.js';
 import type { VariableScope } from './environmentVariables.js';
@@ -88,9 +88,8 @@ export function parseJobResult(job: ParseJob, scope: VariableScope): ParseResult
     const { kind, name, connection, semantics } = parsed.loaded;
     result.loaded = { kind, name, ...(connection !== undefined ? { connection } : {}), semantics };
     if (job.spec) {
-      const spec = normalizeSpec(kind, parsed.rawSpec);
-      result.specJson = JSON.stringify(spec);
-      if (job.hash) result.hash = contentHash(spec, {});
+      result.specJson = JSON.stringify(normalizeSpec(kind, parsed.rawSpec));
+      if (job.hash) result.hash = contentHashOfJson(result.specJson, {});
     }
   }
   return result;
