@@ -77,7 +77,15 @@ describe.each(engines())('$name store: every view tells the same story, and appl
     // an editor changes labels through the API: status shows it at once (the write triggers a comparison)
     await put(`${TABLE_URL('customers')}/labels`, ['critical', 'pii', 'from-api']);
     await put(`${TABLE_URL('products')}/labels`, ['catalog', 'from-api']);
-    const status = (await api('/api/gitops/status?all=true')).body;
+    // each write starts a comparison; status answers within a few seconds with the latest one it has, so on a busy
+    // machine it is read until the comparison covering both writes is there
+    let status: any;
+    await expect
+      .poll(async () => {
+        status = (await api('/api/gitops/status?all=true')).body;
+        return Boolean(statusOf(status, CUSTOMERS)?.drifted && statusOf(status, PRODUCTS)?.drifted);
+      }, { timeout: 30_000, interval: 200 })
+      .toBe(true);
     expect(statusOf(status, CUSTOMERS)).toMatchObject({ status: 'OutOfSync', reason: 'repository_changed', drifted: true });
     expect(originsOf(statusOf(status, CUSTOMERS).changes)).toEqual({ [MIN_COUNT]: 'repository', 'spec.labels': 'api' });
     expect(statusOf(status, PRODUCTS)).toMatchObject({ status: 'Drifted', reason: 'drift_kept', drifted: true });

@@ -253,7 +253,12 @@ describe('the example GitHub workflows run as written', { timeout: 300_000 }, ()
   }, 400_000);
 
   afterAll(async () => {
-    server?.kill('SIGTERM');
+    // the server's embedded store writes its files as it shuts down: remove them once it has exited
+    if (server && server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server!.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
