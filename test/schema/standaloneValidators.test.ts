@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { CORE_SCHEMA, load } from 'js-yaml';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/catalog/packagePaths.js';
 import { createSchemaAjv, readSchemaFile, SCHEMA_FILES, validatorFor, type DocumentKind } from '../../src/schema/index.js';
 import { schemaTextOf } from '../../src/schema/schemaCompiler.js';
-import { forgetStandaloneManifest, loadStandaloneValidator } from '../../src/schema/standaloneValidators.js';
+import { CODE_CACHE_SUFFIX, commonJsScript, forgetStandaloneManifest, loadStandaloneValidator, VALIDATORS_DIR } from '../../src/schema/standaloneValidators.js';
 import { writeStandaloneValidators } from '../../src/schema/writeStandaloneValidators.js';
 import { validDocument } from './validDocuments.js';
 
@@ -108,6 +108,31 @@ describe('precompiled (standalone) schema validators', () => {
       forgetStandaloneManifest();
     }
     expect(loadStandaloneValidator('table', schemaTextOf('table'), join(dir, 'missing'))).toBeUndefined();
+  });
+
+  it('load from a V8 code cache the build wrote, and the same without it or with a cache V8 rejects', () => {
+    const file = join(dir, 'rule.cjs');
+    const cache = readFileSync(file + CODE_CACHE_SUFFIX);
+    expect(commonJsScript(file, readFileSync(file, 'utf8'), cache).cachedDataRejected).toBe(false);
+    const document = validDocument('rule');
+    const expected = outcome(loadStandaloneValidator('rule', schemaTextOf('rule'), dir)!, document);
+    try {
+      writeFileSync(file + CODE_CACHE_SUFFIX, Buffer.from('not a code cache'));
+      expect(outcome(loadStandaloneValidator('rule', schemaTextOf('rule'), dir)!, document)).toEqual(expected);
+      rmSync(file + CODE_CACHE_SUFFIX);
+      expect(outcome(loadStandaloneValidator('rule', schemaTextOf('rule'), dir)!, document)).toEqual(expected);
+    } finally {
+      writeFileSync(file + CODE_CACHE_SUFFIX, cache);
+    }
+  });
+
+  it('have code caches from the build that this Node.js accepts', () => {
+    for (const kind of KINDS) {
+      if (!existsSync(join(VALIDATORS_DIR, `${kind}.cjs`))) continue;
+      const file = join(VALIDATORS_DIR, `${kind}.cjs`);
+      const script = commonJsScript(file, readFileSync(file, 'utf8'), readFileSync(file + CODE_CACHE_SUFFIX));
+      expect(script.cachedDataRejected, `${kind}: run npm run build`).toBe(false);
+    }
   });
 
   it('are what the build made and validateDocument uses (npm test builds before it tests)', () => {
