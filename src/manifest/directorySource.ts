@@ -76,8 +76,8 @@ export class DirectorySource implements RepositorySource {
     return this.rootReal;
   }
 
-  async listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }> {
-    const { files, problems } = await this.walk(true);
+  async listFiles(options: { onFile?: (path: string) => void } = {}): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }> {
+    const { files, problems } = await this.walk(true, options.onFile);
     files.sort(byPath);
     return { files, problems };
   }
@@ -145,7 +145,7 @@ export class DirectorySource implements RepositorySource {
    * Every file under the folders dqctl reads. `statFiles`: each file is lstat-ed (stat-ed through a link) and
    * listed; otherwise a file the folder's listing names as a regular file is left `unread` for the caller to open.
    */
-  private async walk(statFiles: boolean): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[]; unread: string[] }> {
+  private async walk(statFiles: boolean, onFile?: (path: string) => void): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[]; unread: string[] }> {
     const rootReal = await this.realRoot();
     const files: RepositoryFile[] = [];
     const problems: RepositoryProblem[] = [];
@@ -201,8 +201,9 @@ export class DirectorySource implements RepositorySource {
         return;
       }
       if (!info.isFile()) return;
-      if (statFiles) this.take(relPath, info, files, problems);
-      else unread.push(relPath); // a file behind a link inside the folder: opened (and fstat-ed) by the reader
+      if (statFiles) {
+        if (this.take(relPath, info, files, problems)) onFile?.(relPath);
+      } else unread.push(relPath); // a file behind a link inside the folder: opened (and fstat-ed) by the reader
     };
     for (const top of [...READ_ROOTS, SETTINGS_FILE]) {
       try {

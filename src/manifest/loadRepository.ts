@@ -20,7 +20,7 @@ import type { DesiredState } from './desiredState.js';
 import { DirectorySource } from './directorySource.js';
 import { environmentDiagnostics, variableInFileName, VariableScope } from './environmentVariables.js';
 import { parseObjectFile, schemaDiagnostics } from './objectFile.js';
-import { parsedFileOf, parseJobResult, ParseWorkers, type ParseWorkerOptions } from './parseWorkers.js';
+import { parsedFileOf, parseJobResult, parseWorkerThreshold, ParseWorkers, type ParseWorkerOptions } from './parseWorkers.js';
 import type { ParseCache, ParsedFile } from './parseCache.js';
 import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
@@ -76,7 +76,22 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const repo: RepositorySource = typeof source === 'string' ? new DirectorySource(source) : source;
   const diagnostics: Diagnostic[] = [];
   const texts = new Map<string, string>();
-  const [{ files, problems }, commit, dirtyFiles] = await Promise.all([repo.listFiles(), repo.commit(), repo.dirtyFiles?.() ?? null]);
+  // Without a cache's entries (a first load), parse workers start while the folder is still listed, once it holds
+  // enough files (they load their modules meanwhile); the load configures them with its settings below, or ends
+  // them. A load with a cache counts what it must parse first.
+  let early: ParseWorkers | null = null;
+  let listed = 0;
+  const threshold = parseWorkerThreshold(options.parseWorkers);
+  const onFile = () => {
+    if (++listed === threshold && (!cache || cache.empty)) early = ParseWorkers.early(threshold, options.parseWorkers);
+  };
+  /** `promise`, ending the early workers when it fails (the load fails before it could end them). */
+  const endingEarlyOnError = <T>(promise: Promise<T>): Promise<T> =>
+    promise.catch(async (error: unknown) => {
+      await (early as ParseWorkers | null)?.close();
+      throw error;
+    });
+  const [{ files, problems }, commit, dirtyFiles] = await endingEarlyOnError(Promise.all([repo.listFiles({ onFile }), repo.commit(), repo.dirtyFiles?.() ?? null]));
 
   for (const problem of problems) {
     const severity = problem.code === 'symlink_loop' ? 'warning' : 'error';
@@ -127,7 +142,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   let settingsFile: ParsedYaml | null = null;
   let settingsText: string | undefined;
   if (settingsPath) {
-    const text = (settingsText = await repo.readFile(settingsPath));
+    const text = (settingsText = await endingEarlyOnError(repo.readFile(settingsPath)));
     const { parsed, diagnostics: yamlDiagnostics } = parseYamlFile(settingsPath, text);
     const fileDiagnostics = [...yamlDiagnostics];
     if (parsed) appendAll(fileDiagnostics, schemaDiagnostics('settings', parsed));
@@ -157,7 +172,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   // the specs a load keeps: every object's for a desired state, and for the cache's shards when there is one
   const wantSpec = want === 'desired' || cache !== undefined;
   const toParse = cache ? pending.filter((p) => !cache.has(p.path)).length : pending.length;
-  const workers = ParseWorkers.forLoad(toParse, { environment, environments: settings.environments }, options.parseWorkers);
+  const workers = await ParseWorkers.forLoad(toParse, { environment, environments: settings.environments }, options.parseWorkers, early);
   /** The normalized specs (as text) and hashes of the files parsed now, made with the parse, until the objects below. */
   const parsedSpecs = new Map<string, { specJson: string; hash?: string }>();
   /** Each file's entry and whether it was reused, by its place in `pending`: kept in that order whoever parsed it. */

@@ -230,6 +230,11 @@ export class ParseCache {
     return this.entries.size;
   }
 
+  /** No entry at all, in memory or on disk (a first load: every file is parsed). */
+  get empty(): boolean {
+    return this.entries.size === 0 && this.onDisk.size === 0;
+  }
+
   clear(): void {
     this.entries.clear();
     this.onDisk.clear();

@@ -77,6 +77,11 @@ export interface ParseRequest {
   jobs: ParseJob[];
 }
 
+/** The settings of a worker started early (ParseWorkers.early), sent before its first files. */
+export interface ParseConfigure {
+  configure: ParseWorkerData;
+}
+
 export type ParseReply = { id: number; results: ParseResult[]; error?: undefined } | { id: number; error: string; results?: undefined };
 
 /** What a worker does with one file: parseObjectFile, and what of it the loading thread needs. */
@@ -109,9 +114,14 @@ export function parsedFileOf(path: string, text: string, result: ParseResult): O
   return entry;
 }
 
+/** How many files to parse make a load start workers (ParseWorkerOptions.minFiles, else MIN_FILES). */
+export function parseWorkerThreshold(options: ParseWorkerOptions = {}): number {
+  return options.minFiles ?? MIN_FILES;
+}
+
 /** How many workers a load of `files` files to parse starts (0: none). */
 export function parseWorkerCount(files: number, options: ParseWorkerOptions = {}, env: NodeJS.ProcessEnv = process.env): number {
-  if (files < (options.minFiles ?? MIN_FILES)) return 0;
+  if (files < parseWorkerThreshold(options)) return 0;
   if (options.count !== undefined) return Math.max(0, Math.floor(options.count));
   const setting = env.DQCTL_PARSE_WORKERS?.trim();
   if (setting === 'off') return 0;
@@ -139,21 +149,46 @@ export class ParseWorkers {
   private readonly slots: Slot[] = [];
   private nextId = 0;
   private flushScheduled = false;
-  /** Files the workers parsed, files given back (a failed worker's), and why workers failed. */
-  readonly stats = { workers: 0, parsed: 0, returned: 0, failures: [] as string[] };
+  /** Files the workers parsed, files given back (a failed worker's), why workers failed, and whether they started early. */
+  readonly stats = { workers: 0, parsed: 0, returned: 0, failures: [] as string[], startedEarly: false };
   private onClose: ParseWorkerOptions['onClose'];
 
-  private constructor(count: number, data: ParseWorkerData, script: URL) {
+  private constructor(count: number, data: ParseWorkerData | null, script: URL) {
     for (let i = 0; i < count; i++) this.slots.push(this.startSlot(data, script));
     this.stats.workers = count;
   }
 
-  /** Workers for a load that parses `files` files (null: too few files, or workers turned off). */
-  static forLoad(files: number, data: ParseWorkerData, options: ParseWorkerOptions = {}): ParseWorkers | null {
+  /**
+   * Workers for a load that parses `files` files (null: too few files, or workers turned off). `started`: the
+   * workers `early` started for this load, configured and used when the load still wants workers, else ended.
+   */
+  static async forLoad(files: number, data: ParseWorkerData, options: ParseWorkerOptions = {}, started: ParseWorkers | null = null): Promise<ParseWorkers | null> {
     const count = parseWorkerCount(files, options);
+    if (started && count > 0) {
+      for (const slot of started.slots) if (!slot.failed) slot.worker.postMessage({ configure: data } satisfies ParseConfigure);
+      for (const slot of started.slots) slot.worker.ref();
+      return started;
+    }
+    await started?.close();
     if (count === 0) return null;
     const workers = new ParseWorkers(count, data, options.script ?? defaultScript());
     workers.onClose = options.onClose;
+    return workers;
+  }
+
+  /**
+   * Workers started before the load knows its settings (while the files are still being listed, once `files`
+   * files are known to need a parse), so that loading their modules (~0.3 s of CPU, the schema validators) overlaps
+   * the listing; forLoad configures them. Unreferenced until then: a load that fails before forLoad does not keep
+   * the process alive (its `finally` still ends them).
+   */
+  static early(files: number, options: ParseWorkerOptions = {}): ParseWorkers | null {
+    const count = parseWorkerCount(files, options);
+    if (count === 0) return null;
+    const workers = new ParseWorkers(count, null, options.script ?? defaultScript());
+    workers.onClose = options.onClose;
+    workers.stats.startedEarly = true;
+    for (const slot of workers.slots) slot.worker.unref();
     return workers;
   }
 
@@ -188,7 +223,7 @@ export class ParseWorkers {
     this.onClose?.(this.stats);
   }
 
-  private startSlot(data: ParseWorkerData, script: URL): Slot {
+  private startSlot(data: ParseWorkerData | null, script: URL): Slot {
     const worker = new Worker(script, { workerData: data, stdout: false, stderr: false });
     const slot: Slot = { worker, batch: { jobs: [], answers: [] }, sent: new Map(), held: 0, failed: false };
     worker.on('message', (reply: ParseReply) => this.answer(slot, reply));

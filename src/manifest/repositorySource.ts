@@ -30,8 +30,12 @@ export interface RepositorySource {
    * (a git ref) is never dirty.
    */
   dirtyFiles?(): Promise<string[] | null>;
-  /** Every file under the folders dqctl reads, plus the problems met while listing them. */
-  listFiles(): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
+  /**
+   * Every file under the folders dqctl reads, plus the problems met while listing them. `onFile`, when the source
+   * lists as it walks (a folder), is told of each file as it is found, before the listing ends (a load that
+   * starts its parse workers once it knows there are many files to parse).
+   */
+  listFiles(options?: { onFile?: (path: string) => void }): Promise<{ files: RepositoryFile[]; problems: RepositoryProblem[] }>;
   readFile(path: string): Promise<string>;
   /**
    * readFile, synchronously, when the source can (a folder): for a spec a getter must compute again from its file

@@ -4,7 +4,7 @@
  * written), and a worker that cannot start, dies or answers wrongly costs time, never an answer. Under vitest the
  * workers run src/manifest/parseWorker.ts through tsx (test/cli/validateWorkers.test.ts runs the built bin).
  */
-import { mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +127,34 @@ describe('parse workers', () => {
     expect(stats.failures).toEqual([]);
     expect(stats.parsed).toBe(0);
     expect(stats.returned).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('start while a folder without cache entries is listed, and are given its settings before its files', async () => {
+    for (const environment of ['prod', 'dev']) {
+      const one = await loadRepository(repo, { environment, parseWorkers: ONE_THREAD });
+      let state!: DesiredState;
+      const stats = await withWorkers({ count: 1, minFiles: 50 }, async (parseWorkers) => (state = await loadRepository(repo, { environment, parseWorkers })));
+      expect(stats.startedEarly).toBe(true);
+      expect(stats.parsed).toBeGreaterThan(0);
+      expect(outcome(state)).toEqual(outcome(one));
+    }
+    // with a cache that has entries, the load counts the files it must parse first, and starts them after the listing
+    const cache = new ParseCache();
+    await loadRepositoryFindings(repo, { environment: 'prod', cache, parseWorkers: ONE_THREAD });
+    const stats = await withWorkers({ count: 1, minFiles: 0 }, (parseWorkers) => loadRepositoryFindings(repo, { environment: 'prod', cache, parseWorkers }));
+    expect(stats.startedEarly).toBe(false);
+  }, 120_000);
+
+  it('started early and not needed (fewer object files than files listed): ended, and the answer is the same', async () => {
+    const few = join(dir, 'few');
+    await manyFilesRepository(few, 20);
+    for (let i = 0; i < 60; i++) await writeFile(join(few, 'sources', 'shop_oltp', `notes-${i}.txt`), 'not a DQOps file\n');
+    const one = await loadRepositoryFindings(few, { environment: 'prod', parseWorkers: ONE_THREAD });
+    let answer!: RepositoryFindings;
+    const stats = await withWorkers({ count: 1, minFiles: 50 }, async (parseWorkers) => (answer = await loadRepositoryFindings(few, { environment: 'prod', parseWorkers })));
+    expect(stats.startedEarly).toBe(true);
+    expect(stats.parsed).toBe(0);
+    expect(findings(answer)).toEqual(findings(one));
   }, 60_000);
 
   it('a file that cannot be read stops the load as it does on one thread', async () => {
