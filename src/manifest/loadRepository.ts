@@ -22,6 +22,7 @@ import { environmentDiagnostics, variableInFileName, VariableScope } from './env
 import { parseObjectFile, schemaDiagnostics } from './objectFile.js';
 import { parsedFileOf, parseJobResult, parseWorkerThreshold, ParseWorkers, type ParseWorkerOptions } from './parseWorkers.js';
 import type { ParseCache, ParsedFile } from './parseCache.js';
+import { specShardOf } from './persistedParseCache.js';
 import { classifyPath, PROVIDER_SENSOR_SUFFIX, sensorFilePart, SQL_TEMPLATE_SUFFIX } from './objectPaths.js';
 import type { RepositorySource } from './repositorySource.js';
 import { runSemanticChecks, type LoadedObject } from './semanticChecks.js';
@@ -190,6 +191,26 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
       resolve();
     })));
   };
+  // A cache that keeps specs on disk gets each shard written as soon as every file of it is loaded: the specs parsed
+  // now then stay in their shard, and the objects read them when asked (as a warm load's), instead of every spec being
+  // held until the plan (ParseCache.writeShardNow). Files come in path order: a connection's files are loaded together.
+  const shardOf = new Map<string, number[]>();
+  if (cache?.keepsSpecs) pending.forEach((item, index) => {
+    const shard = specShardOf(item.path);
+    const indices = shardOf.get(shard);
+    if (indices) indices.push(index);
+    else shardOf.set(shard, [index]);
+  });
+  const shardLeft = new Map([...shardOf].map(([shard, indices]) => [shard, indices.length]));
+  const shardWrites: Array<Promise<void>> = [];
+  const writeShard = async (shard: string): Promise<void> => {
+    const indices = shardOf.get(shard)!;
+    if (indices.every((i) => entries[i].reused)) return; // nothing parsed now: save writes it if a file is gone
+    const files = indices.map((i) => ({ path: pending[i].path, entry: entries[i].entry, specJson: parsedSpecs.get(pending[i].path)?.specJson }));
+    if (!(await cache!.writeShardNow(shard, files))) return;
+    // the objects of files with their hash read their specs from the shard; the others (attachments) take them now
+    for (const { path, entry } of files) if (entry.hash !== undefined) parsedSpecs.delete(path);
+  };
   try {
     await forEachLimited(pending, READ_CONCURRENCY + (workers?.capacity ?? 0), async (item, index) => {
       await letWorkersAnswer();
@@ -208,14 +229,22 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
           // made with the parse: no document is kept, and the files are shared by the time each thread takes)
           const result = (workers ? await workers.parse(job) : null) ?? parseJobResult(job, scope);
           entry = { ...parsedFileOf(item.path, text, result), version };
+          if (result.hash !== undefined) entry.hash = result.hash;
           if (result.specJson !== undefined) parsedSpecs.set(item.path, { specJson: result.specJson, ...(result.hash !== undefined ? { hash: result.hash } : {}) });
         }
       }
       entries[index] = { entry, reused };
+      if (shardOf.size > 0) {
+        const shard = specShardOf(item.path);
+        const left = shardLeft.get(shard)! - 1;
+        shardLeft.set(shard, left);
+        if (left === 0) shardWrites.push(writeShard(shard));
+      }
       progress?.({ phase: 'load', done: ++read, total: pending.length });
     });
   } finally {
     await workers?.close();
+    await Promise.all(shardWrites);
   }
   pending.forEach((item, index) => {
     const { entry, reused } = entries[index];
@@ -301,8 +330,9 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     // findings only: a file parsed now still gets its spec when a parse cache keeps it; a cached one is not read
     const parsedNow = parsedSpecs.get(item.file);
     if (want === 'findings' && (!parsedNow || !cache)) continue;
-    if (attached.length === 0 && entry.spec === undefined && cache?.canDeferSpec(item.file, entry)) {
-      // restored from the persisted cache with its hash: the spec stays in its shard until a plan or an apply asks
+    if (attached.length === 0 && entry.spec === undefined && !parsedNow && cache?.canDeferSpec(item.file, entry)) {
+      // restored from the persisted cache with its hash, or parsed now and its shard written: the spec stays in its
+      // shard until a plan or an apply asks
       // the getter holds the key of the content and its text (to compute the spec again if the shard no longer
       // has it), not the entry nor the cache: what a plan's objects keep until the apply is that, not the documents
       objects.push(lazyObject(item, entry, attachmentsOfObject, cache.lazySpec(item.file, entry), textAgain(repo, item.file, entry), scope));

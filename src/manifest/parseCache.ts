@@ -58,6 +58,10 @@ export class ParseCache {
   private shards = new Map<string, Promise<Map<string, PersistedSpec>>>();
   /** The shards whose specs differ from what their files hold. */
   private dirtyShards = new Set<string>();
+  /** The shards the current load wrote already (writeShardNow): what it holds of them is on disk. */
+  private writtenShards = new Set<string>();
+  /** Whether a shard has a file, as far as this cache knows (canDeferSpec asks once a shard, not once a file). */
+  private shardFiles = new Map<string, boolean>();
   /** What `lazySpec`'s functions read the shards with (persisted caches only). */
   private readonly reader: SpecShardReader | undefined;
   /** Files reused / parsed by the last load, for logs and benchmarks. */
@@ -104,7 +108,7 @@ export class ParseCache {
     const stored = (await this.shard(specShardOf(path))).get(path);
     const spec = specMatches(stored, entry) ? specOfText(stored) : undefined;
     if (spec) return spec;
-    this.markShard(path);
+    this.markShard(path, true);
     return undefined;
   }
 
@@ -114,7 +118,48 @@ export class ParseCache {
    * is written again (a cache whose shards were removed heals on the next run).
    */
   canDeferSpec(path: string, entry: ParsedFile): boolean {
-    return !!this.file && entry.sha !== undefined && entry.hash !== undefined && !entry.rawSpec && specShardExists(this.file, specShardOf(path));
+    if (!this.file || entry.sha === undefined || entry.hash === undefined || entry.rawSpec) return false;
+    const shard = specShardOf(path);
+    let exists = this.shardFiles.get(shard);
+    if (exists === undefined) this.shardFiles.set(shard, (exists = specShardExists(this.file, shard)));
+    return exists;
+  }
+
+  /** Whether the cache keeps specs on disk (a persisted cache: writeShardNow and lazySpec can be used). */
+  get keepsSpecs(): boolean {
+    return this.file !== undefined;
+  }
+
+  /**
+   * Writes the spec shard `shard` during the load that parsed some of its files, as soon as every file of the shard
+   * is loaded, so that the objects of the files parsed now leave their specs in it (lazySpec), as the objects of a
+   * warm load do, instead of holding every spec until the plan is made (a first run at 100,000 tables: most of the
+   * memory of its plan and apply, issue 25). `files`: every file of this load in the shard, with its entry and, when
+   * parsed now, its spec's text; a file reused keeps the spec the shard holds for its content (as save). False when
+   * the shard could not be written (a read-only cache): the caller keeps the specs, and save tries again.
+   */
+  async writeShardNow(shard: string, files: ReadonlyArray<{ path: string; entry: ParsedFile; specJson?: string }>): Promise<boolean> {
+    if (!this.file) return false;
+    try {
+      const reused = files.some((f) => f.specJson === undefined && f.entry.spec === undefined);
+      const stored = reused ? await (this.shards.get(shard) ?? readSpecShard(this.file, shard)) : new Map<string, PersistedSpec>();
+      const specs = new Map<string, PersistedSpec>();
+      for (const { path, entry, specJson } of files) {
+        const sha = entry.sha ?? sha256(entry.text);
+        const made = specJson !== undefined ? { ...entry, sha, specJson } : entry;
+        const spec = persistedSpecOf(made) ?? stored.get(path);
+        if (specMatches(spec, { sha, variables: entry.variables })) specs.set(path, spec);
+      }
+      await writeSpecShard(this.file, shard, specs);
+      this.shardFiles.set(shard, specs.size > 0);
+    } catch {
+      return false;
+    }
+    this.shards.delete(shard);
+    this.reader?.forget(shard);
+    this.dirtyShards.delete(shard);
+    this.writtenShards.add(shard);
+    return true;
   }
 
   /**
@@ -148,9 +193,13 @@ export class ParseCache {
     return read;
   }
 
-  private markShard(path: string): void {
+  /** `path`'s spec is not what its shard holds; `always`: even when this load wrote the shard (its spec was missing). */
+  private markShard(path: string, always = false): void {
     if (!this.file) return;
-    this.dirtyShards.add(specShardOf(path));
+    const shard = specShardOf(path);
+    // a shard written by this load holds this load's files as they are: a file new, changed or gone is in it already
+    if (!always && this.writtenShards.has(shard)) return;
+    this.dirtyShards.add(shard);
     this.changed = true;
   }
 
@@ -163,6 +212,8 @@ export class ParseCache {
 
   beginLoad(): void {
     this.seen.clear();
+    this.writtenShards.clear();
+    this.shardFiles.clear();
     this.stats = { reused: 0, parsed: 0 };
   }
 
@@ -219,6 +270,7 @@ export class ParseCache {
         if (specMatches(spec, { ...entry, sha: entry.sha ?? sha256(entry.text) })) specs.set(path, spec);
       }
       await writeSpecShard(this.file, shard, specs);
+      this.shardFiles.set(shard, specs.size > 0);
       this.shards.set(shard, Promise.resolve(specs));
       this.reader?.forget(shard);
     }
@@ -239,6 +291,7 @@ export class ParseCache {
     this.entries.clear();
     this.onDisk.clear();
     this.shards.clear();
+    this.shardFiles.clear();
     this.reader?.forget();
   }
 }

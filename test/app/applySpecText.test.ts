@@ -74,4 +74,37 @@ describe.each(STORE_ENGINES)('an apply of creates whose specs stay in the parse 
     const after = await planRepository({ repository: repo, store: fx.store, shortcut: false });
     expect(after.plan.changes).toEqual([]);
   });
+
+  it('a first run (no parse cache) applies the specs it left in the shards it wrote while loading; the next (warm) plan finds nothing', async () => {
+    const uncached = await loadRepository(repo);
+    const expected = new Map(uncached.objects.map((o) => [keyId(o), o]));
+    const { plan } = await planRepository({ repository: repo, store: fx.store }); // the repository's first load
+    const creates = plan.changes.filter((c) => c.action === 'create');
+    expect(creates.length).toBe(uncached.objects.length);
+    // the files parsed now hold no spec: a getter reads it from the shard the load wrote, as a warm load's objects
+    const lazy = creates.filter((c) => Object.getOwnPropertyDescriptor(c.desired, 'spec')?.get !== undefined);
+    expect(lazy.length).toBeGreaterThan(creates.length / 2);
+    for (const change of lazy) expect(knownSpecJson(change.desired)).toBe(JSON.stringify(expected.get(keyId(change.key))!.spec));
+    await applyPlan(plan, fx.store, identity);
+    for (const object of await fx.store.listObjects()) expect(object.spec).toEqual(expected.get(keyId(object))!.spec);
+    const after = await planRepository({ repository: repo, store: fx.store, shortcut: false });
+    expect(after.plan.changes).toEqual([]);
+  });
+
+  it('without a parse cache (DQCTL_PARSE_CACHE=off) holds every spec, applies the same, and the next plan finds nothing', async () => {
+    const saved = process.env.DQCTL_PARSE_CACHE;
+    process.env.DQCTL_PARSE_CACHE = 'off';
+    try {
+      const uncached = await loadRepository(repo);
+      const expected = new Map(uncached.objects.map((o) => [keyId(o), o]));
+      const { plan } = await planRepository({ repository: repo, store: fx.store });
+      expect(plan.changes.filter((c) => Object.getOwnPropertyDescriptor(c.desired, 'spec')?.get !== undefined)).toEqual([]);
+      await applyPlan(plan, fx.store, identity);
+      for (const object of await fx.store.listObjects()) expect(object.spec).toEqual(expected.get(keyId(object))!.spec);
+      expect((await planRepository({ repository: repo, store: fx.store, shortcut: false })).plan.changes).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.DQCTL_PARSE_CACHE;
+      else process.env.DQCTL_PARSE_CACHE = saved;
+    }
+  });
 });

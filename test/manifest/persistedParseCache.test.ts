@@ -232,6 +232,53 @@ describe('the persisted parse cache', () => {
     expect(copy.spec).toEqual({ replaced: true });
   });
 
+  it('a first load writes each shard while loading and leaves the specs it parsed there, as a warm load leaves those it reads', async () => {
+    const uncached = await loadRepository(repo());
+    const specOf = new Map(uncached.objects.map((o) => [o.origin.file, JSON.stringify(o.spec)]));
+    const cache = await ParseCache.persisted(cacheFile);
+    const cold = await loadRepository(repo(), { cache });
+    // before save: the shards are there, and the objects of the files without attachments hold no spec
+    expect((await readdir(specsFolder())).length).toBeGreaterThan(0);
+    const lazy = (state: DesiredState) => state.objects.filter((o) => Object.getOwnPropertyDescriptor(o, 'spec')?.get !== undefined);
+    expect(lazy(cold).length).toBeGreaterThan(uncached.objects.length / 2);
+    expect(cache.specShardReads).toBe(0);
+    for (const o of lazy(cold)) expect(knownSpecJson(o)).toBe(specOf.get(o.origin.file));
+    expect(outcome(cold)).toEqual(outcome(uncached));
+    await cache.save();
+    const shards = new Map<string, string>();
+    for (const name of await readdir(specsFolder())) shards.set(name, await readFile(join(specsFolder(), name), 'utf8'));
+
+    // the next load reads those shards: every spec the same, the same objects lazy, nothing written again
+    const warmCache = await ParseCache.persisted(cacheFile);
+    const warm = await loadRepository(repo(), { cache: warmCache });
+    await warmCache.save();
+    expect(warmCache.stats.parsed).toBe(0);
+    expect(lazy(warm).map((o) => o.origin.file)).toEqual(lazy(cold).map((o) => o.origin.file));
+    for (const o of lazy(warm)) expect(knownSpecJson(o)).toBe(specOf.get(o.origin.file));
+    expect(outcome(warm)).toEqual(outcome(uncached));
+    for (const [name, text] of shards) expect(await readFile(join(specsFolder(), name), 'utf8')).toBe(text);
+
+    // an edit: its shard is written while loading, the other files' specs kept in it from the shard before
+    const text = await readFile(join(repo(), ORDERS), 'utf8');
+    await writeFile(join(repo(), ORDERS), text.replace('min_count: 1', 'min_count: 7'));
+    const edited = await cachedLoad();
+    expect(edited.stats.parsed).toBe(1);
+    expect(outcome(edited.state)).toEqual(outcome(await loadRepository(repo())));
+    expect(lazy(edited.state).map((o) => o.origin.file)).toEqual(lazy(cold).map((o) => o.origin.file));
+    expect(await expectSameAsUncached()).toEqual({ reused: edited.stats.parsed + edited.stats.reused, parsed: 0 });
+  });
+
+  it('a first load whose shards cannot be written keeps the specs it parsed, and gives the same desired state', async () => {
+    // the specs folder is a file: no shard can be written (a read-only cache does the same)
+    await writeFile(join(dir, 'cache-file'), '');
+    cacheFile = join(dir, 'cache-file', 'parse.json');
+    const cache = await ParseCache.persisted(cacheFile);
+    const state = await loadRepository(repo(), { cache });
+    await expect(cache.save()).rejects.toThrow();
+    expect(state.objects.filter((o) => Object.getOwnPropertyDescriptor(o, 'spec')?.get !== undefined)).toEqual([]);
+    expect(outcome(state)).toEqual(outcome(await loadRepository(repo())));
+  });
+
   it('writes only the entries of a few edits, to a delta on top of the index; a delta of another index is ignored', async () => {
     const files = (await cachedLoad()).stats.parsed;
     const index = await readFile(cacheFile, 'utf8');
