@@ -5,6 +5,7 @@ import type { DesiredState } from '../manifest/desiredState.js';
 import { ParseCache } from '../manifest/parseCache.js';
 import { dqctlCacheFolder } from '../model/index.js';
 import type { RepositorySource } from '../manifest/repositorySource.js';
+import { garbageReleaser } from './releaseGarbage.js';
 
 /**
  * Where `dqctl validate`, `plan` and `apply` keep what they parsed of a repository folder between runs (the
@@ -48,7 +49,8 @@ async function withParseCache<T>(
   const file = typeof repository === 'string' ? parseCacheFile(repository, options.environment) : null;
   if (!file) return load(source ?? repository, loadOptions);
   const cache = await ParseCache.persisted(file);
-  const answer = await load(source ?? repository, { ...loadOptions, cache });
+  // a load that parses many files writes their shards as it goes: the garbage is collected as the heap grows
+  const answer = await load(source ?? repository, { ...loadOptions, cache, collectGarbage: garbageReleaser() });
   await cache.save().catch(() => undefined);
   return answer;
 }

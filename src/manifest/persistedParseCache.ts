@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CATALOG_FILE, SCHEMAS_DIR } from '../catalog/packagePaths.js';
@@ -204,7 +204,7 @@ export async function writeSpecShard(file: string, shard: string, specs: Readonl
     await rm(path, { force: true });
     return;
   }
-  await writeWhole(path, { format: SPECS_FORMAT, key: parseCacheCodeKey(), entries: Object.fromEntries(specs) });
+  await writeWholeDocument(path, { format: SPECS_FORMAT, key: parseCacheCodeKey() }, specs);
 }
 
 async function readCacheDocument<T>(
@@ -308,9 +308,7 @@ export function specMatches(stored: PersistedSpec | undefined, entry: Pick<Parse
  */
 export async function writePersistedEntries(file: string, entries: ReadonlyMap<string, ParsedFile>): Promise<string> {
   const id = randomBytes(16).toString('hex');
-  const document: CacheDocument<PersistedEntry> = { format: FORMAT, key: parseCacheCodeKey(), id, entries: {} };
-  for (const [path, entry] of entries) document.entries[path] = persistedOf(entry);
-  await writeWhole(file, document);
+  await writeWholeDocument(file, { format: FORMAT, key: parseCacheCodeKey(), id }, mapEntries(entries, persistedOf));
   await rm(deltaFile(file), { force: true });
   return id;
 }
@@ -332,14 +330,50 @@ export async function writePersistedDelta(file: string, base: string, entries: R
 }
 
 async function writeWhole(file: string, document: CacheDocument<unknown>): Promise<void> {
-  await writeWholeText(file, JSON.stringify(document));
+  await writeWholeWith(file, async (write) => write(JSON.stringify(document)));
 }
 
-async function writeWholeText(file: string, text: string): Promise<void> {
+/** Pieces of a document written at once: the text of an index (45 MB at 100,000 files) is never held whole. */
+const PIECE_CHARS = 1 << 20;
+
+/**
+ * Writes JSON.stringify({ ...header, entries: Object.fromEntries(entries) }) (the same document), an entry at a
+ * time in pieces of about PIECE_CHARS: the index of 100,000 files as one text, and the document of objects made
+ * for it, were 150 MB of a first plan's peak, after its load.
+ */
+async function writeWholeDocument(file: string, header: Omit<CacheDocument<unknown>, 'entries'>, entries: Iterable<readonly [string, unknown]>): Promise<void> {
+  await writeWholeWith(file, async (write) => {
+    let piece = `${JSON.stringify(header).slice(0, -1)},"entries":{`;
+    let first = true;
+    for (const [key, value] of entries) {
+      piece += `${first ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+      first = false;
+      if (piece.length < PIECE_CHARS) continue;
+      await write(piece);
+      piece = '';
+    }
+    await write(`${piece}}}`);
+  });
+}
+
+function* mapEntries<T, U>(entries: Iterable<readonly [string, T]>, map: (value: T) => U): Generator<[string, U]> {
+  for (const [key, value] of entries) yield [key, map(value)];
+}
+
+/** Writes a file whole: `produce` writes its text to a temporary file beside it, renamed over it once complete. */
+async function writeWholeWith(file: string, produce: (write: (text: string) => Promise<void>) => Promise<void>): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await open(temporary, 'w');
   try {
-    await writeFile(temporary, text);
+    try {
+      await produce(async (text) => {
+        const bytes = Buffer.from(text);
+        for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at)).bytesWritten;
+      });
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true });
