@@ -41,6 +41,8 @@ const DELTA_SHARE = 50;
  * entry is found by path and the sha256 of the text just read, never by a file's version. Its index is read at
  * once (with its delta); the normalized specs only when a load asks for them (`storedSpec`), one shard at a time,
  * or, for an object restored with its hash, only when a plan or an apply reads that object's spec (`lazySpec`).
+ * A load that parses files writes their shards as it goes (`writeShardNow`), and their objects read their specs
+ * from there too: a first run holds no more specs than a warm one.
  */
 export class ParseCache {
   private entries = new Map<string, ParsedFile>();

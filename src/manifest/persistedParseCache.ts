@@ -25,6 +25,9 @@ import { locatorOf } from './yamlDocument.js';
  *   shard by shard when a plan or an apply asks for a spec (a plan of one change reads the shard of that change). As
  *   text, so that an apply sends it to the store as it is (COPY) and a shard read is strings, not objects: parsing
  *   every spec into objects only to serialize it again was most of an apply's heap at 100,000 tables (issue 25).
+ *   A load that parses a shard's files writes the shard as soon as they are all loaded (ParseCache.writeShardNow),
+ *   so that a first run, too, leaves every spec there instead of holding it until its plan is made;
+ * - the index and the shards are written an entry at a time, in pieces: never one text of a whole file.
  *
  * Why it is safe:
  * - an entry answers only for the same path and the same content: its sha256 is compared with the text just read
@@ -333,8 +336,11 @@ async function writeWhole(file: string, document: CacheDocument<unknown>): Promi
   await writeWholeWith(file, async (write) => write(JSON.stringify(document)));
 }
 
-/** Pieces of a document written at once: the text of an index (45 MB at 100,000 files) is never held whole. */
-const PIECE_CHARS = 1 << 20;
+/**
+ * Pieces of a document written at once: the text of an index (45 MB at 100,000 files) is never held whole, and a
+ * piece is small enough to die young (a string of more than 128 KB is kept until a full collection).
+ */
+const PIECE_CHARS = 64 * 1024;
 
 /**
  * Writes JSON.stringify({ ...header, entries: Object.fromEntries(entries) }) (the same document), an entry at a
