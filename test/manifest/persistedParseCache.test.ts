@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredState } from '../../src/manifest/desiredState.js';
 import { loadRepository, loadRepositoryFindings } from '../../src/manifest/loadRepository.js';
 import { ParseCache } from '../../src/manifest/parseCache.js';
-import { readPersistedEntries } from '../../src/manifest/persistedParseCache.js';
+import { readPersistedEntries, readSpecShard, writeSpecShard, type PersistedSpec } from '../../src/manifest/persistedParseCache.js';
 import { knownSpecJson } from '../../src/model/index.js';
 import { EXAMPLE } from '../helpers/cli.js';
 import { addEnvironments, replaceLine } from '../helpers/environments.js';
@@ -277,6 +277,20 @@ describe('the persisted parse cache', () => {
     await expect(cache.save()).rejects.toThrow();
     expect(state.objects.filter((o) => Object.getOwnPropertyDescriptor(o, 'spec')?.get !== undefined)).toEqual([]);
     expect(outcome(state)).toEqual(outcome(await loadRepository(repo())));
+  });
+
+  it('writes a shard larger than its pieces an entry at a time, and reads back the same specs (escapes and unicode across pieces)', async () => {
+    const specs = new Map<string, PersistedSpec>();
+    for (let i = 0; i < 400; i++) {
+      const spec = { labels: [`"quoted" \\ été 😀 \u2028 ${i}`, 'x'.repeat(500 + i)], n: i };
+      specs.set(`sources/big/t${i}.dqotable.yaml`, { sha: String(i).padStart(64, '0'), ...(i % 3 === 0 ? { variablesKey: `k${i}` } : {}), specJson: JSON.stringify(spec) });
+    }
+    await writeSpecShard(cacheFile, 'sources/big', specs);
+    const [name] = await readdir(specsFolder());
+    const text = await readFile(join(specsFolder(), name), 'utf8');
+    expect(text.length).toBeGreaterThan(3 * 64 * 1024);
+    expect(JSON.parse(text).entries).toEqual(Object.fromEntries(specs));
+    expect(await readSpecShard(cacheFile, 'sources/big')).toEqual(specs);
   });
 
   it('writes only the entries of a few edits, to a delta on top of the index; a delta of another index is ignored', async () => {
