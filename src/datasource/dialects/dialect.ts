@@ -34,6 +34,11 @@ export interface SqlDialect {
   /** The placeholder of the `index`-th (1-based) bound value, with its type. */
   placeholder(index: number, type: SqlParameterType): string;
   /**
+   * The value bound for an instant (a Date), as the source reads it without a warning; absent: ISO 8601 in UTC
+   * (`2025-01-01T00:00:00.000Z`), which PostgreSQL and DuckDB read as a timestamptz.
+   */
+  instantValue?(value: Date): string;
+  /**
    * The column types (lower-case, as the source's catalog names them) whose values are instants, points in time
    * (DQOps's `instant`): PostgreSQL's and DuckDB's `timestamptz`, MySQL's `timestamp` (stored in UTC and shown in
    * the session's zone, which dqctl's sessions set to UTC). A `timestamp` elsewhere, or MySQL's `datetime`, is a
