@@ -79,3 +79,15 @@ export const MYSQL: SqlDialect = {
       'order by ordinal_position',
     ].join('\n'),
 };
+
+/**
+ * MySQL's dialect for one table whose text columns are known (`textColumns`: the column references, as the
+ * sensors write them, of CHAR, VARCHAR and TEXT columns in utf8mb4, the session's character set): `toText` of
+ * such a column relabels it with the session's `collation` (the same characters, compared as `cast(x as char)`
+ * compares them) instead of converting it, which copies every value of every row (about a tenth of a merged
+ * scan's CPU on MariaDB). Any other expression, or a column of another character set, keeps the cast.
+ */
+export function mysqlTableDialect(collation: string, textColumns: ReadonlySet<string>): SqlDialect {
+  if (textColumns.size === 0) return MYSQL;
+  return { ...MYSQL, toText: (expression, columnType) => (textColumns.has(expression) ? `(${expression} collate ${collation})` : MYSQL.toText(expression, columnType)) };
+}
