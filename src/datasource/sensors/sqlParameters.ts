@@ -25,6 +25,6 @@ export class SqlParameters {
       index = this.values.length;
       this.byKey.set(key, index);
     }
-    return this.dialect.placeholder(index, type);
+    return this.dialect.placeholder(index, type, this.values[index - 1]);
   }
 }
