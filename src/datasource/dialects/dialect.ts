@@ -31,8 +31,16 @@ export interface SqlDialect {
   literal(value: string): string;
   /** The SQL type of a bound parameter type. */
   sqlType(type: SqlParameterType): string;
-  /** The placeholder of the `index`-th (1-based) bound value, with its type. */
-  placeholder(index: number, type: SqlParameterType): string;
+  /**
+   * The placeholder of the `index`-th (1-based) bound value, with its type; `value` is the value bound there (as
+   * SqlParameters holds it), for a dialect whose driver writes values into the statement (MySQL).
+   */
+  placeholder(index: number, type: SqlParameterType, value?: unknown): string;
+  /**
+   * The value bound for an instant (a Date), as the source reads it without a warning; absent: ISO 8601 in UTC
+   * (`2025-01-01T00:00:00.000Z`), which PostgreSQL and DuckDB read as a timestamptz.
+   */
+  instantValue?(value: Date): string;
   /**
    * The column types (lower-case, as the source's catalog names them) whose values are instants, points in time
    * (DQOps's `instant`): PostgreSQL's and DuckDB's `timestamptz`, MySQL's `timestamp` (stored in UTC and shown in

@@ -16,7 +16,8 @@ import { DqError } from '../../model/index.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_STATEMENT_TIMEOUT_MS, type DataSourceSession, type SessionOptions, type SqlTarget } from '../dataSource.js';
 import { classifyDataSourceError, type DataSourceFailure } from '../dataSourceErrors.js';
 import type { SqlDialect } from '../dialects/dialect.js';
-import { MYSQL } from '../dialects/mysql.js';
+import { MYSQL, mysqlTableDialect } from '../dialects/mysql.js';
+import { column } from '../sensors/rowSource.js';
 import type { SourceCatalog } from '../sourceCatalog.js';
 import { MYSQL_CATALOG } from './mysqlCatalog.js';
 import { redactSecrets } from '../secretReferences.js';
@@ -27,6 +28,11 @@ interface OpenPool {
   pool: mysql.Pool;
   settings: MysqlSettings;
   mariadb: boolean;
+}
+
+/** The sessions' collation: binary and NO PAD, so texts compare exactly (case and trailing spaces), as on PostgreSQL. */
+function sessionCollation(open: OpenPool): string {
+  return open.mariadb ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
 }
 
 /** MySQL's and MariaDB's error numbers → the shared failure reasons. */
@@ -59,9 +65,32 @@ export class MysqlDataSource extends SlottedDataSource {
   readonly catalog: SourceCatalog = MYSQL_CATALOG;
   private opening: Promise<OpenPool> | undefined;
 
-  /** MySQL reads the quoted `"database"."table"` itself (ANSI_QUOTES). */
-  async sqlTarget(): Promise<SqlTarget> {
-    return { dialect: MYSQL };
+  /**
+   * MySQL reads the quoted `"database"."table"` itself (ANSI_QUOTES). The dialect is the table's own
+   * (mysqlTableDialect): its CHAR, VARCHAR and TEXT columns in utf8mb4, as information_schema shows them now,
+   * are read as texts without a copy of every value. When the catalog does not answer (or shows no such column),
+   * the plain dialect: every text a cast, and the table's queries report what is wrong.
+   */
+  async sqlTarget(schema: string, table: string): Promise<SqlTarget> {
+    let open: OpenPool;
+    try {
+      open = await this.pool();
+    } catch {
+      return { dialect: MYSQL };
+    }
+    try {
+      const [rows] = await open.pool.query({
+        sql: `select table_schema as s, table_name as t, column_name as c from information_schema.columns
+where table_schema = ? and table_name = ? and character_set_name = 'utf8mb4' and data_type in ('char', 'varchar', 'tinytext', 'text', 'mediumtext', 'longtext')`,
+        values: [schema, table],
+        timeout: this.options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+      });
+      // the catalog compares names without case: only this table's own columns
+      const columns = (rows as Array<{ s: unknown; t: unknown; c: unknown }>).filter((row) => String(row.s) === schema && String(row.t) === table).map((row) => column(String(row.c)));
+      return { dialect: mysqlTableDialect(sessionCollation(open), new Set(columns)) };
+    } catch {
+      return { dialect: MYSQL };
+    }
   }
 
   protected async runSession<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
@@ -97,9 +126,8 @@ export class MysqlDataSource extends SlottedDataSource {
           signal?.removeEventListener('abort', onAbort);
         }
       };
-      // texts as sensors read them (`cast(x as char)`) compare exactly, case and trailing spaces included, as on PostgreSQL
-      const collation = open.mariadb ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
-      await run(`set names utf8mb4 collate ${collation}`, []);
+      // texts as sensors read them (`cast(x as char)`, or a utf8mb4 column relabelled: mysqlTableDialect) compare exactly, case and trailing spaces included, as on PostgreSQL
+      await run(`set names utf8mb4 collate ${sessionCollation(open)}`, []);
       await run(`set session sql_mode = 'ANSI_QUOTES,PIPES_AS_CONCAT', time_zone = '+00:00', ${timeout}`, []);
       await run(options.snapshot ? 'start transaction with consistent snapshot, read only' : 'set session transaction read only', []);
       const session: DataSourceSession = {

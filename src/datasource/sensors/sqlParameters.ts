@@ -21,10 +21,10 @@ export class SqlParameters {
     const key = `${type}\u0000${value instanceof Date ? value.toISOString() : JSON.stringify(value)}`;
     let index = this.byKey.get(key);
     if (index === undefined) {
-      this.values.push(value instanceof Date ? value.toISOString() : value);
+      this.values.push(value instanceof Date ? (this.dialect.instantValue?.(value) ?? value.toISOString()) : value);
       index = this.values.length;
       this.byKey.set(key, index);
     }
-    return this.dialect.placeholder(index, type);
+    return this.dialect.placeholder(index, type, this.values[index - 1]);
   }
 }

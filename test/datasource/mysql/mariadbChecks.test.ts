@@ -39,6 +39,8 @@ beforeAll(async () => {
     `insert into shop.people values ${NAME_TEXTS.map((t, i) => `(${i + 1}, '${t}')`).join(', ')}`,
     'create table shop.flags (id int primary key, ok boolean, day date, kind varchar(10))',
     "insert into shop.flags values (1, true, '2024-01-01', 'a'), (2, false, '2024-01-03', 'a'), (3, true, '2024-01-04', 'b'), (4, null, '2024-01-04', 'a'), (5, true, null, 'c')",
+    'create table shop.texts (id int primary key, ci varchar(10) character set utf8mb4 collate utf8mb4_general_ci, uni text character set utf8mb4 collate utf8mb4_unicode_ci, l1 varchar(10) character set latin1, code int)',
+    "insert into shop.texts values (1, 'A', 'A', 'A', 10), (2, 'a', 'a', 'a', 2), (3, '', '', '', 3), (4, '  ', '  ', '  ', 4), (5, 'ä', 'ä', 'ä', 5)",
   ]);
 }, 120_000);
 afterAll(async () => {
@@ -216,6 +218,38 @@ describe('sensors in MySQL\'s own SQL', () => {
     });
     expect(errors).toEqual(new Map());
     expect(readouts.get('rows')!.map((r) => [r.timePeriod, r.actualValue])).toEqual([['2024-01-01', 1], ['2024-01-03', 1], ['2024-01-04', 2]]);
+  });
+
+  /**
+   * shop.texts holds 'A', 'a', '', '  ', 'ä' in a case-insensitive PAD SPACE utf8mb4 column (ci), a utf8mb4 TEXT
+   * of another collation (uni), a latin1 column (l1) and an int (code: 10, 2, 3, 4, 5). Texts compare exactly
+   * in each, as in a utf8mb4_nopad_bin table: 1 of 5 is 'a' (20 %), 1 empty text, 1 text of spaces only (not
+   * the empty one), the longest 2 characters; code as text: 1 of 5 is '10'. The utf8mb4 columns are relabelled
+   * with the session's collation, the others converted; the bound texts are string literals (dialects/mysql.ts).
+   */
+  it('texts compare exactly whatever the column\'s character set and collation', async () => {
+    const source = sources.get('shop_mariadb', connection('mariadb'));
+    const sensors: SensorRequest[] = ['ci', 'uni', 'l1'].flatMap((column) => [
+      { id: `${column}_in_set`, sensorName: 'column/accepted_values/text_found_in_set_percent', column, parameters: { expected_values: ['a'] } },
+      { id: `${column}_empty`, sensorName: 'column/whitespace/empty_text_count', column },
+      { id: `${column}_blank`, sensorName: 'column/whitespace/whitespace_text_count', column },
+      { id: `${column}_max_len`, sensorName: 'column/text/text_max_length', column },
+    ]);
+    sensors.push({ id: 'code_in_set', sensorName: 'column/accepted_values/text_found_in_set_percent', column: 'code', parameters: { expected_values: ['10'] } });
+    const { plan, errors, value } = await measure(source, 'shop', 'texts', sensors);
+    expect(errors).toEqual(new Map());
+    for (const column of ['ci', 'uni', 'l1']) {
+      expect([`${column}_in_set`, `${column}_empty`, `${column}_blank`, `${column}_max_len`].map((id) => value(id))).toEqual([20, 1, 1, 2]);
+    }
+    expect(value('code_in_set')).toBe(20);
+    const sql = plan.queries[0]!.text;
+    expect(sql).toContain('(analyzed_table."ci" collate utf8mb4_nopad_bin)');
+    expect(sql).toContain('(analyzed_table."uni" collate utf8mb4_nopad_bin)');
+    expect(sql).not.toContain('cast(analyzed_table."ci" as char)');
+    expect(sql).toContain('cast(analyzed_table."l1" as char)');
+    expect(sql).toContain('cast(analyzed_table."code" as char)');
+    // the bound texts are literals the driver writes, not casts evaluated on every row
+    expect(sql).not.toMatch(/cast\(\$\d+ as char\)/);
   });
 
   it('the percentile, which MariaDB cannot aggregate, is a clear error of that check only', async () => {
