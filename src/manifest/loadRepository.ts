@@ -179,8 +179,8 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const wantSpec = want === 'desired' || cache !== undefined;
   const toParse = cache ? pending.filter((p) => !cache.has(p.path)).length : pending.length;
   const workers = await ParseWorkers.forLoad(toParse, { environment, environments: settings.environments }, options.parseWorkers, early);
-  /** The normalized specs (as text) and hashes of the files parsed now, made with the parse, until the objects below. */
-  const parsedSpecs = new Map<string, { specJson: string; hash?: string }>();
+  /** The normalized specs (as text) of the files parsed now, made with the parse, until the objects below (their hashes are in the entries). */
+  const parsedSpecs = new Map<string, string>();
   /** Each file's entry and whether it was reused, by its place in `pending`: kept in that order whoever parsed it. */
   const entries: Array<{ entry: ParsedFile; reused: boolean }> = new Array(pending.length);
   // With workers, the loop lets the event loop turn every TURN_EVERY files, all its reads at once (each `await` of a
@@ -211,7 +211,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
   const writeShard = async (shard: string): Promise<void> => {
     const indices = shardOf.get(shard)!;
     if (indices.every((i) => entries[i].reused)) return; // nothing parsed now: save writes it if a file is gone
-    const files = indices.map((i) => ({ path: pending[i].path, entry: entries[i].entry, specJson: parsedSpecs.get(pending[i].path)?.specJson }));
+    const files = indices.map((i) => ({ path: pending[i].path, entry: entries[i].entry, specJson: parsedSpecs.get(pending[i].path) }));
     if (!(await cache!.writeShardNow(shard, files))) return;
     // the objects of files with their hash read their specs from the shard; the others (attachments) take them now
     for (const { path, entry } of files) if (entry.hash !== undefined) parsedSpecs.delete(path);
@@ -235,7 +235,7 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
           const result = (workers ? await workers.parse(job) : null) ?? parseJobResult(job, scope);
           entry = { ...parsedFileOf(item.path, text, result), version };
           if (result.hash !== undefined) entry.hash = result.hash;
-          if (result.specJson !== undefined) parsedSpecs.set(item.path, { specJson: result.specJson, ...(result.hash !== undefined ? { hash: result.hash } : {}) });
+          if (result.specJson !== undefined) parsedSpecs.set(item.path, result.specJson);
         }
       }
       entries[index] = { entry, reused };
@@ -346,13 +346,12 @@ async function load(source: RepositorySource | string, options: LoadOptions, wan
     }
     if (want === 'findings' && attached.length === 0) {
       // the shard takes the parse's text as it is: the spec is never made an object here
-      entry.specJson = parsedNow!.specJson;
-      entry.hash ??= parsedNow!.hash;
+      entry.specJson = parsedNow;
       continue;
     }
-    const made = parsedNow?.specJson ?? entry.specJson;
+    const made = parsedNow ?? entry.specJson;
     const spec = (entry.spec ??= (made !== undefined ? (JSON.parse(made) as JsonObject) : undefined) ?? (await cache?.storedSpec(item.file, entry)) ?? normalizeSpec(item.kind, rawSpecOf(item, entry, scope)));
-    const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= parsedNow?.hash ?? contentHash(spec, attachmentsOfObject));
+    const hash = attached.length > 0 ? contentHash(spec, attachmentsOfObject) : (entry.hash ??= contentHash(spec, attachmentsOfObject));
     delete entry.specJson;
     objects.push({
       kind: item.kind,

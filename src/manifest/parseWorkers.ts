@@ -165,8 +165,10 @@ export class ParseWorkers {
   static async forLoad(files: number, data: ParseWorkerData, options: ParseWorkerOptions = {}, started: ParseWorkers | null = null): Promise<ParseWorkers | null> {
     const count = parseWorkerCount(files, options);
     if (started && count > 0) {
-      for (const slot of started.slots) if (!slot.failed) slot.worker.postMessage({ configure: data } satisfies ParseConfigure);
-      for (const slot of started.slots) slot.worker.ref();
+      for (const slot of started.slots) {
+        if (!slot.failed) slot.worker.postMessage({ configure: data } satisfies ParseConfigure);
+        slot.worker.ref();
+      }
       return started;
     }
     await started?.close();
