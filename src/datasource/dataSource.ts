@@ -52,6 +52,11 @@ export interface SqlTarget {
    * its files on DuckDB; absent: the quoted `"schema"."table"`.
    */
   tableRelation?: (schema: string, table: string) => string;
+  /**
+   * The table's column types as the source reports them (DuckDB's DESCRIBE of the files), asked for only when a
+   * sensor can use them (sourceColumnTypesWanted); undefined when the source cannot tell.
+   */
+  describeColumns?: () => Promise<Readonly<Record<string, string>> | undefined>;
 }
 
 export interface DataSource {
@@ -67,6 +72,8 @@ export interface DataSource {
   query<R extends object = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: SessionOptions): Promise<R[]>;
   /** Several statements in one read-only session (one snapshot with `snapshot: true`). */
   session<T>(work: (session: DataSourceSession) => Promise<T>, options?: SessionOptions): Promise<T>;
+  /** A session on a slot that is free now, or undefined without waiting (see SlottedDataSource.spareSession). */
+  spareSession?<T>(work: (session: DataSourceSession) => Promise<T>, options?: SessionOptions): Promise<T> | undefined;
   /**
    * What the queries of a table read: `tableSpec` is the table's spec as the live store holds it (a DuckDB
    * table's `file_format`). Throws a coded DqError when the table cannot be read (no folder for its schema).

@@ -36,6 +36,13 @@ export class Slots {
     });
   }
 
+  /** Takes a slot only if one is free now and nobody waits for one; never waits. */
+  tryAcquire(): boolean {
+    if (this.used >= this.limit || this.waiting.length > 0) return false;
+    this.used++;
+    return true;
+  }
+
   release(): void {
     this.used--;
     const next = this.waiting.shift();

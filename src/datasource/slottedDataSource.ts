@@ -67,6 +67,22 @@ export abstract class SlottedDataSource implements DataSource {
     }
   }
 
+  /**
+   * `work` in a session of its own on a slot that is free now, or undefined (nothing run) when every slot is held
+   * or waited for: extra parallelism for a caller that already holds a session, which must never wait for a
+   * second one (two callers each holding one and waiting for another would wait forever).
+   */
+  spareSession<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions = {}): Promise<T> | undefined {
+    if (this.closed || options.signal?.aborted || !this.slots.tryAcquire()) return undefined;
+    return (async () => {
+      try {
+        return await this.runSession(work, options);
+      } finally {
+        this.slots.release();
+      }
+    })();
+  }
+
   protected failure(reason: DataSourceFailure, detail?: string): DqError {
     return dataSourceFailure(this.connectionName, reason, detail);
   }

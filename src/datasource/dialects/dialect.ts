@@ -48,6 +48,12 @@ export interface SqlDialect {
    * local date and time.
    */
   readonly instantTypes: ReadonlySet<string>;
+  /**
+   * Whether the engine spreads one statement over several cores (PostgreSQL's parallel query, DuckDB's threads).
+   * Where it does not (MySQL, MariaDB), a table's queries that cannot share its scan run beside the scan on free
+   * sessions of the connection (runTableChecks).
+   */
+  readonly statementUsesCores: boolean;
   /** A value as text, as the source displays it; `columnType` is the type snapshot when known. */
   toText(expression: string, columnType?: string): string;
   /** A value as a double (every sensor readout). */

@@ -32,6 +32,7 @@ export const DUCKDB: SqlDialect = {
   sqlType: (type) => TYPES[type],
   placeholder: (index, type) => `$${index}::${TYPES[type]}`,
   instantTypes: new Set(['timestamptz']),
+  statementUsesCores: true,
   toText: (expression) => `CAST(${expression} AS VARCHAR)`,
   toDouble: (expression) => `CAST(${expression} AS DOUBLE)`,
   exactNumeric: 'DOUBLE',

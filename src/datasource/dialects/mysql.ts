@@ -51,6 +51,7 @@ export const MYSQL: SqlDialect = {
   // every row where the cast sits in a per-row expression
   instantValue: (value) => `${value.toISOString().slice(0, 10)} ${value.toISOString().slice(11, 23)}000`,
   instantTypes: new Set(['timestamp']),
+  statementUsesCores: false,
   toText: (expression) => `cast(${expression} as char)`,
   toDouble: (expression) => `cast(${expression} as double)`,
   exactNumeric: 'decimal(65,30)',

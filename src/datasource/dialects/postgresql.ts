@@ -9,6 +9,7 @@ export const POSTGRESQL: SqlDialect = {
   sqlType: (type) => type,
   placeholder: (index, type) => `$${index}::${type}`,
   instantTypes: new Set(['timestamptz']),
+  statementUsesCores: true,
   // inet's cast to text appends the netmask (`10.1.2.3/32`); abbrev() gives it as PostgreSQL displays it
   toText: (expression, columnType) => (columnType?.trim().toLowerCase() === 'inet' ? `abbrev(${expression})` : `(${expression})::text`),
   toDouble: (expression) => `(${expression})::double precision`,

@@ -37,9 +37,17 @@ export class DuckdbDataSource extends SlottedDataSource {
   async sqlTarget(schema: string, table: string, tableSpec?: JsonObject): Promise<SqlTarget> {
     const { settings } = await this.database();
     if (settings.readMode !== 'files') return { dialect: DUCKDB };
+    const { relation } = fileRelation(this.connectionName, settings, schema, table, tableSpec);
+    let types: Promise<Record<string, string> | undefined> | undefined;
     return {
       dialect: DUCKDB,
-      relation: fileRelation(this.connectionName, settings, schema, table, tableSpec).relation,
+      relation,
+      // the files' own column types (a Parquet file's schema, a CSV file's sniffed types), asked once per target
+      describeColumns: () =>
+        (types ??= this.query<{ column_name: string; column_type: string }>(`describe select * from ${relation}`).then(
+          (rows) => Object.fromEntries(rows.map((row) => [row.column_name, row.column_type])),
+          () => undefined,
+        )),
       // a table named in a parameter reads its files as laid out in the connection's folders
       tableRelation: (otherSchema, otherTable) => fileRelation(this.connectionName, settings, otherSchema, otherTable).relation,
     };

@@ -14,6 +14,7 @@ export {
 } from './buildErrorSamplesQuery.js';
 export { buildTableQuery, splitScan } from './buildTableQuery.js';
 export { planSensorQueries } from './planSensorQueries.js';
+export { sourceColumnTypesWanted } from './definitions/tableSensors.js';
 export { quoteIdent, quoteQualified } from './quoteIdent.js';
 export { implementedSensors, sensorMeaning } from './sensorCoverage.js';
 export * from './sensorTypes.js';

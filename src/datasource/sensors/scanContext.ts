@@ -124,5 +124,9 @@ export function createScanContext(
       const name = kind === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
       return name === undefined ? undefined : request.columnTypes?.[name];
     },
+    timestampColumnStoredType: (kind) => {
+      const name = kind === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
+      return name === undefined ? undefined : (request.columnTypes?.[name] ?? request.sourceColumnTypes?.[name]);
+    },
   };
 }

@@ -64,6 +64,8 @@ export interface ScanContext extends SensorSqlContext {
   timestampColumn(kind: 'event' | 'ingestion'): string;
   /** The type snapshot of that timestamp column (`columnTypes` of the request), undefined when unknown. */
   timestampColumnType(kind: 'event' | 'ingestion'): string | undefined;
+  /** The timestamp column's type as stored: its snapshot in any case, else the source's (`sourceColumnTypes`). */
+  timestampColumnStoredType(kind: 'event' | 'ingestion'): string | undefined;
 }
 
 /** The SQL of an aggregate sensor: its value, and for accuracy sensors the reference value. */

@@ -82,6 +82,13 @@ export interface TableQueryRequest {
    * `10.1.2.3/32`).
    */
   columnTypes?: Readonly<Record<string, string>>;
+  /**
+   * The column types the data source reports (SqlTarget.describeColumns), for columns without a type snapshot. They
+   * never change which reading of a value DQOps's templates choose (that follows the snapshot); they only let a
+   * timeliness sensor take the newest value before its cast to timestamp when the cast keeps the order, which
+   * gives the same value without casting every row.
+   */
+  sourceColumnTypes?: Readonly<Record<string, string>>;
     /** timestamp_columns of the table, used by the timeliness sensors. */
   timestampColumns?: { eventTimestampColumn?: string; ingestionTimestampColumn?: string };
   /** The time the run started; bound into timeliness sensors and partition windows. Default: now. */

@@ -1,5 +1,5 @@
 import type { DataSource, SqlTarget } from '../../datasource/index.js';
-import { ALL_DATA_GROUP, planSensorQueries, splitScan, type SensorQuery, type SensorReadout } from '../../datasource/sensors/index.js';
+import { ALL_DATA_GROUP, planSensorQueries, sourceColumnTypesWanted, splitScan, type SensorQuery, type SensorReadout, type TableQueryRequest } from '../../datasource/sensors/index.js';
 import type { DqError } from '../../model/index.js';
 import type { Readout } from '../../rules/index.js';
 import { outcomeOf } from './resultRows.js';
@@ -85,7 +85,7 @@ export async function runTableChecks(
     context.signal.throwIfAborted();
     const byId = new Map(group.checks.map((c) => [String(c.checkHash), c]));
     const rendered = await renderCustomSensors({ ...tableQueryRequestOf(group.checks, { now: context.now, grouping: true }), ...target }, context.rules, table.spec);
-    const request = rendered.request;
+    const request = await withSourceColumnTypes(rendered.request, target);
     const plan = planSensorQueries(request);
     const readouts = new Map<string, SensorReadout[]>();
     const failures = new Map<string, string>(rendered.failures);
@@ -94,23 +94,29 @@ export async function runTableChecks(
     try {
       await context.dataSource.session(
         async (session) => {
-          for (const query of plan.queries) {
-            try {
-              const result = query.parse(await session.query(query.text, query.values));
-              for (const [id, values] of result) readouts.set(id, values);
-            } catch (error) {
-              if (context.signal.aborted) throw error;
-              if (query.parseError) {
-                for (const [id, values] of query.parseError(error)) readouts.set(id, values);
-              } else {
-                for (const id of query.sensorIds) failures.set(id, (error as Error).message);
-                failure ??= asTableFailure(error);
+          const beside = runBesideTheScan(plan.queries, context, readouts, failures, (error) => (failure ??= asTableFailure(error)));
+          const here = plan.queries.filter((query) => !beside.queries.has(query));
+          try {
+            for (const query of here) {
+              try {
+                const result = query.parse(await session.query(query.text, query.values));
+                for (const [id, values] of result) readouts.set(id, values);
+              } catch (error) {
+                if (context.signal.aborted) throw error;
+                if (query.parseError) {
+                  for (const [id, values] of query.parseError(error)) readouts.set(id, values);
+                } else {
+                  for (const id of query.sensorIds) failures.set(id, (error as Error).message);
+                  failure ??= asTableFailure(error);
+                }
+                // a failed statement aborts the transaction: the rest of this group needs a new one, and a failed
+                // merged scan is re-run sensor by sensor
+                const last = query === here[here.length - 1];
+                if (!last || (query.kind === 'scan' && query.sensorIds.length > 1)) throw new RetryInNewSession();
               }
-              // a failed statement aborts the transaction: the rest of this group needs a new one, and a failed
-              // merged scan is re-run sensor by sensor
-              const last = query === plan.queries[plan.queries.length - 1];
-              if (!last || (query.kind === 'scan' && query.sensorIds.length > 1)) throw new RetryInNewSession();
             }
+          } finally {
+            await beside.done;
           }
         },
         { signal: context.signal, snapshot: true },
@@ -194,6 +200,54 @@ export async function runTableChecks(
 }
 
 class RetryInNewSession extends Error {}
+
+/**
+ * Where one statement runs on one core (MySQL, MariaDB: SqlDialect.statementUsesCores), the queries after the
+ * scan (those that cannot share it, such as the duplicate-record count) run beside it, each on a session of the
+ * connection that is free now (never waited for); each then reads the table as of its own start, as DQOps reads
+ * every check, rather than in the scan's snapshot. A failure is that query's sensors' alone. `done` settles when
+ * all of them have, and never rejects.
+ */
+function runBesideTheScan(
+  queries: readonly SensorQuery[],
+  context: { dataSource: DataSource; signal: AbortSignal },
+  readouts: Map<string, SensorReadout[]>,
+  failures: Map<string, string>,
+  onFailure: (error: unknown) => void,
+): { queries: Set<SensorQuery>; done: Promise<unknown> } {
+  const spared = new Set<SensorQuery>();
+  const runs: Promise<void>[] = [];
+  const { dataSource, signal } = context;
+  if (dataSource.dialect.statementUsesCores || !dataSource.spareSession) return { queries: spared, done: Promise.resolve() };
+  for (const query of queries.slice(1)) {
+    const run = dataSource.spareSession((session) => session.query(query.text, query.values), { signal, snapshot: true });
+    if (!run) break;
+    spared.add(query);
+    runs.push(
+      run.then(
+        (rows) => {
+          for (const [id, values] of query.parse(rows)) readouts.set(id, values);
+        },
+        (error: unknown) => {
+          if (signal.aborted) return;
+          if (query.parseError) for (const [id, values] of query.parseError(error)) readouts.set(id, values);
+          else {
+            for (const id of query.sensorIds) failures.set(id, (error as Error).message);
+            onFailure(error);
+          }
+        },
+      ),
+    );
+  }
+  return { queries: spared, done: Promise.all(runs) };
+}
+
+/** The request with the source's column types when a sensor can use them (a failure to get them is no failure). */
+async function withSourceColumnTypes(request: TableQueryRequest, target: SqlTarget): Promise<TableQueryRequest> {
+  if (!target.describeColumns || !sourceColumnTypesWanted(request)) return request;
+  const types = await target.describeColumns().catch(() => undefined);
+  return types ? { ...request, sourceColumnTypes: types } : request;
+}
 
 /** The stored readouts of one check (every data group, execution errors left out), by data group. */
 async function storedHistoryOf(store: Pick<Store, 'checkResults'>, check: PlannedCheck, timeGradient: string): Promise<Map<string, Readout[]>> {

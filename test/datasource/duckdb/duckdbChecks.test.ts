@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSources, type DataSource } from '../../../src/datasource/index.js';
-import { planSensorQueries, type SensorReadout, type SensorRequest } from '../../../src/datasource/sensors/index.js';
+import { planSensorQueries, sourceColumnTypesWanted, type SensorReadout, type SensorRequest } from '../../../src/datasource/sensors/index.js';
 import type { JsonObject } from '../../../src/model/index.js';
 
 let root: string;
@@ -234,5 +234,50 @@ describe('bad input on DuckDB', () => {
     expect(listed.value('rows')).toBe(10);
     const remote = await measure(source, 'landing', 'lake', [{ id: 'rows', sensorName: 'table/volume/row_count' }], { file_format: { file_paths: ['s3://dqctl-test-bucket/lake/x.csv'] } });
     expect(remote.errors.get('rows')).toMatch(/remote files need DuckDB's httpfs extension/);
+  });
+});
+
+describe('the newest event timestamp on DuckDB', () => {
+  const freshness: SensorRequest[] = [{ id: 'freshness', sensorName: 'table/timeliness/data_freshness' }];
+  const newestFirst = 'CAST(extract(epoch from ($1::TIMESTAMPTZ - (max(analyzed_table."created_at"))::timestamp))';
+
+  async function readout(source: DataSource, request: Parameters<typeof planSensorQueries>[0]) {
+    const [query] = planSensorQueries(request).queries;
+    return { text: query!.text, value: query!.parse(await source.query(query!.text, query!.values)).get('freshness')?.[0]?.actualValue };
+  }
+
+  it.each(['csv', 'json', 'parquet'] as const)('without a type snapshot, %s files typed as timestamps give the newest value before the cast: the same readout', async (format) => {
+    const source = sources.get(`files_${format}`, connection(format, { landing: join(root, format) }));
+    const target = await source.sqlTarget('landing', 'orders');
+    const request = { schema: 'landing', table: 'orders', sensors: freshness, now: NOW, timestampColumns: { eventTimestampColumn: 'created_at' }, ...target };
+    expect(sourceColumnTypesWanted(request)).toBe(true);
+    const types = await target.describeColumns!();
+    expect(types?.created_at).toBe('TIMESTAMP');
+    const typed = { ...request, sourceColumnTypes: types };
+    expect(sourceColumnTypesWanted(typed)).toBe(false);
+    const perRow = await readout(source, request);
+    const newest = await readout(source, typed);
+    expect(perRow.text).toContain('max((analyzed_table."created_at")::timestamp)');
+    expect(newest.text).toContain(newestFirst);
+    expect([perRow.value, newest.value]).toEqual([2, 2]);
+  });
+
+  it('a timestamp with time zone (Parquet) takes the newest first too; a snapshot or a text column keeps DQOps\'s reading', async () => {
+    const dir = join(root, 'zoned');
+    await mkdir(join(dir, 'events'), { recursive: true });
+    const writer = sources.get('zoned', connection('parquet', { landing: dir }));
+    await writer.query(`copy (select * from (values (timestamptz '2024-01-03 11:00:00+00'), (timestamptz '2024-01-04 00:00:00+00'), (null)) as t(created_at)) to '${join(dir, 'events', 'part-1.parquet').replaceAll("'", "''")}' (format parquet)`);
+    const target = await writer.sqlTarget('landing', 'events');
+    const request = { schema: 'landing', table: 'events', sensors: freshness, now: NOW, timestampColumns: { eventTimestampColumn: 'created_at' }, ...target };
+    const types = await target.describeColumns!();
+    expect(types).toEqual({ created_at: 'TIMESTAMP WITH TIME ZONE' });
+    const newest = await readout(writer, { ...request, sourceColumnTypes: types });
+    expect(newest.text).toContain(newestFirst);
+    expect([(await readout(writer, request)).value, newest.value]).toEqual([1.5, 1.5]);
+    // a snapshot decides the reading, as in DQOps's template: no source types wanted
+    expect(sourceColumnTypesWanted({ ...request, columnTypes: { created_at: 'TIMESTAMP WITH TIME ZONE' } })).toBe(false);
+    // text does not keep the order of time ('9 May' > '10 May'): each value is cast, then the newest taken
+    const text = planSensorQueries({ ...request, sourceColumnTypes: { created_at: 'VARCHAR' } }).queries[0]!.text;
+    expect(text).toContain('max((analyzed_table."created_at")::timestamp)');
   });
 });

@@ -7,6 +7,7 @@
  */
 import { quoteIdent } from '../quoteIdent.js';
 import { SensorBuildError, type FailingRowsSql, type FailingRowsContext, type ScanContext, type SensorDefinition, type SubqueryContext } from '../sensorDefinition.js';
+import type { TableQueryRequest } from '../sensorTypes.js';
 import { duplicatedRows } from './shapes.js';
 
 const DAY_SECONDS = 86_400;
@@ -36,11 +37,33 @@ function asTime(ctx: ScanContext, column: string, kind: TimeKind): string {
   return kind === 'other' ? ctx.dialect.asTimestamp(column) : column;
 }
 
+/**
+ * A stored type whose values keep their order when cast to `timestamp`: a date or a timestamp, in any case and
+ * precision (`DATE`, `timestamp with time zone`, DuckDB's `TIMESTAMP_NS`, MySQL's `datetime(6)`). Text does not
+ * (`'9 May' > '10 May'`). A timestamp with time zone keeps it except within the hour repeated when the session's
+ * time zone leaves daylight saving time (the README lists this).
+ */
+function keepsOrderAsTimestamp(type: string | undefined): boolean {
+  return type !== undefined && /^(date|datetime|timestamp(tz|_ns|_ms|_s|_us)?)(\s*\(\d\))?( with(out)? time zone)?$/i.test(type.trim());
+}
+
+/**
+ * The newest value of a timestamp column as DQOps's templates read it (asTime). A column read as `timestamp`
+ * whose stored type keeps its order under the cast takes its newest value first and casts that one: the same
+ * value, without a cast of every row (on DuckDB a cast of a timestamp with time zone per row costs more than
+ * the rest of a 30-sensor scan).
+ */
+function newest(ctx: ScanContext, which: 'event' | 'ingestion', kind: TimeKind): string {
+  const column = ctx.timestampColumn(which);
+  if (kind === 'other' && keepsOrderAsTimestamp(ctx.timestampColumnStoredType(which))) return ctx.dialect.asTimestamp(ctx.aggregate(`max(${column})`));
+  return ctx.aggregate(`max(${asTime(ctx, column, kind)})`);
+}
+
 /** Days from the newest value of a timestamp column to now. */
 function sinceNewest(ctx: ScanContext, which: 'event' | 'ingestion'): string {
   const kind = timeKind(ctx.timestampColumnType(which));
-  const newest = ctx.aggregate(`max(${asTime(ctx, ctx.timestampColumn(which), kind)})`);
-  return kind === 'date' ? ctx.dialect.daysBetweenDates(ctx.dialect.toDate(ctx.now), newest) : days(ctx, ctx.now, newest);
+  const newestValue = newest(ctx, which, kind);
+  return kind === 'date' ? ctx.dialect.daysBetweenDates(ctx.dialect.toDate(ctx.now), newestValue) : days(ctx, ctx.now, newestValue);
 }
 
 /** Both columns of one kind are compared as they are; mixed kinds are both cast to `timestamp` (as DQOps). */
@@ -113,6 +136,28 @@ function duplicateRecordRows(ctx: FailingRowsContext): FailingRowsSql {
   return { condition: duplicatedRows(ctx, record), value: record };
 }
 
+/** The sensors that read the newest value of a timestamp column (`newest`), by the columns they read. */
+const NEWEST_VALUE_SENSORS: Record<string, ReadonlyArray<'event' | 'ingestion'>> = {
+  'table/timeliness/data_freshness': ['event'],
+  'table/timeliness/data_staleness': ['ingestion'],
+  'table/timeliness/data_ingestion_delay': ['event', 'ingestion'],
+};
+
+/**
+ * Whether the source's column types (SqlTarget.describeColumns) would change a query of the request: a sensor reads
+ * the newest value of a timestamp column that has no type snapshot. Asked before planning, so that a source is
+ * asked for its types only when they count.
+ */
+export function sourceColumnTypesWanted(request: TableQueryRequest): boolean {
+  if (request.sourceColumnTypes !== undefined) return false;
+  return request.sensors.some((sensor) =>
+    (NEWEST_VALUE_SENSORS[sensor.sensorName] ?? []).some((which) => {
+      const name = which === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
+      return name !== undefined && name !== '' && request.columnTypes?.[name] === undefined;
+    }),
+  );
+}
+
 export const TABLE_SENSORS: Record<string, SensorDefinition> = {
   'table/volume/row_count': {
     kind: 'aggregate',
@@ -153,8 +198,8 @@ export const TABLE_SENSORS: Record<string, SensorDefinition> = {
     meaning: 'Days between the newest event and the newest ingestion: `max(ingestion) - max(event)` (whole days when both are `date`).',
     build: (ctx) => {
       const kind = pairKind(ctx);
-      const ingestion = ctx.aggregate(`max(${asTime(ctx, ctx.timestampColumn('ingestion'), kind)})`);
-      const event = ctx.aggregate(`max(${asTime(ctx, ctx.timestampColumn('event'), kind)})`);
+      const ingestion = newest(ctx, 'ingestion', kind);
+      const event = newest(ctx, 'event', kind);
       return kind === 'date' ? `(${ingestion} - ${event})` : days(ctx, ingestion, event);
     },
   },
