@@ -32,7 +32,8 @@ import { defaultExecutors, jobServiceOptionsOf } from '../src/jobs/executors/ind
 import { RUN_CHECKS } from '../src/jobs/executors/runChecks.js';
 import { FINAL_STATUSES, JobService } from '../src/jobs/jobService.js';
 import { openStore } from '../src/store/openStore.js';
-import type { Store } from '../src/store/store.js';
+import type { CheckResultInput, Store } from '../src/store/store.js';
+import { periodOf, resultBase } from '../src/jobs/checkRun/resultRows.js';
 import { writeBenchmarkSection } from './benchmarksFile.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -146,8 +147,19 @@ spec:
   }
 }
 
-/** (a): the planned queries of every table, run by `connections` clients, each table in one read-only snapshot. */
-async function byHand(url: URL, tables: Array<{ queries: Array<{ text: string; values: readonly unknown[] }> }>, connections: number): Promise<number> {
+/**
+ * (a): the planned queries of every table, run by `connections` clients, each table in one read-only snapshot.
+ * (a'), with `store`: the same, and every table's result rows (built before timing) stored as dqctl's store stores
+ * them (`insertCheckResults`: the upsert by result key and the table status's refresh), 100 tables a transaction,
+ * one transaction at a time beside the queries: what any run that keeps its results adds to (a), and nothing else
+ * (no claims, no planning, no rules, no incidents).
+ */
+async function byHand(
+  url: URL,
+  tables: Array<{ queries: Array<{ text: string; values: readonly unknown[] }>; results?: CheckResultInput[] }>,
+  connections: number,
+  store?: Store,
+): Promise<number> {
   const clients = await Promise.all(
     Array.from({ length: connections }, async () => {
       const client = new pg.Client({ connectionString: url.toString() });
@@ -157,6 +169,15 @@ async function byHand(url: URL, tables: Array<{ queries: Array<{ text: string; v
   );
   try {
     let next = 0;
+    let batch: CheckResultInput[] = [];
+    let batchTables = 0;
+    let writes: Promise<unknown> = Promise.resolve();
+    const flush = () => {
+      const rows = batch;
+      batch = [];
+      batchTables = 0;
+      writes = writes.then(() => store!.insertCheckResults(rows));
+    };
     const started = performance.now();
     await Promise.all(
       clients.map(async (client) => {
@@ -166,9 +187,15 @@ async function byHand(url: URL, tables: Array<{ queries: Array<{ text: string; v
           await client.query(`select set_config('statement_timeout', '300000', true), set_config('TimeZone', 'UTC', true)`);
           for (const query of table.queries) await client.query({ text: query.text, values: [...query.values] } as pg.QueryConfig);
           await client.query('commit');
+          if (store && table.results) {
+            batch.push(...table.results);
+            if (++batchTables === 100) flush();
+          }
         }
       }),
     );
+    if (store && batch.length > 0) flush();
+    await writes;
     return performance.now() - started;
   } finally {
     await Promise.all(clients.map((client) => client.end()));
@@ -283,17 +310,28 @@ async function main(): Promise<void> {
     const { work } = await planCheckRun(objects, { connection: 'bench' });
     const now = new Date();
     const planned = work.map(({ checks }) => ({ queries: planSensorQueries(tableQueryRequestOf(checks, { now, grouping: true })).queries }));
+    // (a')'s rows: each check's result as a run stores it (a value and a severity; the values do not change the cost)
+    const executedAt = now.toISOString();
+    const withResults = work.map(({ checks }, i) => ({
+      queries: planned[i]!.queries,
+      results: checks.map((check): CheckResultInput => {
+        const period = periodOf(check.checkType, check.timeScale, now);
+        return { ...resultBase(check, period.timeGradient, 1, executedAt), timePeriod: period.timePeriod, dataGroup: 'all data', actualValue: 0, expectedValue: null, severity: 0 };
+      }),
+    }));
     const checks = work.reduce((n, w) => n + w.checks.length, 0);
     const connections = options.replicas * options.limit;
 
     // warm-up: the source's catalog and pages in memory
     log('warm-up: the queries by hand once');
     await byHand(sourceUrl, planned, connections);
-    const rounds: Array<{ hand: number; inProcess: number; whole: number }> = [];
+    const rounds: Array<{ hand: number; stored: number; inProcess: number; whole: number }> = [];
     const rss: { inProcess: number[]; whole: number[] } = { inProcess: [], whole: [] };
     for (let round = 0; round < 2; round++) {
       log(`round ${round + 1}: by hand`);
       const hand = await byHand(sourceUrl, planned, connections);
+      log(`round ${round + 1}: by hand, the results stored`);
+      const stored = await byHand(sourceUrl, withResults, connections, store);
       log(`round ${round + 1}: in process`);
       const b = await inProcess(store, options, env);
       if (b.status !== 'finished') throw new Error(`the in-process run ended ${b.status}: ${JSON.stringify(b.result)}`);
@@ -301,7 +339,7 @@ async function main(): Promise<void> {
       const c = await wholeProcesses(store, storeUrl, options, env);
       if (c.status !== 'finished') throw new Error(`the serve run ended ${c.status}: ${JSON.stringify(c.result)}`);
       if ((c.result as { executed_checks?: number }).executed_checks !== checks) throw new Error(`the run executed ${JSON.stringify(c.result)}, expected ${checks} checks`);
-      rounds.push({ hand, inProcess: b.ms, whole: c.ms });
+      rounds.push({ hand, stored, inProcess: b.ms, whole: c.ms });
       rss.inProcess.push(b.rssMiB);
       rss.whole.push(...c.rssMiB);
     }
@@ -311,6 +349,10 @@ async function main(): Promise<void> {
     const c = med(rounds.map((r) => r.whole));
     const bRatio = med(rounds.map((r) => r.inProcess / r.hand));
     const cRatio = med(rounds.map((r) => r.whole / r.hand));
+    const stored = med(rounds.map((r) => r.stored));
+    const storedRatio = med(rounds.map((r) => r.stored / r.hand));
+    const bOverStored = med(rounds.map((r) => r.inProcess / r.stored));
+    const cOverStored = med(rounds.map((r) => r.whole / r.stored));
     const verdict = (x: number): string => `**${x <= LIMIT ? 'PASS' : 'FAIL'}**`;
     const text = [
       SECTION_START,
@@ -329,15 +371,21 @@ async function main(): Promise<void> {
       '|---|---:|---:|---:|---|',
       `| in process: ${options.replicas} job services / the same queries by hand | ${bRatio.toFixed(2)}x | ${ms(b)} / ${ms(hand)} | ≤ ${LIMIT}x | ${verdict(bRatio)} |`,
       `| whole processes: ${options.replicas} × \`dqctl serve\` / the same queries by hand | ${cRatio.toFixed(2)}x | ${ms(c)} / ${ms(hand)} | ≤ ${LIMIT}x | ${verdict(cRatio)} |`,
+      `| for context: (a') the same queries by hand with the results stored / (a) | ${storedRatio.toFixed(2)}x | ${ms(stored)} / ${ms(hand)} | | |`,
+      `| for context: (b) / (a') | ${bOverStored.toFixed(2)}x | | | |`,
+      `| for context: (c) / (a') | ${cOverStored.toFixed(2)}x | | | |`,
       '',
-      '| round | (a) by hand | (b) in process | (c) whole processes |',
-      '|---:|---:|---:|---:|',
-      ...rounds.map((r, i) => `| ${i + 1} | ${ms(r.hand)} | ${ms(r.inProcess)} | ${ms(r.whole)} |`),
+      "| round | (a) by hand | (a') by hand, results stored | (b) in process | (c) whole processes |",
+      '|---:|---:|---:|---:|---:|',
+      ...rounds.map((r, i) => `| ${i + 1} | ${ms(r.hand)} | ${ms(r.stored)} | ${ms(r.inProcess)} | ${ms(r.whole)} |`),
       '',
       `Peak RSS: the bench process during (b) ${rss.inProcess.map((x) => `${x.toFixed(0)} MiB`).join(', ')} (it also holds the planned queries of (a)); each \`dqctl serve\` during (c) ${rss.whole.map((x) => `${x.toFixed(0)} MiB`).join(', ')}.`,
       '',
       '- (a): dqctl\'s planned queries of each table (planned before timing), sent by replicas × limit `pg` clients, each table\'s',
       '  queries in one `REPEATABLE READ READ ONLY` transaction with the settings the runner sets; nothing judged or stored.',
+      "- (a'): (a), and each table's 4 result rows stored as dqctl's store stores a run's results (the upsert by result key and",
+      '  the table status\'s refresh: `insertCheckResults`), 100 tables a transaction, one at a time beside the queries: what',
+      '  any run that keeps its results adds to (a); no claims, planning, rules or incidents.',
       '- (b), (c): the run put into the store\'s queue (`run_checks` of the connection), timed until it ends: it is split into',
       '  child jobs of up to 25 tables, which the replicas claim from the queue, each running at most `parallel_jobs_limit` of',
       '  them at once, one table after the other; per table: planning, the queries, the rules, the results and incidents',
