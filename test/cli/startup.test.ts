@@ -1,7 +1,8 @@
 /**
  * What a one-shot `dqctl run checks` process loads and leaves behind, through the real bin: dqctl's bundled modules
  * (dist/bundle, scripts/bundle-cli.mjs) and, with DQCTL_BUNDLE=off, dist/'s modules, with the same output and exit
- * code; on a PostgreSQL store with a DuckDB connection it loads DuckDB's package but neither PGlite (the embedded
+ * code; on a PostgreSQL store with a DuckDB connection it loads DuckDB's package (its JavaScript from the build's
+ * one-file bundle when bundled) but neither PGlite (the embedded
  * store's engine), nor mysql2, nor Node.js's fetch (which pg's Cloudflare Workers test loads without a `navigator`);
  * its results are in the store when it has exited. A preload given by NODE_OPTIONS lists the modules the process
  * loaded: the ES modules through a load hook, the CommonJS ones and Node.js's internal ones when it exits.
@@ -73,7 +74,10 @@ describe('run checks as a one-shot process (real bin)', () => {
     expect(run.code).toBe(6);
     expect(loaded(run.modules, '/dist/bundle/main.js')).toBe(true);
     expect(loaded(run.modules, '/dist/cli/main.js')).toBe(false);
-    expect(loaded(run.modules, '/node_modules/@duckdb/node-api/')).toBe(true);
+    // DuckDB's JavaScript API from its one-file bundle of the build, its native bindings from node_modules
+    expect(loaded(run.modules, '/dist/bundle/duckdb-node-api-')).toBe(true);
+    expect(loaded(run.modules, '/node_modules/@duckdb/node-api/lib/')).toBe(false);
+    expect(loaded(run.modules, '/node_modules/@duckdb/node-bindings')).toBe(true);
     expect(loaded(run.modules, '/node_modules/pg/')).toBe(true);
     expect(loaded(run.modules, '@electric-sql/pglite')).toBe(false);
     expect(loaded(run.modules, '/node_modules/mysql2/')).toBe(false);
@@ -96,6 +100,7 @@ describe('run checks as a one-shot process (real bin)', () => {
     expect(run.code).toBe(6);
     expect(loaded(run.modules, '/dist/cli/main.js')).toBe(true);
     expect(loaded(run.modules, '/dist/bundle/')).toBe(false);
+    expect(loaded(run.modules, '/node_modules/@duckdb/node-api/lib/')).toBe(true);
     expect(loaded(run.modules, '@electric-sql/pglite')).toBe(false);
     // --fail-at fatal: the same results are below it, exit 0
     const lenient = await runCli(['run', 'checks', '--connection', 'files', '--fail-at', 'fatal', '--database', database.url], { cwd: dir, timeoutMs: 120_000 });

@@ -10,7 +10,9 @@
  * (`s3://`, `gs://`, `az://`) without the httpfs extension installed fails that check with a clear message.
  * Every failure is a coded DqError (dataSourceErrors.ts) naming the connection, with resolved secrets redacted.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { DuckDBConnection, DuckDBInstance, DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { DqError, type JsonObject } from '../../model/index.js';
 import { DEFAULT_STATEMENT_TIMEOUT_MS, type DataSourceSession, type SessionOptions, type SqlTarget } from '../dataSource.js';
@@ -173,8 +175,27 @@ let loadingApi: Promise<DuckdbApi> | undefined;
 function duckdbApi(): Promise<DuckdbApi> {
   // after one turn of the event loop: the loading blocks this thread, so the queries other work already started
   // (the store's reads of a run) are sent first and run meanwhile
-  loadingApi ??= new Promise((resolve) => setImmediate(resolve)).then(() => createRequire(import.meta.url)('@duckdb/node-api') as DuckdbApi);
+  loadingApi ??= new Promise((resolve) => setImmediate(resolve)).then(() => {
+    const require = createRequire(import.meta.url);
+    return require(bundledApiPath(require) ?? '@duckdb/node-api') as DuckdbApi;
+  });
   return loadingApi;
+}
+
+/**
+ * The package's JavaScript bundled into one file by the build (scripts/bundle-cli.mjs; half the loading time of
+ * its ~156 files), beside the bundled CLI's chunks (dist/bundle); undefined when there is none for the installed
+ * version (dist/'s unbundled modules, src/, or the package updated since the build).
+ */
+function bundledApiPath(require: NodeRequire): string | undefined {
+  try {
+    const { version } = require('@duckdb/node-api/package.json') as { version: string };
+    const path = fileURLToPath(new URL(`./duckdb-node-api-${version}.cjs`, import.meta.url));
+    if (existsSync(path)) return path;
+  } catch {
+    // no package.json to read: the package itself decides
+  }
+  return undefined;
 }
 
 /** Bound values with their DuckDB types (the SQL casts them to the dialect's types): lists, texts, doubles. */
