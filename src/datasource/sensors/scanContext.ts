@@ -9,7 +9,7 @@ import type { SqlDialect } from '../dialects/dialect.js';
 import { quoteIdent, quoteQualified } from './quoteIdent.js';
 import { column, relationOf, replaceTokens, TABLE_ALIAS, withoutTrailingSemicolons } from './rowSource.js';
 import { SensorBuildError, type ScanContext } from './sensorDefinition.js';
-import type { SensorRequest, TableQueryRequest } from './sensorTypes.js';
+import { timestampColumnName, type SensorRequest, type TableQueryRequest } from './sensorTypes.js';
 import type { SqlParameters } from './sqlParameters.js';
 
 export interface JoinClause {
@@ -114,18 +114,18 @@ export function createScanContext(
     },
     userSql,
     timestampColumn: (kind) => {
-      const name = kind === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
+      const name = timestampColumnName(request, kind);
       if (name === undefined || name === '') {
         throw new SensorBuildError(`${catalogSensor.name} needs timestamp_columns.${kind}_timestamp_column of the table`);
       }
       return `${TABLE_ALIAS}.${quoteIdent(name)}`;
     },
     timestampColumnType: (kind) => {
-      const name = kind === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
+      const name = timestampColumnName(request, kind);
       return name === undefined ? undefined : request.columnTypes?.[name];
     },
     timestampColumnStoredType: (kind) => {
-      const name = kind === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
+      const name = timestampColumnName(request, kind);
       return name === undefined ? undefined : (request.columnTypes?.[name] ?? request.sourceColumnTypes?.[name]);
     },
   };

@@ -95,6 +95,11 @@ export interface TableQueryRequest {
   now?: Date;
 }
 
+/** The name of the table's event or ingestion timestamp column (`timestampColumns`), undefined when unset. */
+export function timestampColumnName(request: Pick<TableQueryRequest, 'timestampColumns'>, kind: 'event' | 'ingestion'): string | undefined {
+  return kind === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
+}
+
 export interface SensorReadout {
   /** The data group: grouping values joined with ', ' (a NULL value is `null`), or `all data`. */
   dataGroup: string;

@@ -7,7 +7,7 @@
  */
 import { quoteIdent } from '../quoteIdent.js';
 import { SensorBuildError, type FailingRowsSql, type FailingRowsContext, type ScanContext, type SensorDefinition, type SubqueryContext } from '../sensorDefinition.js';
-import type { TableQueryRequest } from '../sensorTypes.js';
+import { timestampColumnName, type TableQueryRequest } from '../sensorTypes.js';
 import { duplicatedRows } from './shapes.js';
 
 const DAY_SECONDS = 86_400;
@@ -152,7 +152,7 @@ export function sourceColumnTypesWanted(request: TableQueryRequest): boolean {
   if (request.sourceColumnTypes !== undefined) return false;
   return request.sensors.some((sensor) =>
     (NEWEST_VALUE_SENSORS[sensor.sensorName] ?? []).some((which) => {
-      const name = which === 'event' ? request.timestampColumns?.eventTimestampColumn : request.timestampColumns?.ingestionTimestampColumn;
+      const name = timestampColumnName(request, which);
       return name !== undefined && name !== '' && request.columnTypes?.[name] === undefined;
     }),
   );
