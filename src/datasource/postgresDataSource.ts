@@ -58,15 +58,24 @@ export class PostgresDataSource extends SlottedDataSource {
   /** A read-only transaction on one connection of the pool (one snapshot with `snapshot: true`). */
   protected async runSession<T>(work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
     const { pool, resolved } = await this.pool();
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      const failure = classifyDataSourceError(error, this.connectionName, 'connect', resolved.secrets);
-      if (failureReason(failure) === 'auth_failed') this.dropPool();
-      throw failure;
+    for (let attempt = 1; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        const failure = classifyDataSourceError(error, this.connectionName, 'connect', resolved.secrets);
+        if (failureReason(failure) === 'auth_failed') this.dropPool();
+        throw failure;
+      }
+      try {
+        return await this.run(client, resolved, work, options);
+      } catch (error) {
+        // an idle connection of the pool that the server ended (a restart, pg_terminate_backend) before the driver
+        // saw it go: nothing ran on it, so the session starts again once on a new one
+        if (error instanceof DroppedBeforeWork && attempt === 1) continue;
+        throw error instanceof DroppedBeforeWork ? error.failure : error;
+      }
     }
-    return await this.run(client, resolved, work, options);
   }
 
   private async run<T>(client: pg.PoolClient, resolved: ResolvedConnection, work: (session: DataSourceSession) => Promise<T>, options: SessionOptions): Promise<T> {
@@ -94,10 +103,16 @@ export class PostgresDataSource extends SlottedDataSource {
       // names and values are quoted literals)
       // the commit the connection's previous session owes, if any, in the same round trip
       const owed = this.owingCommit.delete(client);
-      await client.query(
-        `${owed ? 'commit; ' : ''}${options.snapshot ? 'begin isolation level repeatable read read only' : 'begin read only'}; ` +
-          `select ${settings.map(([name, value]) => `set_config(${pg.escapeLiteral(name)}, ${pg.escapeLiteral(value)}, true)`).join(', ')}`,
-      );
+      try {
+        await client.query(
+          `${owed ? 'commit; ' : ''}${options.snapshot ? 'begin isolation level repeatable read read only' : 'begin read only'}; ` +
+            `select ${settings.map(([name, value]) => `set_config(${pg.escapeLiteral(name)}, ${pg.escapeLiteral(value)}, true)`).join(', ')}`,
+        );
+      } catch (error) {
+        const failure = signal?.aborted ? undefined : classifyDataSourceError(lost ?? error, this.connectionName, 'query', resolved.secrets);
+        if (failure && failureReason(failure) === 'dropped') throw new DroppedBeforeWork(failure);
+        throw error;
+      }
       const session: DataSourceSession = {
         backendPid: pid,
         query: async <R extends object>(text: string, params: readonly unknown[] = []) => {
@@ -118,6 +133,7 @@ export class PostgresDataSource extends SlottedDataSource {
       owesCommit = reusable;
       return value;
     } catch (error) {
+      if (error instanceof DroppedBeforeWork) throw error;
       if (signal?.aborted) throw this.cancelled();
       let failure: unknown = error;
       if (lost !== undefined || (!(error instanceof DqError) && isDriverError(error))) {
@@ -237,4 +253,11 @@ function isDriverError(error: unknown): boolean {
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string') return true;
   return typeof message === 'string' && /connection|terminated|timeout/i.test(message);
+}
+
+/** The session's connection was found gone at its first statement, before any of its work ran (runSession). */
+class DroppedBeforeWork extends Error {
+  constructor(readonly failure: DqError) {
+    super(failure.message);
+  }
 }
